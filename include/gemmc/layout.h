@@ -1,0 +1,161 @@
+/* Layout library: every question about a layout encoding (blocked, slice, mma, dot_op, shared, linear). */
+#ifndef GEMMC_LAYOUT_H
+#define GEMMC_LAYOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gemmc/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Conventions (all of them Triton's):
+ * - `rank` is the rank of the tensor (or memdesc) the layout is attached to; `shape` its shape.
+ * - An order lists dims fastest-first (order[0] is the most contiguous dim).
+ * - Every layout is evaluated as a linear layout over GF(2) (see layout_linear below), so the
+ *   maps need power-of-two shapes, as Triton's do. Functions that cannot answer (unsupported
+ *   parameters, non-power-of-two shape) return false / -1 / 0 as documented.
+ * - Attributes are interned by the context, so two equal layouts are the same pointer.
+ * - Nothing here allocates except the builders, which intern attributes in ctx.
+ */
+
+/* ------------------------------------------------------------------ linear layouts */
+
+/* Input dimensions of a linear layout. Register layouts use REGISTER/LANE/WARP/BLOCK;
+ * shared-memory layouts use OFFSET (the element offset inside the buffer). */
+typedef enum {
+  LAYOUT_IN_REGISTER,
+  LAYOUT_IN_LANE,
+  LAYOUT_IN_WARP,
+  LAYOUT_IN_BLOCK,
+  LAYOUT_IN_OFFSET,
+  LAYOUT_IN_COUNT
+} layout_in_dim;
+
+#define LAYOUT_MAX_BASES 32
+
+/* A map (register, lane, warp, block | offset) -> tensor coordinate, linear over GF(2): bit i of
+ * input dim `in` maps to bases[in][i]; a general input maps to the XOR of the bases of its set
+ * bits. Plain value type (about 5 KiB): build it once per (layout, shape) on hot paths. */
+typedef struct layout_linear {
+  int rank;                      /* number of output (tensor) dims */
+  int out_log2[IR_MAX_RANK];     /* log2 of the extent the layout covers along each dim */
+  /* Triton's out-dim order of the layout under construction: which dim gets repetition
+   * registers first when the layout is stretched to a shape. */
+  int num_out_order;
+  int out_order[IR_MAX_RANK];
+  int num_bases[LAYOUT_IN_COUNT];
+  int32_t bases[LAYOUT_IN_COUNT][LAYOUT_MAX_BASES][IR_MAX_RANK];
+} layout_linear;
+
+/* The linear layout of `layout` for a tensor of `shape` (Triton's toLinearLayout). Works for
+ * every layout kind (shared ones use LAYOUT_IN_OFFSET). False when unsupported. */
+bool layout_to_linear(const ir_attr *layout, int rank, const int64_t *shape, layout_linear *out);
+/* XOR of the bases of the set bits of in[LAYOUT_IN_COUNT] (bits beyond the bases are ignored). */
+void layout_linear_apply(const layout_linear *ll, const int64_t in[LAYOUT_IN_COUNT], int64_t *coord_out);
+/* Inverse: some input that maps to coord, the smallest when several do, comparing
+ * block, then warp, then lane, then register (then offset). False when no input maps there. */
+bool layout_linear_invert(const layout_linear *ll, const int64_t *coord, int64_t in_out[LAYOUT_IN_COUNT]);
+/* Size of an input dim: 2^num_bases. */
+int64_t layout_linear_in_size(const layout_linear *ll, layout_in_dim in);
+
+/* ------------------------------------------------------------------ identity and structure */
+
+/* Attributes are interned, so this is pointer equality (NULL equals NULL). */
+bool layout_equal(const ir_attr *a, const ir_attr *b);
+/* True for the shared-memory encodings (swizzled_shared, nvmma_shared). */
+bool layout_is_shared(const ir_attr *layout);
+/* True for the register (distributed) encodings. */
+bool layout_is_distributed(const ir_attr *layout);
+/* Rank of the tensors the layout describes (slice: parent rank - 1); 0 when it cannot tell. */
+int layout_rank(const ir_attr *layout);
+/* Fastest-first order. slice: the parent's order without dim, renumbered; nvidia_mma and
+ * amd_mfma: [rank-1..0]; dot_op: K-contiguous (Triton's getOrderForDotOperand, kContig=true);
+ * nvmma_shared: [rank-1..0], with the last two swapped when transposed; linear: dims sorted by
+ * the first register, then lane, then warp bit that moves them. */
+void layout_order(const ir_attr *layout, int rank, int *order_out);
+
+/* Per-dim parameters. blocked: its own; slice: the parent's with dim removed; nvidia_mma,
+ * amd_mfma: warps from the attribute, the rest read off the linear layout of one tile; dot_op:
+ * parent's warps with K set to 1, the rest read off its linear layout of one tile; linear: read
+ * off the bases (threads/warps: 2^(number of bases that move the dim)). */
+void layout_size_per_thread(const ir_attr *layout, int rank, int *out);
+void layout_threads_per_warp(const ir_attr *layout, int rank, int *out);
+void layout_warps_per_cta(const ir_attr *layout, int rank, int *out);
+/* Extent covered by all warps' lanes and one register tile: blocked spt*tpw*wpc; mma v2
+ * [16*wm, 8*wn]; mma v3 [16*wm, N*wn]; mfma [M*wm, N*wn]; dot_op(mma) A [16*wm, 8*kWidth],
+ * B [8*kWidth, 8*wn]; dot_op(blocked) the parent's with K = sizePerThread[K]; slice the parent's
+ * without dim; linear the extent of its bases. */
+void layout_shape_per_cta_tile(const ir_attr *layout, int rank, int64_t *out);
+
+/* Registers (elements) a thread holds for a tensor of `shape`, with repetitions and broadcast
+ * duplicates (Triton's getTotalElemsPerThread: the register size of the linear layout). 0 when
+ * unsupported. */
+int64_t layout_elems_per_thread(const ir_attr *layout, int rank, const int64_t *shape);
+/* How many consecutive elements along `dim` a thread holds in consecutive registers
+ * (Triton's getContigPerThread). */
+int layout_contig_per_thread(const ir_attr *layout, int rank, const int64_t *shape, int dim);
+
+/* ------------------------------------------------------------------ the map and its inverse */
+
+/* (register, lane, warp) -> tensor coordinate (block 0). Coordinates are zero when unsupported.
+ * Builds the linear layout on every call: use layout_to_linear + layout_linear_apply in loops. */
+void layout_coords(const ir_attr *layout, int rank, const int64_t *shape, int64_t reg, int lane,
+                   int warp, int64_t *coord_out);
+/* Tensor coordinate -> the thread holding it. With broadcast (several holders) it returns the
+ * lowest warp, then the lowest lane, then the lowest register. False when out of the tensor. */
+bool layout_thread_of(const ir_attr *layout, int rank, const int64_t *shape, const int64_t *coord,
+                      int64_t *reg, int *lane, int *warp);
+
+/* ------------------------------------------------------------------ shared memory */
+
+/* Element offset of coord inside a shared buffer of `shape` (swizzle applied), for
+ * swizzled_shared and nvmma_shared. Outer dims (beyond the swizzled 2D tile) may have any size,
+ * e.g. the stage dim of a pipelined buffer. -1 when unsupported or out of range. */
+int64_t layout_shared_offset(const ir_attr *layout, int rank, const int64_t *shape, const int64_t *coord);
+/* Inverse of layout_shared_offset. */
+bool layout_shared_coord(const ir_attr *layout, int rank, const int64_t *shape, int64_t offset,
+                         int64_t *coord_out);
+/* vec / perPhase / maxPhase of a shared layout: swizzled_shared's own; nvmma_shared's derived
+ * ones (vec = 128/elemBits, perPhase = 128/swizzle, maxPhase = swizzle/16; 1s unswizzled). */
+void layout_shared_swizzle(const ir_attr *layout, int *vec, int *per_phase, int *max_phase);
+
+/* ------------------------------------------------------------------ builders */
+
+/* Triton's BlockedEncodingAttr::get(shape, sizePerThread, order, numWarps, threadsPerWarp). */
+const ir_attr *layout_blocked_get(gemmc_context *ctx, int rank, const int64_t *shape,
+                                  const int *size_per_thread, const int *order, int num_warps,
+                                  int threads_per_warp);
+/* The TTIR -> TTGIR default: sizePerThread all 1, order [rank-1..0]. */
+const ir_attr *layout_default_blocked(gemmc_context *ctx, int rank, const int64_t *shape,
+                                      int num_warps, int threads_per_warp);
+/* Triton's NVIDIA SwizzledSharedEncodingAttr builder for an MMA operand (needTrans = false):
+ * perPhase, maxPhase and vec chosen so that ldmatrix reads are bank-conflict free. */
+const ir_attr *layout_swizzled_shared_for_dot_operand(gemmc_context *ctx, int op_idx, int k_width,
+                                                      int rank, const int64_t *shape,
+                                                      const int *order, int elem_bits);
+/* Triton's NVMMASharedEncodingAttr::get: the widest swizzle (128/64/32 bytes, else 0) that
+ * divides the contiguous row; transposed when the contiguous dim is not the last one. */
+const ir_attr *layout_nvmma_shared_get(gemmc_context *ctx, int rank, const int64_t *shape,
+                                       const int *order, int elem_bits, bool fp4_padded);
+/* Unswizzled shared layout {vec=1, perPhase=1, maxPhase=1, order}. */
+const ir_attr *layout_swizzled_shared_get(gemmc_context *ctx, int rank, int vec, int per_phase,
+                                          int max_phase, const int *order);
+/* Slice and dot_op wrappers (parent must be interned). */
+const ir_attr *layout_slice_get(gemmc_context *ctx, int dim, const ir_attr *parent);
+const ir_attr *layout_dot_op_get(gemmc_context *ctx, int op_idx, const ir_attr *parent, int k_width);
+
+/* ------------------------------------------------------------------ verification */
+
+/* NULL when the layout is valid for a tensor of this rank in a kernel with num_warps warps of
+ * threads_per_warp lanes; otherwise a static message such as
+ * "threadsPerWarp multiplies to 16, expected 32". */
+const char *layout_check(const ir_attr *layout, int rank, int num_warps, int threads_per_warp);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

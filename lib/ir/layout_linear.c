@@ -1,0 +1,274 @@
+/* Linear layouts over GF(2): construction, evaluation by XOR of bases, inversion by elimination. */
+#include <string.h>
+
+#include "layout_internal.h"
+
+int layout_log2_exact(int64_t v) {
+  if (v <= 0 || (v & (v - 1)) != 0) return -1;
+  int k = 0;
+  while ((INT64_C(1) << k) != v) k++;
+  return k;
+}
+
+static int bit_length(uint64_t v) {
+  int n = 0;
+  while (v) {
+    n++;
+    v >>= 1;
+  }
+  return n;
+}
+
+void ll_init(layout_linear *ll, int rank) {
+  memset(ll, 0, sizeof *ll);
+  ll->rank = rank;
+}
+
+void ll_touch_out(layout_linear *ll, int dim) {
+  for (int i = 0; i < ll->num_out_order; i++)
+    if (ll->out_order[i] == dim) return;
+  if (ll->num_out_order < IR_MAX_RANK) ll->out_order[ll->num_out_order++] = dim;
+}
+
+bool ll_push_basis(layout_linear *ll, layout_in_dim in, const int32_t *basis) {
+  if (ll->num_bases[in] >= LAYOUT_MAX_BASES) return false;
+  int32_t *b = ll->bases[in][ll->num_bases[in]++];
+  for (int d = 0; d < IR_MAX_RANK; d++) b[d] = d < ll->rank ? basis[d] : 0;
+  return true;
+}
+
+bool ll_identity1d(layout_linear *ll, int64_t size, layout_in_dim in, int dim) {
+  int k = layout_log2_exact(size);
+  if (k < 0 || dim < 0 || dim >= ll->rank || ll->out_log2[dim] + k > 30) return false;
+  ll_touch_out(ll, dim);
+  for (int i = 0; i < k; i++) {
+    int32_t basis[IR_MAX_RANK] = {0};
+    basis[dim] = (int32_t)1 << (ll->out_log2[dim] + i);
+    if (!ll_push_basis(ll, in, basis)) return false;
+  }
+  ll->out_log2[dim] += k;
+  return true;
+}
+
+bool ll_zeros1d(layout_linear *ll, int64_t size, layout_in_dim in, int dim) {
+  int k = layout_log2_exact(size);
+  if (k < 0 || dim < 0 || dim >= ll->rank) return false;
+  ll_touch_out(ll, dim);
+  int32_t zero[IR_MAX_RANK] = {0};
+  for (int i = 0; i < k; i++)
+    if (!ll_push_basis(ll, in, zero)) return false;
+  return true;
+}
+
+bool ll_identity_nd(layout_linear *ll, layout_in_dim in, const int *sizes, const int *order, int rank) {
+  for (int i = 0; i < rank; i++)
+    if (!ll_identity1d(ll, sizes[order[i]], in, order[i])) return false;
+  return true;
+}
+
+void ll_infer_out_sizes(layout_linear *ll) {
+  for (int d = 0; d < ll->rank; d++) {
+    uint64_t all = 0;
+    for (int in = 0; in < LAYOUT_IN_COUNT; in++)
+      for (int i = 0; i < ll->num_bases[in]; i++) all |= (uint32_t)ll->bases[in][i][d];
+    ll->out_log2[d] = bit_length(all);
+  }
+}
+
+bool ll_product(layout_linear *ll, const layout_linear *other) {
+  if (other->rank != ll->rank) return false;
+  for (int in = 0; in < LAYOUT_IN_COUNT; in++) {
+    for (int i = 0; i < other->num_bases[in]; i++) {
+      int32_t basis[IR_MAX_RANK] = {0};
+      for (int d = 0; d < ll->rank; d++)
+        basis[d] = (int32_t)((uint32_t)other->bases[in][i][d] << ll->out_log2[d]);
+      if (!ll_push_basis(ll, in, basis)) return false;
+    }
+  }
+  for (int d = 0; d < ll->rank; d++) ll->out_log2[d] += other->out_log2[d];
+  for (int i = 0; i < other->num_out_order; i++) ll_touch_out(ll, other->out_order[i]);
+  return true;
+}
+
+bool ll_ensure_not_smaller(layout_linear *ll, layout_in_dim in, const int *shape_log2) {
+  /* Dims in the layout's out-dim order first, then any dim it never named. */
+  int dims[IR_MAX_RANK], n = 0;
+  for (int i = 0; i < ll->num_out_order; i++) dims[n++] = ll->out_order[i];
+  for (int d = 0; d < ll->rank; d++) {
+    bool seen = false;
+    for (int i = 0; i < n; i++) seen |= dims[i] == d;
+    if (!seen) dims[n++] = d;
+  }
+  for (int i = 0; i < n; i++) {
+    int d = dims[i];
+    if (ll->out_log2[d] < shape_log2[d] &&
+        !ll_identity1d(ll, INT64_C(1) << (shape_log2[d] - ll->out_log2[d]), in, d))
+      return false;
+  }
+  return true;
+}
+
+void ll_ensure_not_larger(layout_linear *ll, const int *shape_log2) {
+  for (int d = 0; d < ll->rank; d++) {
+    int actual = ll->out_log2[d];
+    while (actual > shape_log2[d]) {
+      /* Zero the largest remaining basis along d (first one found on ties, in-dims in
+       * register, lane, warp, block, offset order, as Triton's map iteration does). */
+      int best_in = -1, best_i = -1;
+      int32_t best = 0;
+      for (int in = 0; in < LAYOUT_IN_COUNT; in++)
+        for (int i = 0; i < ll->num_bases[in]; i++)
+          if (ll->bases[in][i][d] > best) {
+            best = ll->bases[in][i][d];
+            best_in = in;
+            best_i = i;
+          }
+      if (best_in < 0) break;
+      ll->bases[best_in][best_i][d] = 0;
+      actual--;
+    }
+  }
+  ll_infer_out_sizes(ll);
+}
+
+int ll_bases_attr_rank(const ir_attr *bases) {
+  if (!bases || bases->kind != AT_ARRAY) return -1;
+  for (int i = 0; i < bases->num_elems; i++) {
+    const ir_attr *b = bases->elems[i];
+    if (b && b->kind == AT_ARRAY) return b->num_elems;
+    if (b && b->kind == AT_DENSE_ARRAY) return b->num_elems;
+  }
+  return -1;
+}
+
+bool ll_push_bases_attr(layout_linear *ll, layout_in_dim in, const ir_attr *bases) {
+  if (!bases) return true;
+  if (bases->kind != AT_ARRAY) return false;
+  for (int i = 0; i < bases->num_elems; i++) {
+    const ir_attr *b = bases->elems[i];
+    if (!b || b->num_elems != ll->rank) return false;
+    int32_t basis[IR_MAX_RANK] = {0};
+    for (int d = 0; d < ll->rank; d++) {
+      int64_t v;
+      if (b->kind == AT_DENSE_ARRAY && b->ints) v = b->ints[d];
+      else if (b->kind == AT_ARRAY && b->elems[d] && b->elems[d]->kind == AT_INT) v = b->elems[d]->int_value;
+      else return false;
+      if (v < 0 || v > INT32_MAX) return false;
+      basis[d] = (int32_t)v;
+    }
+    if (!ll_push_basis(ll, in, basis)) return false;
+  }
+  return true;
+}
+
+bool ll_combine_with_shape(layout_linear *ll, layout_in_dim fill_in, const ir_attr *cga, int rank,
+                           const int64_t *shape) {
+  int shape_log2[IR_MAX_RANK] = {0}, cta_log2[IR_MAX_RANK] = {0};
+  for (int d = 0; d < rank; d++) {
+    shape_log2[d] = layout_log2_exact(shape[d]);
+    if (shape_log2[d] < 0) return false;
+  }
+  layout_linear cga_ll;
+  ll_init(&cga_ll, rank);
+  if (cga && !ll_push_bases_attr(&cga_ll, LAYOUT_IN_BLOCK, cga)) return false;
+  ll_infer_out_sizes(&cga_ll);
+  ll_ensure_not_larger(&cga_ll, shape_log2);
+  for (int d = 0; d < rank; d++) {
+    int c = shape_log2[d] - cga_ll.out_log2[d];
+    cta_log2[d] = c > 0 ? c : 0;
+  }
+  if (!ll_ensure_not_smaller(ll, fill_in, cta_log2)) return false;
+  ll_ensure_not_larger(ll, cta_log2);
+  /* A valid layout now covers exactly the per-CTA shape; the block bases go above it. */
+  for (int d = 0; d < rank; d++) ll->out_log2[d] = cta_log2[d];
+  return ll_product(ll, &cga_ll);
+}
+
+int64_t layout_linear_in_size(const layout_linear *ll, layout_in_dim in) {
+  return INT64_C(1) << ll->num_bases[in];
+}
+
+void layout_linear_apply(const layout_linear *ll, const int64_t in[LAYOUT_IN_COUNT], int64_t *coord_out) {
+  int32_t acc[IR_MAX_RANK] = {0};
+  for (int d = 0; d < LAYOUT_IN_COUNT; d++)
+    for (int i = 0; i < ll->num_bases[d]; i++)
+      if ((in[d] >> i) & 1)
+        for (int k = 0; k < ll->rank; k++) acc[k] ^= ll->bases[d][i][k];
+  for (int k = 0; k < ll->rank; k++) coord_out[k] = acc[k];
+}
+
+/* Output coordinates packed into one bit vector: dim 0 in the low bits. */
+static bool pack_out(const layout_linear *ll, const int32_t *v, uint64_t *packed) {
+  uint64_t r = 0;
+  int shift = 0;
+  for (int d = 0; d < ll->rank; d++) {
+    if (v[d] < 0 || (ll->out_log2[d] < 31 && v[d] >= (INT32_C(1) << ll->out_log2[d]))) return false;
+    r |= (uint64_t)(uint32_t)v[d] << shift;
+    shift += ll->out_log2[d];
+  }
+  *packed = r;
+  return shift <= 64;
+}
+
+bool layout_linear_invert(const layout_linear *ll, const int64_t *coord, int64_t in_out[LAYOUT_IN_COUNT]) {
+  /* Input bits numbered least significant first: register, lane, warp, block, offset; the
+   * minimum solution in this numbering prefers low blocks, then warps, lanes, registers. */
+  static const layout_in_dim significance[LAYOUT_IN_COUNT] = {
+      LAYOUT_IN_OFFSET, LAYOUT_IN_REGISTER, LAYOUT_IN_LANE, LAYOUT_IN_WARP, LAYOUT_IN_BLOCK};
+  uint64_t vec[64];
+  int owner_in[64], owner_bit[64], n = 0;
+  for (int s = 0; s < LAYOUT_IN_COUNT; s++) {
+    layout_in_dim in = significance[s];
+    for (int i = 0; i < ll->num_bases[in]; i++) {
+      if (n >= 64 || !pack_out(ll, ll->bases[in][i], &vec[n])) return false;
+      owner_in[n] = in;
+      owner_bit[n] = i;
+      n++;
+    }
+  }
+  int32_t target32[IR_MAX_RANK] = {0};
+  for (int d = 0; d < ll->rank; d++) {
+    if (coord[d] < 0 || coord[d] > INT32_MAX) return false;
+    target32[d] = (int32_t)coord[d];
+  }
+  uint64_t target;
+  if (!pack_out(ll, target32, &target)) return false;
+
+  /* XOR basis keyed by leading output bit, remembering which inputs combine into each. */
+  uint64_t piv_vec[64] = {0}, piv_comb[64] = {0}, kernel[64] = {0};
+  bool has_piv[64] = {false}, has_kernel[64] = {false};
+  for (int i = 0; i < n; i++) {
+    uint64_t v = vec[i], c = UINT64_C(1) << i;
+    for (int b = 63; b >= 0 && v; b--) {
+      if (!((v >> b) & 1)) continue;
+      if (has_piv[b]) {
+        v ^= piv_vec[b];
+        c ^= piv_comb[b];
+      } else {
+        has_piv[b] = true;
+        piv_vec[b] = v;
+        piv_comb[b] = c;
+        v = 0;
+        c = 0;
+      }
+    }
+    /* Dependent input: c is a kernel vector whose highest bit is i. */
+    if (c) {
+      has_kernel[i] = true;
+      kernel[i] = c;
+    }
+  }
+  uint64_t sol = 0;
+  for (int b = 63; b >= 0; b--) {
+    if (!((target >> b) & 1)) continue;
+    if (!has_piv[b]) return false;
+    target ^= piv_vec[b];
+    sol ^= piv_comb[b];
+  }
+  for (int i = n - 1; i >= 0; i--)
+    if (has_kernel[i] && ((sol >> i) & 1)) sol ^= kernel[i];
+  for (int d = 0; d < LAYOUT_IN_COUNT; d++) in_out[d] = 0;
+  for (int i = 0; i < n; i++)
+    if ((sol >> i) & 1) in_out[owner_in[i]] |= INT64_C(1) << owner_bit[i];
+  return true;
+}

@@ -1,0 +1,1334 @@
+/* The IR verifier: op structure, dominance, per-op type rules and layout encodings. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "context_internal.h"
+#include "gemmc/layout.h"
+
+/* A value that is visible at the current point of the walk, with the block depth it was defined at
+ * (-1: its block has been left, so it is no longer visible). */
+typedef struct visible_entry {
+  const ir_value *value;
+  int depth;
+} visible_entry;
+
+/* An encoding already checked for a given tensor rank: each bad layout is reported once, not
+ * once per value that uses it. */
+typedef struct checked_layout {
+  const ir_attr *encoding;
+  int rank;
+} checked_layout;
+
+typedef struct verifier {
+  gemmc_context *ctx;
+  const ir_op *root;
+  int num_errors;
+  int num_warps;        /* 0: the module does not say, so warpsPerCTA is not checked */
+  int threads_per_warp; /* ttg.threads-per-warp, 32 by default */
+  /* Dominance in structured code: an open-addressing set of the visible values, and a stack
+   * of them in definition order so leaving a block hides what it defined. */
+  visible_entry *table;
+  size_t table_cap, table_used;
+  const ir_value **stack;
+  size_t stack_len, stack_cap;
+  int depth;                   /* block nesting depth of the walk */
+  int barrier;                 /* values defined at a smaller depth are outside the isolated op */
+  const ir_op *isolating_op;   /* innermost isolated-from-above op being walked */
+  bool dominance_off;          /* scratch allocation failed: skip dominance, do not guess */
+  checked_layout *checked;
+  size_t num_checked, cap_checked;
+} verifier;
+
+/* ------------------------------------------------------------------ diagnostics */
+
+static void verr(verifier *v, const ir_op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void verr(verifier *v, const ir_op *op, const char *fmt, ...) {
+  char msg[960];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  ir_op_error(v->ctx, op, "'%s' op %s", ir_op_name(op), msg);
+  v->num_errors++;
+}
+
+static const char *ts(verifier *v, const ir_type *t) {
+  return t ? ir_type_str(v->ctx, t) : "<no type>";
+}
+
+static const char *as(verifier *v, const ir_attr *a) {
+  return a ? ir_attr_str(v->ctx, a) : "<none>";
+}
+
+/* ------------------------------------------------------------------ type helpers */
+
+static bool is_shaped(const ir_type *t) { return t && (t->kind == TY_TENSOR || t->kind == TY_MEMDESC); }
+static bool is_memdesc(const ir_type *t) { return t && t->kind == TY_MEMDESC; }
+static int rank_of(const ir_type *t) { return is_shaped(t) ? t->rank : 0; }
+static const ir_type *elem_of(const ir_type *t) { return ir_type_element(t); }
+static bool is_intlike(const ir_type *t) { return t && (t->kind == TY_INT || t->kind == TY_INDEX); }
+static bool is_ptr(const ir_type *t) { return t && t->kind == TY_PTR; }
+static bool is_scalar(const ir_type *t) {
+  return t && (t->kind == TY_INT || t->kind == TY_INDEX || t->kind == TY_FLOAT || t->kind == TY_PTR);
+}
+
+static bool same_dims(const ir_type *a, const ir_type *b) {
+  if (rank_of(a) != rank_of(b)) return false;
+  for (int i = 0; i < rank_of(a); i++)
+    if (a->shape[i] != b->shape[i]) return false;
+  return true;
+}
+
+/* Same kind (tensor or scalar), same shape, same encoding. */
+static bool same_shape_encoding(const ir_type *a, const ir_type *b) {
+  if (ir_type_is_tensor(a) != ir_type_is_tensor(b)) return false;
+  if (!ir_type_is_tensor(a)) return true;
+  return same_dims(a, b) && a->encoding == b->encoding;
+}
+
+static bool same_shape(const ir_type *a, const ir_type *b) {
+  return ir_type_is_tensor(a) == ir_type_is_tensor(b) && same_dims(a, b);
+}
+
+static const ir_type *operand_type(const ir_op *op, int i) { return op->operands[i].value->type; }
+static const ir_type *result_type(const ir_op *op, int i) { return op->results[i].type; }
+
+static bool is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+/* ------------------------------------------------------------------ attribute helpers */
+
+static bool attr_int(const ir_attr *a, int64_t *out) {
+  if (a && (a->kind == AT_INT || a->kind == AT_BOOL)) {
+    *out = a->int_value;
+    return true;
+  }
+  return false;
+}
+
+static const char *attr_word(const ir_attr *a) {
+  return a && (a->kind == AT_KEYWORD || a->kind == AT_STRING) ? a->str : NULL;
+}
+
+static int name_index(const char *s, const char *const *names, int n) {
+  for (int i = 0; s && i < n; i++)
+    if (strcmp(s, names[i]) == 0) return i;
+  return -1;
+}
+
+/* An enum attribute is written as a keyword (custom form) or its integer (generic form). */
+static bool enum_attr_valid(const ir_attr *a, const char *const *names, int n) {
+  int64_t iv;
+  if (attr_word(a)) return name_index(attr_word(a), names, n) >= 0;
+  if (attr_int(a, &iv)) return iv >= 0 && iv < n;
+  return false;
+}
+
+/* ------------------------------------------------------------------ dominance bookkeeping */
+
+static size_t ptr_hash(const void *p) {
+  uint64_t x = (uint64_t)(uintptr_t)p;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return (size_t)x;
+}
+
+static visible_entry *vis_find(verifier *v, const ir_value *val) {
+  if (!v->table_cap) return NULL;
+  for (size_t i = ptr_hash(val) & (v->table_cap - 1);; i = (i + 1) & (v->table_cap - 1)) {
+    if (!v->table[i].value) return NULL;
+    if (v->table[i].value == val) return &v->table[i];
+  }
+}
+
+/* Rehashing keeps only the visible entries: hidden ones are never looked at again as visible. */
+static bool vis_grow(verifier *v) {
+  size_t ncap = v->table_cap ? v->table_cap * 2 : 1024;
+  visible_entry *fresh = ctx_raw_alloc(v->ctx, ncap * sizeof *fresh);
+  if (!fresh) return false;
+  memset(fresh, 0, ncap * sizeof *fresh);
+  size_t used = 0;
+  for (size_t i = 0; i < v->table_cap; i++) {
+    visible_entry e = v->table[i];
+    if (!e.value || e.depth < 0) continue;
+    size_t j = ptr_hash(e.value) & (ncap - 1);
+    while (fresh[j].value) j = (j + 1) & (ncap - 1);
+    fresh[j] = e;
+    used++;
+  }
+  ctx_raw_free(v->ctx, v->table, v->table_cap * sizeof *v->table);
+  v->table = fresh;
+  v->table_cap = ncap;
+  v->table_used = used;
+  return true;
+}
+
+static void vis_define(verifier *v, const ir_value *val) {
+  if (v->dominance_off) return;
+  visible_entry *e = vis_find(v, val);
+  if (!e) {
+    if ((v->table_used + 1) * 2 > v->table_cap && !vis_grow(v)) {
+      v->dominance_off = true;
+      return;
+    }
+    size_t i = ptr_hash(val) & (v->table_cap - 1);
+    while (v->table[i].value) i = (i + 1) & (v->table_cap - 1);
+    e = &v->table[i];
+    e->value = val;
+    v->table_used++;
+  }
+  e->depth = v->depth;
+  if (v->stack_len == v->stack_cap) {
+    size_t ncap = v->stack_cap ? v->stack_cap * 2 : 256;
+    const ir_value **ns = ctx_raw_realloc(v->ctx, v->stack, v->stack_cap * sizeof *ns, ncap * sizeof *ns);
+    if (!ns) {
+      v->dominance_off = true;
+      return;
+    }
+    v->stack = ns;
+    v->stack_cap = ncap;
+  }
+  v->stack[v->stack_len++] = val;
+}
+
+static void vis_pop_to(verifier *v, size_t mark) {
+  if (v->dominance_off) return;
+  while (v->stack_len > mark) {
+    visible_entry *e = vis_find(v, v->stack[--v->stack_len]);
+    if (e) e->depth = -1;
+  }
+}
+
+/* The op whose body holds the definition: the defining op, or the op owning the block of a
+ * block argument. NULL when the value is detached. */
+static const ir_op *value_anchor(const ir_value *val) {
+  if (val->def_op) return val->def_op;
+  if (val->owner_block && val->owner_block->parent) return val->owner_block->parent->parent;
+  return NULL;
+}
+
+static bool op_is_under(const ir_op *op, const ir_op *ancestor) {
+  for (const ir_op *o = op; o; o = ir_op_parent_op(o))
+    if (o == ancestor) return true;
+  return false;
+}
+
+/* The innermost isolated-from-above op enclosing (or being) op: values never cross it. */
+static const ir_op *isolated_scope(const ir_op *op) {
+  for (const ir_op *o = op; o; o = ir_op_parent_op(o))
+    if (ir_op_info_of(o->kind)->traits & TRAIT_ISOLATED) return o;
+  return NULL;
+}
+
+static void check_operand_dominance(verifier *v, const ir_op *op, int index) {
+  if (v->dominance_off) return;
+  const ir_value *val = op->operands[index].value;
+  const visible_entry *e = vis_find(v, val);
+  if (e && e->depth >= v->barrier) return;
+  if (e && e->depth >= 0) {
+    verr(v, op, "operand #%d uses a value defined outside the isolated '%s' op", index,
+         ir_op_name(v->isolating_op));
+    return;
+  }
+  const ir_op *anchor = value_anchor(val);
+  bool inside_root = anchor && op_is_under(anchor, v->root);
+  /* Verifying a non-isolated op alone: values from the enclosing code cannot be judged here. */
+  if (!inside_root && anchor && !(ir_op_info_of(v->root->kind)->traits & TRAIT_ISOLATED)) return;
+  if (!anchor || (val->def_op && !val->def_op->parent)) {
+    verr(v, op, "operand #%d uses a value whose definition is not in any block (erased?)", index);
+    return;
+  }
+  if (!inside_root) {
+    verr(v, op, "operand #%d uses a value defined outside the isolated '%s' op", index,
+         ir_op_name(v->root));
+    return;
+  }
+  const ir_op *use_scope = isolated_scope(ir_op_parent_op(op));
+  const ir_op *def_scope = val->def_op ? isolated_scope(ir_op_parent_op(val->def_op)) : isolated_scope(anchor);
+  if (use_scope && use_scope != def_scope) {
+    verr(v, op, "operand #%d uses a value defined outside the isolated '%s' op", index, ir_op_name(use_scope));
+    return;
+  }
+  verr(v, op, "operand #%d does not dominate this use", index);
+  if (val->def_op) ir_op_emit_diag(v->ctx, IR_DIAG_NOTE, val->def_op, "operand defined here");
+}
+
+/* ------------------------------------------------------------------ layout encodings */
+
+/* Layout rules live in the layout library; this is the one place the verifier asks it, and it
+ * adds the op and value to the message. Each (encoding, rank) is checked once per run. */
+static void verify_encoding(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
+  if (!ir_type_is_tensor(t) || !t->encoding) return;
+  for (size_t i = 0; i < v->num_checked; i++)
+    if (v->checked[i].encoding == t->encoding && v->checked[i].rank == t->rank) return;
+  if (v->num_checked == v->cap_checked) {
+    size_t ncap = v->cap_checked ? v->cap_checked * 2 : 16;
+    checked_layout *nc = ctx_raw_realloc(v->ctx, v->checked, v->cap_checked * sizeof *nc, ncap * sizeof *nc);
+    if (nc) {
+      v->checked = nc;
+      v->cap_checked = ncap;
+    }
+  }
+  if (v->num_checked < v->cap_checked) {
+    v->checked[v->num_checked].encoding = t->encoding;
+    v->checked[v->num_checked].rank = t->rank;
+    v->num_checked++;
+  }
+  if (!ir_attr_is_layout(t->encoding)) {
+    verr(v, op, "%s has type %s whose encoding is not a layout", what, ts(v, t));
+    return;
+  }
+  if (!layout_is_distributed(t->encoding)) {
+    verr(v, op, "%s has type %s: a tensor encoding must be a distributed layout, got #%s", what,
+         ts(v, t), ir_attr_kind_name(t->encoding->kind));
+    return;
+  }
+  const char *problem = layout_check(t->encoding, t->rank, v->num_warps, v->threads_per_warp);
+  if (problem) verr(v, op, "%s has an invalid encoding %s: %s", what, as(v, t->encoding), problem);
+}
+
+/* ------------------------------------------------------------------ structure */
+
+static ir_op_kind expected_parent_of_terminator(ir_op_kind kind, const char **also) {
+  *also = NULL;
+  switch (kind) {
+  case OP_RETURN: return OP_FUNC;
+  case OP_SCF_YIELD: *also = "scf.if"; return OP_SCF_FOR;
+  case OP_REDUCE_RETURN: return OP_REDUCE;
+  case OP_SCAN_RETURN: return OP_SCAN;
+  default: return OP_COUNT;
+  }
+}
+
+static void verify_terminator_position(verifier *v, const ir_op *op) {
+  if (!(ir_op_info_of(op->kind)->traits & TRAIT_TERMINATOR)) return;
+  if (op->parent && op->next) verr(v, op, "must be the last operation in its block");
+  const char *also;
+  ir_op_kind want = expected_parent_of_terminator(op->kind, &also);
+  if (want == OP_COUNT) return;
+  const ir_op *parent = ir_op_parent_op(op);
+  bool ok = parent && (parent->kind == want || (also && parent->kind == OP_SCF_IF));
+  if (op->parent && !ok) {
+    if (also)
+      verr(v, op, "expects parent op '%s' or '%s', found '%s'", ir_op_info_of(want)->name, also,
+           parent ? ir_op_name(parent) : "none");
+    else
+      verr(v, op, "expects parent op '%s', found '%s'", ir_op_info_of(want)->name,
+           parent ? ir_op_name(parent) : "none");
+  }
+}
+
+/* Checks that region `r` of op has exactly one block ending with `term` (a missing terminator
+ * is reported here; a wrong one reports itself through its parent check). Returns the block. */
+static ir_block *single_block_region(verifier *v, const ir_op *op, int r, const char *region_name,
+                                     ir_op_kind term) {
+  const ir_region *reg = &op->regions[r];
+  if (!reg->first) {
+    verr(v, op, "%s must have one block, found none", region_name);
+    return NULL;
+  }
+  if (reg->first != reg->last) {
+    verr(v, op, "%s must have exactly one block", region_name);
+    return NULL;
+  }
+  ir_block *b = reg->first;
+  if (!b->last || !(ir_op_info_of(b->last->kind)->traits & TRAIT_TERMINATOR)) {
+    verr(v, op, "%s must end with '%s', found %s%s%s", region_name, ir_op_info_of(term)->name,
+         b->last ? "'" : "an empty block", b->last ? ir_op_name(b->last) : "", b->last ? "'" : "");
+    return NULL;
+  }
+  if (b->last->kind != term) return NULL;
+  return b;
+}
+
+/* A terminator's operands against the types its parent expects (reported at the terminator). */
+static void check_yield_types(verifier *v, const ir_op *owner, const ir_op *term, int n,
+                              const ir_type *const *want, const char *what) {
+  if (term->num_operands != n) {
+    verr(v, term, "yields %d values but the enclosing '%s' expects %d (%s)", term->num_operands,
+         ir_op_name(owner), n, what);
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    const ir_value *val = term->operands[i].value;
+    if (val && val->type != want[i])
+      verr(v, term, "operand #%d has type %s but the enclosing '%s' expects %s (%s)", i, ts(v, val->type),
+           ir_op_name(owner), ts(v, want[i]), what);
+  }
+}
+
+/* ------------------------------------------------------------------ elementwise and arith */
+
+/* All tensor operands (from `first`) and results share one shape and encoding. */
+static bool check_elementwise(verifier *v, const ir_op *op, int first) {
+  const ir_type *ref = NULL;
+  for (int i = first; i < op->num_operands + op->num_results; i++) {
+    const ir_type *t = i < op->num_operands ? operand_type(op, i) : result_type(op, i - op->num_operands);
+    if (!ref) {
+      ref = t;
+    } else if (!same_shape_encoding(ref, t)) {
+      verr(v, op, "requires all operands and results to have the same shape and encoding, got %s and %s",
+           ts(v, ref), ts(v, t));
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool is_int_same_op(ir_op_kind k) {
+  switch (k) {
+  case OP_ADDI: case OP_SUBI: case OP_MULI: case OP_DIVSI: case OP_DIVUI: case OP_CEILDIVSI:
+  case OP_FLOORDIVSI: case OP_REMSI: case OP_REMUI: case OP_MINSI: case OP_MAXSI: case OP_MINUI:
+  case OP_MAXUI: case OP_ANDI: case OP_ORI: case OP_XORI: case OP_SHLI: case OP_SHRSI:
+  case OP_SHRUI: case OP_ABSI:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static void verify_same(verifier *v, const ir_op *op) {
+  const ir_type *rt = result_type(op, 0);
+  for (int i = 0; i < op->num_operands; i++)
+    if (operand_type(op, i) != rt) {
+      verr(v, op, "requires the same type for all operands and results, got %s and %s",
+           ts(v, operand_type(op, i)), ts(v, rt));
+      return;
+    }
+  const ir_type *e = elem_of(rt);
+  /* i1 is an integer here as in MLIR's arith: andi/ori/xori on masks are the common case. */
+  if (is_int_same_op(op->kind) && !is_intlike(e))
+    verr(v, op, "operands must be integers (or tensors of integers), got %s", ts(v, rt));
+  else if (!is_int_same_op(op->kind) && !ir_type_is_float(e))
+    verr(v, op, "operands must be floating-point (or tensors of floats), got %s", ts(v, rt));
+}
+
+static const char *const cmpi_predicates[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
+static const char *const cmpf_predicates[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+                                              "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"};
+
+static void verify_cmp(verifier *v, const ir_op *op) {
+  const ir_type *a = operand_type(op, 0), *b = operand_type(op, 1), *r = result_type(op, 0);
+  bool is_int = op->kind == OP_CMPI;
+  if (a != b) {
+    verr(v, op, "operands must have the same type, got %s and %s", ts(v, a), ts(v, b));
+    return;
+  }
+  if (is_int && !is_intlike(elem_of(a)))
+    verr(v, op, "operands must be integers (or tensors of integers), got %s", ts(v, a));
+  if (!is_int && !ir_type_is_float(elem_of(a)))
+    verr(v, op, "operands must be floating-point (or tensors of floats), got %s", ts(v, a));
+  if (!ir_type_is_int(elem_of(r), 1))
+    verr(v, op, "result must be i1 with the operands' shape and encoding, got %s", ts(v, r));
+  const ir_attr *pred = ir_op_get_attr(op, "predicate");
+  if (!pred)
+    verr(v, op, "requires a 'predicate' attribute");
+  else if (!enum_attr_valid(pred, is_int ? cmpi_predicates : cmpf_predicates,
+                            is_int ? (int)(sizeof cmpi_predicates / sizeof *cmpi_predicates)
+                                   : (int)(sizeof cmpf_predicates / sizeof *cmpf_predicates)))
+    verr(v, op, "predicate %s is not a valid %s predicate", as(v, pred), is_int ? "integer" : "float");
+}
+
+static void verify_select(verifier *v, const ir_op *op) {
+  const ir_type *c = operand_type(op, 0), *a = operand_type(op, 1), *b = operand_type(op, 2),
+                *r = result_type(op, 0);
+  if (a != b || a != r) {
+    verr(v, op, "true value, false value and result must have the same type, got %s, %s and %s",
+         ts(v, a), ts(v, b), ts(v, r));
+    return;
+  }
+  bool cond_ok = ir_type_is_int(c, 1) || (ir_type_is_int(elem_of(c), 1) && same_shape_encoding(c, r));
+  if (!cond_ok)
+    verr(v, op, "condition must be i1 or a tensor of i1 with the result's shape and encoding, got %s for result %s",
+         ts(v, c), ts(v, r));
+}
+
+static void verify_cast(verifier *v, const ir_op *op) {
+  const ir_type *st = operand_type(op, 0), *dt = result_type(op, 0);
+  const ir_type *s = elem_of(st), *d = elem_of(dt);
+  bool ok = true;
+  const char *rule = "";
+  switch (op->kind) {
+  case OP_EXTSI:
+  case OP_EXTUI:
+    ok = ir_type_is_int(s, 0) && ir_type_is_int(d, 0) && d->width > s->width;
+    rule = "an integer to a wider integer";
+    break;
+  case OP_TRUNCI:
+    ok = ir_type_is_int(s, 0) && ir_type_is_int(d, 0) && d->width < s->width;
+    rule = "an integer to a narrower integer";
+    break;
+  case OP_EXTF:
+    ok = ir_type_is_float(s) && ir_type_is_float(d) && d->width > s->width;
+    rule = "a float to a wider float";
+    break;
+  case OP_TRUNCF:
+    ok = ir_type_is_float(s) && ir_type_is_float(d) && d->width < s->width;
+    rule = "a float to a narrower float";
+    break;
+  case OP_SITOFP:
+  case OP_UITOFP:
+    ok = ir_type_is_int(s, 0) && ir_type_is_float(d);
+    rule = "an integer to a float";
+    break;
+  case OP_FPTOSI:
+  case OP_FPTOUI:
+    ok = ir_type_is_float(s) && ir_type_is_int(d, 0);
+    rule = "a float to an integer";
+    break;
+  case OP_BITCAST:
+    ok = (ir_type_is_int(s, 0) || ir_type_is_float(s)) && (ir_type_is_int(d, 0) || ir_type_is_float(d)) &&
+         s->width == d->width;
+    rule = "an integer or float to one of the same bit width";
+    break;
+  case OP_INDEX_CAST:
+    ok = (s && s->kind == TY_INDEX && ir_type_is_int(d, 0)) || (ir_type_is_int(s, 0) && d && d->kind == TY_INDEX);
+    rule = "between index and an integer";
+    break;
+  case OP_INT_TO_PTR:
+    ok = ir_type_is_int(s, 64) && is_ptr(d);
+    rule = "i64 to a pointer";
+    break;
+  case OP_PTR_TO_INT:
+    ok = is_ptr(s) && ir_type_is_int(d, 64);
+    rule = "a pointer to i64";
+    break;
+  case OP_TT_BITCAST:
+    ok = is_scalar(s) && is_scalar(d) && ir_type_bits(s) == ir_type_bits(d) && is_ptr(s) == is_ptr(d);
+    rule = "a scalar to one of the same bit width (pointers to pointers)";
+    break;
+  case OP_FP_TO_FP: {
+    ok = ir_type_is_float(s) && ir_type_is_float(d);
+    rule = "a float to a float";
+    const ir_attr *rounding = ir_op_get_attr(op, "rounding");
+    static const char *const modes[] = {"rtz", "rtne"};
+    if (ok && rounding && !enum_attr_valid(rounding, modes, 2)) {
+      verr(v, op, "rounding must be rtz or rtne, got %s", as(v, rounding));
+      return;
+    }
+    if (ok && d->width < s->width && !rounding) {
+      verr(v, op, "a rounding mode is required to convert %s to the narrower %s", ts(v, s), ts(v, d));
+      return;
+    }
+    break;
+  }
+  default:
+    return;
+  }
+  if (!ok) verr(v, op, "casts %s, got %s to %s", rule, ts(v, st), ts(v, dt));
+}
+
+static void verify_constant(verifier *v, const ir_op *op) {
+  const ir_attr *val = ir_op_get_attr(op, "value");
+  const ir_type *rt = result_type(op, 0);
+  if (!val) {
+    verr(v, op, "requires a 'value' attribute");
+    return;
+  }
+  switch (val->kind) {
+  case AT_INT:
+    if (val->type ? val->type != rt : !is_intlike(rt))
+      verr(v, op, "value type %s does not match the result type %s", val->type ? ts(v, val->type) : "(untyped integer)",
+           ts(v, rt));
+    break;
+  case AT_BOOL:
+    if (!ir_type_is_int(rt, 1)) verr(v, op, "value type i1 does not match the result type %s", ts(v, rt));
+    break;
+  case AT_FLOAT:
+    if (val->type ? val->type != rt : !ir_type_is_float(rt))
+      verr(v, op, "value type %s does not match the result type %s", val->type ? ts(v, val->type) : "(untyped float)",
+           ts(v, rt));
+    break;
+  case AT_DENSE:
+    if (val->type != rt) verr(v, op, "value type %s does not match the result type %s", ts(v, val->type), ts(v, rt));
+    break;
+  default:
+    verr(v, op, "value must be an integer, float, bool or dense attribute, got %s", as(v, val));
+  }
+}
+
+/* ------------------------------------------------------------------ tt: shapes and pointers */
+
+static void verify_addptr(verifier *v, const ir_op *op) {
+  const ir_type *p = operand_type(op, 0), *o = operand_type(op, 1), *r = result_type(op, 0);
+  if (!is_ptr(elem_of(p))) {
+    verr(v, op, "operand #0 must be a pointer or a tensor of pointers, got %s", ts(v, p));
+    return;
+  }
+  if (!is_intlike(elem_of(o))) {
+    verr(v, op, "operand #1 must be an integer or a tensor of integers, got %s", ts(v, o));
+    return;
+  }
+  if (!same_shape(p, o)) {
+    verr(v, op, "operand #1 must have the same shape as the pointer, got %s and %s", ts(v, o), ts(v, p));
+    return;
+  }
+  if (ir_type_is_tensor(p) && p->encoding != o->encoding) {
+    verr(v, op, "operand #1 must have the same encoding as the pointer, got %s and %s", ts(v, o), ts(v, p));
+    return;
+  }
+  if (r != p) verr(v, op, "result type must be the pointer type %s, got %s", ts(v, p), ts(v, r));
+}
+
+static void verify_splat(verifier *v, const ir_op *op) {
+  const ir_type *s = operand_type(op, 0), *r = result_type(op, 0);
+  if (!is_scalar(s)) {
+    verr(v, op, "operand must be a scalar, got %s", ts(v, s));
+    return;
+  }
+  if (!ir_type_is_tensor(r)) {
+    verr(v, op, "result must be a tensor, got %s", ts(v, r));
+    return;
+  }
+  if (r->elem != s) verr(v, op, "result element type must be the operand type, got %s and %s", ts(v, s), ts(v, r));
+}
+
+/* The source of expand_dims / the result of reduce: #ttg.slice<{dim = axis, parent = P}>. */
+static bool is_slice_of(const ir_attr *enc, int64_t dim, const ir_attr *parent) {
+  return enc && enc->kind == AT_SLICE && enc->layout.dim == dim && enc->layout.parent == parent;
+}
+
+static bool get_axis(verifier *v, const ir_op *op, int64_t *axis) {
+  if (!attr_int(ir_op_get_attr(op, "axis"), axis)) {
+    verr(v, op, "requires an integer 'axis' attribute");
+    return false;
+  }
+  return true;
+}
+
+static void verify_expand_dims(verifier *v, const ir_op *op) {
+  const ir_type *s = operand_type(op, 0), *r = result_type(op, 0);
+  int64_t axis;
+  if (!get_axis(v, op, &axis)) return;
+  if (!ir_type_is_tensor(s) || !ir_type_is_tensor(r)) {
+    verr(v, op, "operand and result must be tensors, got %s and %s", ts(v, s), ts(v, r));
+    return;
+  }
+  if (axis < 0 || axis > s->rank) {
+    verr(v, op, "axis %lld is out of range for an operand of rank %d", (long long)axis, s->rank);
+    return;
+  }
+  bool shape_ok = r->rank == s->rank + 1 && r->shape[axis] == 1;
+  for (int i = 0, j = 0; shape_ok && i < r->rank; i++) {
+    if (i == axis) continue;
+    shape_ok = r->shape[i] == s->shape[j++];
+  }
+  if (!shape_ok) {
+    verr(v, op, "result must be the operand shape with a 1 inserted at axis %lld, got %s -> %s", (long long)axis,
+         ts(v, s), ts(v, r));
+    return;
+  }
+  if (r->elem != s->elem) {
+    verr(v, op, "result element type must be the operand element type, got %s -> %s", ts(v, s), ts(v, r));
+    return;
+  }
+  if ((s->encoding || r->encoding) && !is_slice_of(s->encoding, axis, r->encoding))
+    verr(v, op, "operand encoding must be #ttg.slice<{dim = %lld, parent = %s}> (a slice of the result encoding), got %s",
+         (long long)axis, as(v, r->encoding), as(v, s->encoding));
+}
+
+static void verify_broadcast(verifier *v, const ir_op *op) {
+  const ir_type *s = operand_type(op, 0), *r = result_type(op, 0);
+  if (!ir_type_is_tensor(s) || !ir_type_is_tensor(r) || s->rank != r->rank) {
+    verr(v, op, "operand and result must be tensors of the same rank, got %s -> %s", ts(v, s), ts(v, r));
+    return;
+  }
+  for (int i = 0; i < s->rank; i++)
+    if (s->shape[i] != r->shape[i] && s->shape[i] != 1) {
+      verr(v, op, "dimension %d of the operand must be 1 or equal the result's, got %s -> %s", i, ts(v, s), ts(v, r));
+      return;
+    }
+  if (s->elem != r->elem || s->encoding != r->encoding)
+    verr(v, op, "operand and result must have the same element type and encoding, got %s -> %s", ts(v, s), ts(v, r));
+}
+
+static void verify_reshape(verifier *v, const ir_op *op) {
+  const ir_type *s = operand_type(op, 0), *r = result_type(op, 0);
+  if (!ir_type_is_tensor(s) || !ir_type_is_tensor(r) || s->elem != r->elem) {
+    verr(v, op, "operand and result must be tensors of the same element type, got %s -> %s", ts(v, s), ts(v, r));
+    return;
+  }
+  if (ir_type_num_elements(s) != ir_type_num_elements(r))
+    verr(v, op, "operand and result must have the same number of elements, got %s (%lld) -> %s (%lld)", ts(v, s),
+         (long long)ir_type_num_elements(s), ts(v, r), (long long)ir_type_num_elements(r));
+}
+
+static void verify_trans(verifier *v, const ir_op *op) {
+  const ir_type *s = operand_type(op, 0), *r = result_type(op, 0);
+  const ir_attr *order = ir_op_get_attr(op, "order");
+  if (!ir_type_is_tensor(s) || !ir_type_is_tensor(r) || s->rank != r->rank || s->elem != r->elem) {
+    verr(v, op, "operand and result must be tensors of the same rank and element type, got %s -> %s", ts(v, s),
+         ts(v, r));
+    return;
+  }
+  if (!order || order->kind != AT_DENSE_ARRAY || !order->ints || order->num_elems != s->rank) {
+    verr(v, op, "requires an 'order' attribute (array<i32: ...>) with %d entries", s->rank);
+    return;
+  }
+  bool seen[IR_MAX_RANK] = {false};
+  for (int i = 0; i < s->rank; i++) {
+    int64_t o = order->ints[i];
+    if (o < 0 || o >= s->rank || o >= IR_MAX_RANK || seen[o]) {
+      verr(v, op, "order %s is not a permutation of 0..%d", as(v, order), s->rank - 1);
+      return;
+    }
+    seen[o] = true;
+  }
+  for (int i = 0; i < s->rank; i++)
+    if (r->shape[i] != s->shape[order->ints[i]]) {
+      verr(v, op, "result shape must be the operand shape permuted by order %s, got %s -> %s", as(v, order),
+           ts(v, s), ts(v, r));
+      return;
+    }
+}
+
+static void verify_make_range(verifier *v, const ir_op *op) {
+  const ir_type *r = result_type(op, 0);
+  int64_t start, end;
+  if (!attr_int(ir_op_get_attr(op, "start"), &start) || !attr_int(ir_op_get_attr(op, "end"), &end)) {
+    verr(v, op, "requires integer 'start' and 'end' attributes");
+    return;
+  }
+  if (!ir_type_is_tensor(r) || r->rank != 1 || !ir_type_is_int(r->elem, 32)) {
+    verr(v, op, "result must be a 1-D tensor of i32, got %s", ts(v, r));
+    return;
+  }
+  if (start >= end) {
+    verr(v, op, "start %lld must be less than end %lld", (long long)start, (long long)end);
+    return;
+  }
+  if (end - start != r->shape[0]) {
+    verr(v, op, "result %s must have end - start = %lld elements", ts(v, r), (long long)(end - start));
+    return;
+  }
+  if (!is_pow2(end - start))
+    verr(v, op, "number of elements %lld must be a power of two", (long long)(end - start));
+}
+
+/* The type a pointer (or tensor of pointers) loads: the pointee, with the pointer's shape. */
+static const ir_type *loaded_type(verifier *v, const ir_type *p) {
+  const ir_type *pe = elem_of(p);
+  if (!is_ptr(pe)) return NULL;
+  return ir_type_is_tensor(p) ? ir_type_with_element(v->ctx, p, pe->elem) : pe->elem;
+}
+
+static bool check_pointer_operand(verifier *v, const ir_op *op, int index) {
+  if (is_ptr(elem_of(operand_type(op, index)))) return true;
+  verr(v, op, "operand #%d must be a pointer or a tensor of pointers, got %s", index, ts(v, operand_type(op, index)));
+  return false;
+}
+
+static void check_mask(verifier *v, const ir_op *op, int index, const ir_type *ptr) {
+  if (index >= op->num_operands) return;
+  const ir_type *m = operand_type(op, index);
+  /* Block pointers (!tt.ptr<tensor<..>>) are masked by boundary checks, not by a mask. */
+  if (!ir_type_is_tensor(ptr) && ir_type_is_tensor(elem_of(ptr)->elem)) return;
+  if (m != ir_type_with_element(v->ctx, ptr, ir_int_type(v->ctx, 1)))
+    verr(v, op, "mask must be i1 with the pointer's shape and encoding, got %s for pointer %s", ts(v, m), ts(v, ptr));
+}
+
+static void verify_load(verifier *v, const ir_op *op) {
+  if (!check_pointer_operand(v, op, 0)) return;
+  const ir_type *p = operand_type(op, 0), *want = loaded_type(v, p), *r = result_type(op, 0);
+  if (r != want) {
+    verr(v, op, "result type must be %s (the pointee of %s), got %s", ts(v, want), ts(v, p), ts(v, r));
+    return;
+  }
+  check_mask(v, op, 1, p);
+  if (op->num_operands > 2 && operand_type(op, 2) != want)
+    verr(v, op, "'other' must have the result type %s, got %s", ts(v, want), ts(v, operand_type(op, 2)));
+}
+
+static void verify_store(verifier *v, const ir_op *op) {
+  if (!check_pointer_operand(v, op, 0)) return;
+  const ir_type *p = operand_type(op, 0), *want = loaded_type(v, p), *val = operand_type(op, 1);
+  if (val != want) {
+    verr(v, op, "value type must be %s (the pointee of %s), got %s", ts(v, want), ts(v, p), ts(v, val));
+    return;
+  }
+  check_mask(v, op, 2, p);
+}
+
+static void verify_atomic(verifier *v, const ir_op *op) {
+  if (!check_pointer_operand(v, op, 0)) return;
+  const ir_type *p = operand_type(op, 0), *want = loaded_type(v, p), *r = result_type(op, 0);
+  int first_value = 1, last_value = op->kind == OP_ATOMIC_CAS ? 2 : 1;
+  for (int i = first_value; i <= last_value; i++)
+    if (operand_type(op, i) != want) {
+      verr(v, op, "operand #%d must have type %s (the pointee of %s), got %s", i, ts(v, want), ts(v, p),
+           ts(v, operand_type(op, i)));
+      return;
+    }
+  if (r != want) verr(v, op, "result type must be %s, got %s", ts(v, want), ts(v, r));
+  if (op->kind == OP_ATOMIC_RMW) check_mask(v, op, 2, p);
+}
+
+/* ------------------------------------------------------------------ tt.dot */
+
+static const char *const input_precisions[] = {"tf32", "tf32x3", "ieee", "bf16x3", "bf16x6"};
+
+static void check_dot_operand_encoding(verifier *v, const ir_op *op, int index, const ir_type *t,
+                                       const ir_attr *d_enc) {
+  if (!ir_type_is_tensor(t)) return; /* wgmma operands in shared memory */
+  const ir_attr *e = t->encoding;
+  if (!d_enc) {
+    if (e) verr(v, op, "operand #%d has encoding %s but the result has none", index, as(v, e));
+    return;
+  }
+  if (!e || e->kind != AT_DOT_OP || e->layout.op_idx != index || e->layout.parent != d_enc)
+    verr(v, op, "operand #%d encoding must be #ttg.dot_op<{opIdx = %d, parent = %s}>, got %s", index, index,
+         as(v, d_enc), as(v, e));
+}
+
+static void verify_dot(verifier *v, const ir_op *op) {
+  const ir_type *a = operand_type(op, 0), *b = operand_type(op, 1), *c = operand_type(op, 2),
+                *d = result_type(op, 0);
+  for (int i = 0; i < 3; i++) {
+    const ir_type *t = operand_type(op, i);
+    bool shaped_ok = op->kind == OP_DOT ? ir_type_is_tensor(t) : (is_shaped(t) && (i < 2 || ir_type_is_tensor(t)));
+    if (!shaped_ok) {
+      verr(v, op, "operand #%d must be a tensor%s, got %s", i, op->kind == OP_DOT ? "" : " or shared memory descriptor",
+           ts(v, t));
+      return;
+    }
+  }
+  int rank = a->rank;
+  if ((rank != 2 && rank != 3) || b->rank != rank || c->rank != rank) {
+    verr(v, op, "operands must all be 2-D (or 3-D, batched), got %s, %s and %s", ts(v, a), ts(v, b), ts(v, c));
+    return;
+  }
+  int64_t m = a->shape[rank - 2], k = a->shape[rank - 1], n = b->shape[rank - 1];
+  if (rank == 3 && (b->shape[0] != a->shape[0] || c->shape[0] != a->shape[0])) {
+    verr(v, op, "batch dimensions must agree, got %s, %s and %s", ts(v, a), ts(v, b), ts(v, c));
+    return;
+  }
+  if (b->shape[rank - 2] != k) {
+    verr(v, op, "operand #1 must have K = %lld rows (the columns of operand #0), got %s * %s", (long long)k, ts(v, a),
+         ts(v, b));
+    return;
+  }
+  if (c->shape[rank - 2] != m || c->shape[rank - 1] != n) {
+    verr(v, op, "accumulator must be %lldx%lld (M x N), got %s", (long long)m, (long long)n, ts(v, c));
+    return;
+  }
+  if (d != c) {
+    verr(v, op, "result type must be the accumulator type %s, got %s", ts(v, c), ts(v, d));
+    return;
+  }
+  check_dot_operand_encoding(v, op, 0, a, d->encoding);
+  check_dot_operand_encoding(v, op, 1, b, d->encoding);
+  const ir_attr *prec = ir_op_get_attr(op, "inputPrecision");
+  if (prec && !enum_attr_valid(prec, input_precisions, 5))
+    verr(v, op, "inputPrecision must be one of tf32, tf32x3, ieee, bf16x3, bf16x6, got %s", as(v, prec));
+}
+
+/* ------------------------------------------------------------------ tt.reduce / tt.scan */
+
+/* Reduce and scan share operand and region rules; `is_reduce` adds the dropped axis. */
+static void verify_reduce_or_scan(verifier *v, const ir_op *op, bool is_reduce) {
+  int64_t axis;
+  if (!get_axis(v, op, &axis)) return;
+  int n = op->num_operands;
+  const ir_type *first = operand_type(op, 0);
+  for (int i = 0; i < n; i++) {
+    const ir_type *t = operand_type(op, i);
+    if (!ir_type_is_tensor(t) || !same_shape_encoding(t, first)) {
+      verr(v, op, "operands must be tensors of one shape and encoding, got %s and %s", ts(v, first), ts(v, t));
+      return;
+    }
+  }
+  if (axis < 0 || axis >= first->rank) {
+    verr(v, op, "axis %lld is out of range for operands of rank %d", (long long)axis, first->rank);
+    return;
+  }
+  if (op->num_results != n) {
+    verr(v, op, "has %d operands but %d results", n, op->num_results);
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    const ir_type *in = operand_type(op, i), *r = result_type(op, i);
+    bool ok;
+    if (!is_reduce) {
+      ok = r == in;
+    } else if (in->rank == 1) {
+      ok = r == in->elem;
+    } else {
+      ok = ir_type_is_tensor(r) && r->rank == in->rank - 1 && r->elem == in->elem;
+      for (int d = 0, j = 0; ok && d < in->rank; d++)
+        if (d != axis) ok = r->shape[j++] == in->shape[d];
+      if (ok && (in->encoding || r->encoding)) ok = is_slice_of(r->encoding, axis, in->encoding);
+    }
+    if (!ok) {
+      if (is_reduce)
+        verr(v, op, "result #%d must be operand #%d without dimension %lld (a scalar for 1-D, encoding "
+                    "#ttg.slice<{dim = %lld, parent = ...}>), got %s -> %s",
+             i, i, (long long)axis, (long long)axis, ts(v, in), ts(v, r));
+      else
+        verr(v, op, "result #%d must have the type of operand #%d, got %s -> %s", i, i, ts(v, in), ts(v, r));
+      return;
+    }
+  }
+  ir_block *body = single_block_region(v, op, 0, "combine region", is_reduce ? OP_REDUCE_RETURN : OP_SCAN_RETURN);
+  if (!body) return;
+  if (body->num_args != 2 * n) {
+    verr(v, op, "combine region must take %d scalar arguments (two per operand), found %d", 2 * n, body->num_args);
+    return;
+  }
+  const ir_type *elems[64];
+  if (n > 64) return; /* reductions of more than 64 tensors at once: combine region not checked */
+  for (int i = 0; i < n; i++) {
+    elems[i] = operand_type(op, i)->elem;
+    for (int half = 0; half < 2; half++) {
+      const ir_type *at = body->args[half * n + i]->type;
+      if (at != elems[i]) {
+        verr(v, op, "combine region argument #%d must have type %s, got %s", half * n + i, ts(v, elems[i]), ts(v, at));
+        return;
+      }
+    }
+  }
+  check_yield_types(v, op, body->last, n, elems, "the element types");
+}
+
+/* ------------------------------------------------------------------ scf */
+
+static void verify_for(verifier *v, const ir_op *op) {
+  const ir_type *lb = operand_type(op, 0), *ub = operand_type(op, 1), *step = operand_type(op, 2);
+  if (!is_intlike(lb) || lb != ub || lb != step) {
+    verr(v, op, "lower bound, upper bound and step must have the same integer or index type, got %s, %s and %s",
+         ts(v, lb), ts(v, ub), ts(v, step));
+    return;
+  }
+  int n = op->num_operands - 3;
+  if (op->num_results != n) {
+    verr(v, op, "has %d iter_args but %d results", n, op->num_results);
+    return;
+  }
+  for (int i = 0; i < n; i++)
+    if (result_type(op, i) != operand_type(op, 3 + i)) {
+      verr(v, op, "result #%d type %s does not match its iter_arg init type %s", i, ts(v, result_type(op, i)),
+           ts(v, operand_type(op, 3 + i)));
+      return;
+    }
+  ir_block *body = single_block_region(v, op, 0, "body", OP_SCF_YIELD);
+  if (!body) return;
+  if (body->num_args != n + 1) {
+    verr(v, op, "body must take %d arguments (the induction variable and %d iter_args), found %d", n + 1, n,
+         body->num_args);
+    return;
+  }
+  if (body->args[0]->type != lb) {
+    verr(v, op, "induction variable must have the bound type %s, got %s", ts(v, lb), ts(v, body->args[0]->type));
+    return;
+  }
+  for (int i = 0; i < n; i++)
+    if (body->args[i + 1]->type != operand_type(op, 3 + i)) {
+      verr(v, op, "body argument #%d type %s does not match its iter_arg type %s", i + 1, ts(v, body->args[i + 1]->type),
+           ts(v, operand_type(op, 3 + i)));
+      return;
+    }
+  const ir_type *want[256];
+  if (n > 256) return; /* yield types of loops with more than 256 iter_args are not checked */
+  for (int i = 0; i < n; i++) want[i] = result_type(op, i);
+  check_yield_types(v, op, body->last, n, want, "the loop results");
+}
+
+static void verify_if(verifier *v, const ir_op *op) {
+  const ir_type *c = operand_type(op, 0);
+  if (!ir_type_is_int(c, 1)) {
+    verr(v, op, "condition must be i1, got %s", ts(v, c));
+    return;
+  }
+  int n = op->num_results;
+  const ir_type *want[256];
+  if (n > 256) return;
+  for (int i = 0; i < n; i++) want[i] = result_type(op, i);
+  ir_block *then_block = single_block_region(v, op, 0, "then region", OP_SCF_YIELD);
+  if (then_block) check_yield_types(v, op, then_block->last, n, want, "the results");
+  if (!op->regions[1].first) {
+    if (n > 0) verr(v, op, "must have an else region when it has results");
+    return;
+  }
+  ir_block *else_block = single_block_region(v, op, 1, "else region", OP_SCF_YIELD);
+  if (else_block) check_yield_types(v, op, else_block->last, n, want, "the results");
+  for (int r = 0; r < 2; r++) {
+    const ir_block *b = op->regions[r].first;
+    if (b && b->num_args) verr(v, op, "%s region must take no arguments", r ? "else" : "then");
+  }
+}
+
+/* ------------------------------------------------------------------ functions */
+
+static const ir_type *func_type_of(const ir_op *func) {
+  const ir_attr *a = ir_op_get_attr(func, "function_type");
+  return a && a->kind == AT_TYPE && a->type && a->type->kind == TY_FUNC ? a->type : NULL;
+}
+
+static const char *func_name_of(const ir_op *func) {
+  const ir_attr *a = ir_op_get_attr(func, "sym_name");
+  return a && a->str ? a->str : "?";
+}
+
+static void verify_func(verifier *v, const ir_op *op) {
+  const ir_attr *name = ir_op_get_attr(op, "sym_name");
+  if (!name || (name->kind != AT_STRING && name->kind != AT_SYMBOL)) verr(v, op, "requires a 'sym_name' attribute");
+  const ir_type *ft = func_type_of(op);
+  if (!ft) {
+    verr(v, op, "requires a 'function_type' attribute holding a function type");
+    return;
+  }
+  const ir_block *entry = op->regions[0].first;
+  if (!entry) return; /* a declaration */
+  if (entry->num_args != ft->num_inputs) {
+    verr(v, op, "@%s has %d parameters in its type but its entry block takes %d arguments", func_name_of(op),
+         ft->num_inputs, entry->num_args);
+    return;
+  }
+  for (int i = 0; i < ft->num_inputs; i++)
+    if (entry->args[i]->type != ft->inputs[i]) {
+      verr(v, op, "entry block argument #%d type %s does not match the function signature type %s", i,
+           ts(v, entry->args[i]->type), ts(v, ft->inputs[i]));
+      return;
+    }
+  for (const ir_block *b = entry; b; b = b->next)
+    if (!b->last || !(ir_op_info_of(b->last->kind)->traits & TRAIT_TERMINATOR))
+      verr(v, op, "@%s: body block must end with 'tt.return', found %s%s%s", func_name_of(op),
+           b->last ? "'" : "an empty block", b->last ? ir_op_name(b->last) : "", b->last ? "'" : "");
+}
+
+static void verify_return(verifier *v, const ir_op *op) {
+  const ir_op *func = ir_op_parent_op(op);
+  if (!func || func->kind != OP_FUNC) return; /* reported by the terminator check */
+  const ir_type *ft = func_type_of(func);
+  if (!ft) return;
+  if (op->num_operands != ft->num_results) {
+    verr(v, op, "has %d operands, but the enclosing function @%s returns %d", op->num_operands, func_name_of(func),
+         ft->num_results);
+    return;
+  }
+  for (int i = 0; i < op->num_operands; i++)
+    if (operand_type(op, i) != ft->results[i])
+      verr(v, op, "operand #%d type %s does not match the function result type %s", i, ts(v, operand_type(op, i)),
+           ts(v, ft->results[i]));
+}
+
+static void verify_call(verifier *v, const ir_op *op) {
+  const ir_attr *callee = ir_op_get_attr(op, "callee");
+  if (!callee || !callee->str) {
+    verr(v, op, "requires a 'callee' symbol attribute");
+    return;
+  }
+  ir_op *module = ir_op_ancestor_of_kind((ir_op *)op, OP_MODULE);
+  ir_op *func = module ? ir_module_lookup_func(module, callee->str) : NULL;
+  if (!func) {
+    if (module) verr(v, op, "callee @%s is not a function of this module", callee->str);
+    return;
+  }
+  const ir_type *ft = func_type_of(func);
+  if (!ft) return;
+  if (op->num_operands != ft->num_inputs || op->num_results != ft->num_results) {
+    verr(v, op, "calls @%s with %d arguments and %d results, but it takes %d and returns %d", callee->str,
+         op->num_operands, op->num_results, ft->num_inputs, ft->num_results);
+    return;
+  }
+  for (int i = 0; i < op->num_operands; i++)
+    if (operand_type(op, i) != ft->inputs[i]) {
+      verr(v, op, "argument #%d type %s does not match @%s's parameter type %s", i, ts(v, operand_type(op, i)),
+           callee->str, ts(v, ft->inputs[i]));
+      return;
+    }
+  for (int i = 0; i < op->num_results; i++)
+    if (result_type(op, i) != ft->results[i]) {
+      verr(v, op, "result #%d type %s does not match @%s's result type %s", i, ts(v, result_type(op, i)), callee->str,
+           ts(v, ft->results[i]));
+      return;
+    }
+}
+
+static void verify_module(verifier *v, const ir_op *op) {
+  int64_t tpw = ir_module_int_attr(op, "ttg.threads-per-warp", 32);
+  if (tpw != 32 && tpw != 64) verr(v, op, "ttg.threads-per-warp must be 32 or 64, got %lld", (long long)tpw);
+  int64_t nw = ir_module_int_attr(op, "ttg.num-warps", 1);
+  if (!is_pow2(nw)) verr(v, op, "ttg.num-warps must be a positive power of two, got %lld", (long long)nw);
+  if (op->regions[0].first != op->regions[0].last) verr(v, op, "body must have exactly one block");
+}
+
+/* ------------------------------------------------------------------ ttg: layouts and shared memory */
+
+static void verify_convert_layout(verifier *v, const ir_op *op) {
+  const ir_type *s = operand_type(op, 0), *r = result_type(op, 0);
+  if (!ir_type_is_tensor(s) || !ir_type_is_tensor(r) || !same_dims(s, r) || s->elem != r->elem)
+    verr(v, op, "operand and result must be tensors of the same shape and element type, got %s -> %s", ts(v, s),
+         ts(v, r));
+}
+
+/* A tensor and a shared-memory descriptor holding the same elements. */
+static bool check_tensor_memdesc(verifier *v, const ir_op *op, const ir_type *tensor, const ir_type *mem) {
+  if (!ir_type_is_tensor(tensor) || !is_memdesc(mem)) {
+    verr(v, op, "expects a tensor and a shared memory descriptor, got %s and %s", ts(v, tensor), ts(v, mem));
+    return false;
+  }
+  if (!same_dims(tensor, mem) || tensor->elem != mem->elem) {
+    verr(v, op, "tensor %s and memory descriptor %s must have the same shape and element type", ts(v, tensor),
+         ts(v, mem));
+    return false;
+  }
+  return true;
+}
+
+static void verify_local_alloc(verifier *v, const ir_op *op) {
+  const ir_type *m = result_type(op, 0);
+  if (!is_memdesc(m)) {
+    verr(v, op, "result must be a shared memory descriptor, got %s", ts(v, m));
+    return;
+  }
+  if (op->num_operands == 1)
+    check_tensor_memdesc(v, op, operand_type(op, 0), m);
+  else if (!m->is_mutable)
+    verr(v, op, "an allocation without an initial value must be mutable, got %s", ts(v, m));
+}
+
+static void verify_local_load(verifier *v, const ir_op *op) {
+  if (!check_tensor_memdesc(v, op, result_type(op, 0), operand_type(op, 0))) return;
+  if (op->num_operands == 2 && operand_type(op, 1)->kind != TY_TOKEN)
+    verr(v, op, "token operand must be !ttg.async.token, got %s", ts(v, operand_type(op, 1)));
+}
+
+static void verify_local_store(verifier *v, const ir_op *op) {
+  const ir_type *m = operand_type(op, 1);
+  if (!check_tensor_memdesc(v, op, operand_type(op, 0), m)) return;
+  if (!m->is_mutable) verr(v, op, "cannot store into immutable memory %s", ts(v, m));
+}
+
+static void verify_memdesc_index(verifier *v, const ir_op *op) {
+  const ir_type *s = operand_type(op, 0), *idx = operand_type(op, 1), *r = result_type(op, 0);
+  if (!is_memdesc(s) || !is_memdesc(r) || s->rank < 2) {
+    verr(v, op, "operand and result must be shared memory descriptors, the operand of rank >= 2, got %s -> %s",
+         ts(v, s), ts(v, r));
+    return;
+  }
+  if (!ir_type_is_int(idx, 32)) {
+    verr(v, op, "index must be i32, got %s", ts(v, idx));
+    return;
+  }
+  bool ok = r->rank == s->rank - 1 && r->elem == s->elem && r->memspace == s->memspace &&
+            r->is_mutable == s->is_mutable;
+  for (int i = 0; ok && i < r->rank; i++) ok = r->shape[i] == s->shape[i + 1];
+  if (!ok)
+    verr(v, op, "result must be the operand without its leading dimension (same element type, memory space and "
+                "mutability), got %s -> %s",
+         ts(v, s), ts(v, r));
+}
+
+static void verify_async_copy(verifier *v, const ir_op *op) {
+  const ir_type *p = operand_type(op, 0), *m = operand_type(op, 1);
+  if (!ir_type_is_tensor(p) || !is_ptr(p->elem)) {
+    verr(v, op, "source must be a tensor of pointers, got %s", ts(v, p));
+    return;
+  }
+  const ir_type *want = loaded_type(v, p);
+  if (!check_tensor_memdesc(v, op, want, m)) return;
+  if (!m->is_mutable) verr(v, op, "cannot copy into immutable memory %s", ts(v, m));
+  check_mask(v, op, 2, p);
+  if (op->num_operands > 3 && operand_type(op, 3) != want)
+    verr(v, op, "'other' must have type %s, got %s", ts(v, want), ts(v, operand_type(op, 3)));
+  if (result_type(op, 0)->kind != TY_TOKEN) verr(v, op, "result must be !ttg.async.token, got %s", ts(v, result_type(op, 0)));
+}
+
+static void verify_tokens(verifier *v, const ir_op *op) {
+  for (int i = 0; i < op->num_operands; i++)
+    if (operand_type(op, i)->kind != TY_TOKEN) {
+      verr(v, op, "operand #%d must be !ttg.async.token, got %s", i, ts(v, operand_type(op, i)));
+      return;
+    }
+  if (result_type(op, 0)->kind != TY_TOKEN) verr(v, op, "result must be !ttg.async.token, got %s", ts(v, result_type(op, 0)));
+}
+
+static void verify_program_axis(verifier *v, const ir_op *op) {
+  int64_t axis;
+  if (!get_axis(v, op, &axis)) return;
+  if (axis < 0 || axis > 2) verr(v, op, "axis must be 0, 1 or 2 (x, y, z), got %lld", (long long)axis);
+  if (!ir_type_is_int(result_type(op, 0), 32)) verr(v, op, "result must be i32, got %s", ts(v, result_type(op, 0)));
+}
+
+static void verify_dot_wait(verifier *v, const ir_op *op) {
+  if (op->num_results != op->num_operands) {
+    verr(v, op, "has %d operands but %d results", op->num_operands, op->num_results);
+    return;
+  }
+  for (int i = 0; i < op->num_results; i++)
+    if (result_type(op, i) != operand_type(op, i)) {
+      verr(v, op, "result #%d type %s must be operand #%d's type %s", i, ts(v, result_type(op, i)), i,
+           ts(v, operand_type(op, i)));
+      return;
+    }
+}
+
+/* ------------------------------------------------------------------ per-op dispatch */
+
+static void verify_op_semantics(verifier *v, const ir_op *op) {
+  const ir_op_info *info = ir_op_info_of(op->kind);
+  bool own_shape_rule = op->kind == OP_ADDPTR || op->kind == OP_SELECT;
+  if ((info->traits & TRAIT_ELEMENTWISE) && !own_shape_rule && !check_elementwise(v, op, 0)) return;
+  if (info->format == FMT_SAME) {
+    verify_same(v, op);
+    return;
+  }
+  switch (op->kind) {
+  case OP_MODULE: verify_module(v, op); break;
+  case OP_FUNC: verify_func(v, op); break;
+  case OP_RETURN: verify_return(v, op); break;
+  case OP_CALL: verify_call(v, op); break;
+  case OP_SCF_FOR: verify_for(v, op); break;
+  case OP_SCF_IF: verify_if(v, op); break;
+  case OP_GET_PROGRAM_ID:
+  case OP_GET_NUM_PROGRAMS: verify_program_axis(v, op); break;
+  case OP_MAKE_RANGE: verify_make_range(v, op); break;
+  case OP_SPLAT: verify_splat(v, op); break;
+  case OP_EXPAND_DIMS: verify_expand_dims(v, op); break;
+  case OP_BROADCAST: verify_broadcast(v, op); break;
+  case OP_RESHAPE: verify_reshape(v, op); break;
+  case OP_TRANS: verify_trans(v, op); break;
+  case OP_ADDPTR: verify_addptr(v, op); break;
+  case OP_LOAD: verify_load(v, op); break;
+  case OP_STORE: verify_store(v, op); break;
+  case OP_ATOMIC_RMW:
+  case OP_ATOMIC_CAS: verify_atomic(v, op); break;
+  case OP_DOT:
+  case OP_WARP_GROUP_DOT: verify_dot(v, op); break;
+  case OP_REDUCE: verify_reduce_or_scan(v, op, true); break;
+  case OP_SCAN: verify_reduce_or_scan(v, op, false); break;
+  case OP_CONSTANT: verify_constant(v, op); break;
+  case OP_CMPI:
+  case OP_CMPF: verify_cmp(v, op); break;
+  case OP_SELECT:
+    if (check_elementwise(v, op, 1)) verify_select(v, op);
+    break;
+  case OP_CONVERT_LAYOUT: verify_convert_layout(v, op); break;
+  case OP_LOCAL_ALLOC: verify_local_alloc(v, op); break;
+  case OP_LOCAL_LOAD: verify_local_load(v, op); break;
+  case OP_LOCAL_STORE: verify_local_store(v, op); break;
+  case OP_LOCAL_DEALLOC:
+    if (!is_memdesc(operand_type(op, 0)))
+      verr(v, op, "operand must be a shared memory descriptor, got %s", ts(v, operand_type(op, 0)));
+    break;
+  case OP_MEMDESC_INDEX: verify_memdesc_index(v, op); break;
+  case OP_ASYNC_COPY: verify_async_copy(v, op); break;
+  case OP_ASYNC_COMMIT_GROUP:
+  case OP_ASYNC_WAIT: verify_tokens(v, op); break;
+  case OP_WARP_GROUP_DOT_WAIT: verify_dot_wait(v, op); break;
+  default:
+    if (info->format == FMT_CAST || (info->format == FMT_CONVERT && (info->traits & TRAIT_ELEMENTWISE)))
+      verify_cast(v, op);
+    break;
+  }
+}
+
+/* Counts, missing operands and types. False when the op is too malformed for its own rules. */
+static bool verify_op_shape(verifier *v, const ir_op *op) {
+  const ir_op_info *info = ir_op_info_of(op->kind);
+  bool ok = true;
+  if (op->num_operands < info->min_operands || (info->max_operands >= 0 && op->num_operands > info->max_operands)) {
+    if (info->min_operands == info->max_operands)
+      verr(v, op, "expects %d operands, found %d", info->min_operands, op->num_operands);
+    else if (info->max_operands < 0)
+      verr(v, op, "expects at least %d operands, found %d", info->min_operands, op->num_operands);
+    else
+      verr(v, op, "expects %d to %d operands, found %d", info->min_operands, info->max_operands, op->num_operands);
+    ok = false;
+  }
+  if (info->num_results >= 0 && op->num_results != info->num_results) {
+    verr(v, op, "expects %d results, found %d", info->num_results, op->num_results);
+    ok = false;
+  }
+  if (op->num_regions != info->num_regions) {
+    verr(v, op, "expects %d regions, found %d", info->num_regions, op->num_regions);
+    ok = false;
+  }
+  for (int i = 0; i < op->num_operands; i++) {
+    const ir_value *val = op->operands[i].value;
+    if (!val) {
+      verr(v, op, "operand #%d is null", i);
+      ok = false;
+    } else if (!val->type) {
+      verr(v, op, "operand #%d has no type", i);
+      ok = false;
+    }
+  }
+  for (int i = 0; i < op->num_results; i++)
+    if (!op->results[i].type) {
+      verr(v, op, "result #%d has no type", i);
+      ok = false;
+    }
+  return ok;
+}
+
+static void verify_op(verifier *v, const ir_op *op);
+
+static void verify_block(verifier *v, const ir_op *owner, const ir_block *b) {
+  size_t mark = v->stack_len;
+  v->depth++;
+  for (int i = 0; i < b->num_args; i++) {
+    const ir_value *arg = b->args[i];
+    char what[48];
+    snprintf(what, sizeof what, "block argument #%d", i);
+    if (!arg->type)
+      verr(v, owner, "%s has no type", what);
+    else
+      verify_encoding(v, owner, what, arg->type);
+    vis_define(v, arg);
+  }
+  for (const ir_op *o = b->first; o; o = o->next) {
+    if (o->parent != b) verr(v, o, "is linked into a block it does not name as its parent");
+    verify_op(v, o);
+    for (int i = 0; i < o->num_results; i++) vis_define(v, &o->results[i]);
+  }
+  vis_pop_to(v, mark);
+  v->depth--;
+}
+
+static void verify_op(verifier *v, const ir_op *op) {
+  bool well_formed = verify_op_shape(v, op);
+  if (well_formed)
+    for (int i = 0; i < op->num_operands; i++) {
+      /* One value used twice (x + x) is one problem. */
+      bool seen_before = false;
+      for (int j = 0; j < i && !seen_before; j++) seen_before = op->operands[j].value == op->operands[i].value;
+      if (!seen_before) check_operand_dominance(v, op, i);
+    }
+  verify_terminator_position(v, op);
+  if (well_formed) verify_op_semantics(v, op);
+  for (int i = 0; i < op->num_results; i++) {
+    char what[48];
+    snprintf(what, sizeof what, "result #%d", i);
+    if (op->results[i].type) verify_encoding(v, op, what, op->results[i].type);
+  }
+  bool isolated = ir_op_info_of(op->kind)->traits & TRAIT_ISOLATED;
+  int saved_barrier = v->barrier;
+  const ir_op *saved_isolating = v->isolating_op;
+  if (isolated) {
+    v->barrier = v->depth + 1;
+    v->isolating_op = op;
+  }
+  for (int r = 0; r < op->num_regions; r++)
+    for (const ir_block *b = op->regions[r].first; b; b = b->next) verify_block(v, op, b);
+  v->barrier = saved_barrier;
+  v->isolating_op = saved_isolating;
+}
+
+bool ir_verify(gemmc_context *ctx, ir_op *op) {
+  if (!op) return false;
+  verifier v;
+  memset(&v, 0, sizeof v);
+  v.ctx = ctx;
+  v.root = op;
+  v.isolating_op = op;
+  const ir_op *module = op->kind == OP_MODULE ? op : ir_op_ancestor_of_kind(op, OP_MODULE);
+  v.num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 0);
+  v.threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", 32);
+  verify_op(&v, op);
+  ctx_raw_free(ctx, v.table, v.table_cap * sizeof *v.table);
+  ctx_raw_free(ctx, v.stack, v.stack_cap * sizeof *v.stack);
+  ctx_raw_free(ctx, v.checked, v.cap_checked * sizeof *v.checked);
+  return v.num_errors == 0;
+}

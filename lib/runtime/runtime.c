@@ -1,0 +1,245 @@
+/* The public runtime API: argument checks, then dispatch to the backend's operation table. */
+#include "runtime_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+gemmc_status runtime_ok(void) {
+  gemmc_status status;
+  status.code = GEMMC_OK;
+  status.driver_error = 0;
+  status.message[0] = '\0'; /* the rest stays unwritten: this runs on every launch */
+  return status;
+}
+
+gemmc_status runtime_error(gemmc_status_code code, int driver_error, const char *fmt, ...) {
+  gemmc_status status;
+  status.code = code;
+  status.driver_error = driver_error;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(status.message, sizeof status.message, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+#define INVALID(...) runtime_error(GEMMC_ERROR_INVALID_ARGUMENT, 0, __VA_ARGS__)
+#define REQUIRE_RUNTIME(rt, fn)                                                                    \
+  do {                                                                                             \
+    if (!(rt))                                                                                     \
+      return INVALID("%s: no runtime", fn);                                                        \
+  } while (0)
+
+gemmc_status gemmc_runtime_create(gemmc_backend backend, int device, gemmc_runtime **out) {
+  if (!out)
+    return INVALID("gemmc_runtime_create: no output pointer");
+  *out = NULL;
+  if (device < 0)
+    return INVALID("gemmc_runtime_create: device ordinal %d is negative", device);
+  switch (backend) {
+  case GEMMC_BACKEND_CUDA: return runtime_cuda_create(device, out);
+  case GEMMC_BACKEND_HIP: return runtime_hip_create(device, out);
+  }
+  return INVALID("gemmc_runtime_create: unknown backend %d", (int)backend);
+}
+
+void gemmc_runtime_destroy(gemmc_runtime *rt) {
+  if (rt)
+    rt->ops->destroy(rt);
+}
+
+const gemmc_device_info *gemmc_runtime_device_info(const gemmc_runtime *rt) {
+  return rt ? &rt->info : NULL;
+}
+
+gemmc_status gemmc_runtime_make_current(gemmc_runtime *rt) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_make_current");
+  return rt->ops->make_current(rt);
+}
+
+gemmc_status gemmc_runtime_synchronize(gemmc_runtime *rt) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_synchronize");
+  return rt->ops->synchronize(rt);
+}
+
+gemmc_status gemmc_runtime_module_load(gemmc_runtime *rt, const void *image, size_t size,
+                                       gemmc_runtime_module **out) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_module_load");
+  if (!out)
+    return INVALID("gemmc_runtime_module_load: no output pointer");
+  *out = NULL;
+  if (!image || size == 0)
+    return INVALID("gemmc_runtime_module_load: empty image");
+  return rt->ops->module_load(rt, image, size, out);
+}
+
+gemmc_status gemmc_runtime_module_unload(gemmc_runtime *rt, gemmc_runtime_module *module) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_module_unload");
+  if (!module)
+    return INVALID("gemmc_runtime_module_unload: no module");
+  return rt->ops->module_unload(rt, module);
+}
+
+gemmc_status gemmc_runtime_module_get_kernel(gemmc_runtime *rt, gemmc_runtime_module *module,
+                                             const char *name, gemmc_runtime_kernel **out) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_module_get_kernel");
+  if (!out)
+    return INVALID("gemmc_runtime_module_get_kernel: no output pointer");
+  *out = NULL;
+  if (!module || !name)
+    return INVALID("gemmc_runtime_module_get_kernel: no module or kernel name");
+  return rt->ops->module_get_kernel(rt, module, name, out);
+}
+
+gemmc_status gemmc_runtime_kernel_get_info(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,
+                                           gemmc_kernel_info *out) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_kernel_get_info");
+  if (!kernel || !out)
+    return INVALID("gemmc_runtime_kernel_get_info: no kernel or output pointer");
+  return rt->ops->kernel_get_info(rt, kernel, out);
+}
+
+gemmc_status gemmc_runtime_kernel_set_max_dynamic_shared(gemmc_runtime *rt,
+                                                         gemmc_runtime_kernel *kernel, int bytes) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_kernel_set_max_dynamic_shared");
+  if (!kernel || bytes < 0)
+    return INVALID("gemmc_runtime_kernel_set_max_dynamic_shared: no kernel or negative size");
+  return rt->ops->kernel_set_max_dynamic_shared(rt, kernel, bytes);
+}
+
+gemmc_status gemmc_runtime_launch(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,
+                                  const gemmc_launch_config *config, void **args) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_launch");
+  if (!kernel || !config)
+    return INVALID("gemmc_runtime_launch: no kernel or launch configuration");
+  for (int i = 0; i < 3; i++)
+    if (config->grid[i] == 0 || config->block[i] == 0)
+      return INVALID("gemmc_runtime_launch: empty grid (%u,%u,%u) or block (%u,%u,%u)",
+                     config->grid[0], config->grid[1], config->grid[2], config->block[0],
+                     config->block[1], config->block[2]);
+  return rt->ops->launch(rt, kernel, config, args);
+}
+
+gemmc_status gemmc_runtime_mem_alloc(gemmc_runtime *rt, size_t bytes, gemmc_devptr *out) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_mem_alloc");
+  if (!out)
+    return INVALID("gemmc_runtime_mem_alloc: no output pointer");
+  *out = 0;
+  if (bytes == 0)
+    return INVALID("gemmc_runtime_mem_alloc: zero bytes");
+  return rt->ops->mem_alloc(rt, bytes, out);
+}
+
+gemmc_status gemmc_runtime_mem_free(gemmc_runtime *rt, gemmc_devptr ptr) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_mem_free");
+  if (!ptr)
+    return runtime_ok(); /* like free(NULL) */
+  return rt->ops->mem_free(rt, ptr);
+}
+
+gemmc_status gemmc_runtime_copy_htod(gemmc_runtime *rt, gemmc_devptr dst, const void *src,
+                                     size_t bytes) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_copy_htod");
+  if (bytes == 0)
+    return runtime_ok();
+  if (!dst || !src)
+    return INVALID("gemmc_runtime_copy_htod: NULL pointer");
+  return rt->ops->copy_htod(rt, dst, src, bytes);
+}
+
+gemmc_status gemmc_runtime_copy_dtoh(gemmc_runtime *rt, void *dst, gemmc_devptr src, size_t bytes) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_copy_dtoh");
+  if (bytes == 0)
+    return runtime_ok();
+  if (!dst || !src)
+    return INVALID("gemmc_runtime_copy_dtoh: NULL pointer");
+  return rt->ops->copy_dtoh(rt, dst, src, bytes);
+}
+
+gemmc_status gemmc_runtime_copy_dtod(gemmc_runtime *rt, gemmc_devptr dst, gemmc_devptr src,
+                                     size_t bytes) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_copy_dtod");
+  if (bytes == 0)
+    return runtime_ok();
+  if (!dst || !src)
+    return INVALID("gemmc_runtime_copy_dtod: NULL pointer");
+  return rt->ops->copy_dtod(rt, dst, src, bytes);
+}
+
+gemmc_status gemmc_runtime_memset_d8(gemmc_runtime *rt, gemmc_devptr dst, uint8_t value,
+                                     size_t count) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_memset_d8");
+  if (count == 0)
+    return runtime_ok();
+  if (!dst)
+    return INVALID("gemmc_runtime_memset_d8: NULL pointer");
+  return rt->ops->memset_d8(rt, dst, value, count);
+}
+
+gemmc_status gemmc_runtime_memset_d32(gemmc_runtime *rt, gemmc_devptr dst, uint32_t value,
+                                      size_t count) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_memset_d32");
+  if (count == 0)
+    return runtime_ok();
+  if (!dst || dst % 4 != 0)
+    return INVALID("gemmc_runtime_memset_d32: NULL or unaligned pointer");
+  return rt->ops->memset_d32(rt, dst, value, count);
+}
+
+gemmc_status gemmc_runtime_stream_create(gemmc_runtime *rt, gemmc_runtime_stream **out) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_stream_create");
+  if (!out)
+    return INVALID("gemmc_runtime_stream_create: no output pointer");
+  *out = NULL;
+  return rt->ops->stream_create(rt, out);
+}
+
+gemmc_status gemmc_runtime_stream_destroy(gemmc_runtime *rt, gemmc_runtime_stream *stream) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_stream_destroy");
+  if (!stream)
+    return INVALID("gemmc_runtime_stream_destroy: the default stream cannot be destroyed");
+  return rt->ops->stream_destroy(rt, stream);
+}
+
+gemmc_status gemmc_runtime_stream_synchronize(gemmc_runtime *rt, gemmc_runtime_stream *stream) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_stream_synchronize");
+  return rt->ops->stream_synchronize(rt, stream);
+}
+
+gemmc_status gemmc_runtime_event_create(gemmc_runtime *rt, gemmc_runtime_event **out) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_event_create");
+  if (!out)
+    return INVALID("gemmc_runtime_event_create: no output pointer");
+  *out = NULL;
+  return rt->ops->event_create(rt, out);
+}
+
+gemmc_status gemmc_runtime_event_destroy(gemmc_runtime *rt, gemmc_runtime_event *event) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_event_destroy");
+  if (!event)
+    return INVALID("gemmc_runtime_event_destroy: no event");
+  return rt->ops->event_destroy(rt, event);
+}
+
+gemmc_status gemmc_runtime_event_record(gemmc_runtime *rt, gemmc_runtime_event *event,
+                                        gemmc_runtime_stream *stream) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_event_record");
+  if (!event)
+    return INVALID("gemmc_runtime_event_record: no event");
+  return rt->ops->event_record(rt, event, stream);
+}
+
+gemmc_status gemmc_runtime_event_synchronize(gemmc_runtime *rt, gemmc_runtime_event *event) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_event_synchronize");
+  if (!event)
+    return INVALID("gemmc_runtime_event_synchronize: no event");
+  return rt->ops->event_synchronize(rt, event);
+}
+
+gemmc_status gemmc_runtime_event_elapsed_ms(gemmc_runtime *rt, gemmc_runtime_event *start,
+                                            gemmc_runtime_event *end, float *ms) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_event_elapsed_ms");
+  if (!start || !end || !ms)
+    return INVALID("gemmc_runtime_event_elapsed_ms: no event or output pointer");
+  return rt->ops->event_elapsed_ms(rt, start, end, ms);
+}

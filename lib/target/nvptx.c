@@ -1,0 +1,259 @@
+/* NVPTX back end: kernel marking, PTX emission through LLVM 19, and assembling with ptxas. */
+#include "target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+
+extern char **environ; /* for posix_spawn: ptxas inherits our environment */
+
+void target_nvptx_initialize(void) {
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetMC();
+  LLVMInitializeNVPTXAsmPrinter();
+}
+
+/* Appends `!{ptr @fn, !"key", i32 value}` to !nvvm.annotations. */
+static void add_nvvm_annotation(LLVMModuleRef m, LLVMValueRef fn, const char *key, int value) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMMetadataRef operands[3] = {
+      LLVMValueAsMetadata(fn),
+      LLVMMDStringInContext2(ctx, key, strlen(key)),
+      LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), (unsigned long long)value, 0)),
+  };
+  LLVMMetadataRef node = LLVMMDNodeInContext2(ctx, operands, 3);
+  LLVMAddNamedMetadataOperand(m, "nvvm.annotations", LLVMMetadataAsValue(ctx, node));
+}
+
+/* LLVM 19 takes a function for a kernel (.entry) when nvvm.annotations says "kernel" = 1, and
+ * otherwise when its calling convention is ptx_kernel; setting both also keeps LLVM 20+, which
+ * moves to the calling convention, happy. */
+void gemmc_target_mark_kernel(LLVMModuleRef m, LLVMValueRef fn, int max_threads) {
+  LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+  add_nvvm_annotation(m, fn, "kernel", 1);
+  if (max_threads > 0)
+    add_nvvm_annotation(m, fn, "maxntidx", max_threads);
+}
+
+/* True when `directive` followed by `word` (a whole word) occurs in text. */
+static bool has_directive(const char *text, const char *directive_and_word) {
+  size_t n = strlen(directive_and_word);
+  for (const char *p = strstr(text, directive_and_word); p; p = strstr(p + 1, directive_and_word)) {
+    char next = p[n];
+    if (next == '\n' || next == '\r' || next == ',' || next == ' ' || next == '\0')
+      return true;
+  }
+  return false;
+}
+
+bool gemmc_target_emit_ptx(const gemmc_target *t, LLVMModuleRef m, int opt_level, char **ptx_out,
+                           size_t *len_out, char *err, size_t errlen) {
+  if (!ptx_out)
+    return target_fail(err, errlen, "no output pointer for the PTX");
+  *ptx_out = NULL;
+  if (!t || t->arch != GEMMC_ARCH_NVPTX)
+    return target_fail(err, errlen, "target %s is not an NVIDIA target", t ? t->name : "(null)");
+  char *ptx = NULL;
+  size_t len = 0;
+  if (!target_emit_assembly(t, m, opt_level, &ptx, &len, err, errlen))
+    return false;
+  /* LLVM quietly falls back to defaults for settings it does not take, so check the result. */
+  char expected_version[32], expected_target[32];
+  snprintf(expected_version, sizeof expected_version, ".version %d.%d", t->ptx_version / 10,
+           t->ptx_version % 10);
+  snprintf(expected_target, sizeof expected_target, ".target %s", t->cpu);
+  if (!has_directive(ptx, expected_version) || !has_directive(ptx, expected_target)) {
+    free(ptx);
+    return target_fail(err, errlen, "LLVM emitted PTX without '%s' and '%s'", expected_version,
+                       expected_target);
+  }
+  *ptx_out = ptx;
+  if (len_out)
+    *len_out = len;
+  return true;
+}
+
+bool gemmc_target_find_ptxas(char *path_out, size_t path_len) {
+  const char *path = getenv("PATH");
+  if (!path || !*path)
+    path = "/usr/local/bin:/usr/bin:/bin";
+  char candidate[4096];
+  while (*path) {
+    const char *end = strchr(path, ':');
+    size_t dir_len = end ? (size_t)(end - path) : strlen(path);
+    /* An empty PATH entry means the current directory. */
+    int n = dir_len ? snprintf(candidate, sizeof candidate, "%.*s/ptxas", (int)dir_len, path)
+                    : snprintf(candidate, sizeof candidate, "./ptxas");
+    if (n > 0 && (size_t)n < sizeof candidate && access(candidate, X_OK) == 0) {
+      if (path_out && path_len)
+        snprintf(path_out, path_len, "%s", candidate);
+      return true;
+    }
+    path += dir_len;
+    if (*path == ':')
+      path++;
+  }
+  return false;
+}
+
+/* Writes data to a fresh temporary file named <tmpdir>/gemmc-XXXXXX<suffix>; path_out gets its name. */
+static bool write_temp_file(const char *data, size_t len, const char *suffix, char *path_out,
+                            size_t path_len, char *err, size_t errlen) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir)
+    dir = "/tmp";
+  int n = snprintf(path_out, path_len, "%s/gemmc-XXXXXX%s", dir, suffix);
+  if (n < 0 || (size_t)n >= path_len)
+    return target_fail(err, errlen, "temporary directory path too long: %s", dir);
+  int fd = mkstemps(path_out, (int)strlen(suffix));
+  if (fd < 0)
+    return target_fail(err, errlen, "cannot create a temporary file in %s: %s", dir, strerror(errno));
+  size_t done = 0;
+  while (done < len) {
+    ssize_t w = write(fd, data + done, len - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0) {
+      int saved = errno;
+      close(fd);
+      unlink(path_out);
+      return target_fail(err, errlen, "cannot write %s: %s", path_out, strerror(saved));
+    }
+    done += (size_t)w;
+  }
+  if (close(fd) != 0) {
+    unlink(path_out);
+    return target_fail(err, errlen, "cannot write %s: %s", path_out, strerror(errno));
+  }
+  return true;
+}
+
+/* Output kept from ptxas: enough for the -v report of many kernels or a screenful of errors. */
+#define PTXAS_OUTPUT_MAX (1u << 20)
+
+/* Runs argv[0] with stdout and stderr captured into *output (malloc'ed, NUL-terminated).
+ * *exit_status receives the exit status, or -1 when the child died from a signal. */
+static bool spawn_and_capture(char *const argv[], char **output, int *exit_status, char *err,
+                              size_t errlen) {
+  int fds[2];
+  if (pipe(fds) != 0)
+    return target_fail(err, errlen, "pipe: %s", strerror(errno));
+  /* Close-on-exec so that only the dup2'ed copies reach the child (pipe2 is GNU-only). */
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0], &actions, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    return target_fail(err, errlen, "cannot run %s: %s", argv[0], strerror(rc));
+  }
+
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  bool out_of_memory = buf == NULL;
+  for (;;) {
+    char chunk[4096];
+    ssize_t r = read(fds[0], chunk, sizeof chunk);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      break;
+    /* Keep reading past the cap (dropping the rest) so the child never blocks on a full pipe. */
+    if (out_of_memory || len + (size_t)r + 1 > PTXAS_OUTPUT_MAX)
+      continue;
+    if (len + (size_t)r + 1 > cap) {
+      size_t new_cap = cap;
+      while (len + (size_t)r + 1 > new_cap)
+        new_cap *= 2;
+      char *grown = realloc(buf, new_cap);
+      if (!grown) {
+        out_of_memory = true;
+        continue;
+      }
+      buf = grown;
+      cap = new_cap;
+    }
+    memcpy(buf + len, chunk, (size_t)r);
+    len += (size_t)r;
+  }
+  close(fds[0]);
+
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      free(buf);
+      return target_fail(err, errlen, "waitpid: %s", strerror(errno));
+    }
+  }
+  if (out_of_memory) {
+    free(buf);
+    return target_fail(err, errlen, "out of memory reading the output of %s", argv[0]);
+  }
+  buf[len] = '\0';
+  *output = buf;
+  *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return true;
+}
+
+bool gemmc_target_run_ptxas(const char *ptx, const gemmc_target *t, const char *cubin_path,
+                            char *report, size_t report_len, char *err, size_t errlen) {
+  if (report && report_len)
+    report[0] = '\0';
+  if (!ptx || !t || t->arch != GEMMC_ARCH_NVPTX)
+    return target_fail(err, errlen, "ptxas needs PTX text and an NVIDIA target");
+  char ptxas[4096];
+  if (!gemmc_target_find_ptxas(ptxas, sizeof ptxas))
+    return target_fail(err, errlen,
+                       "ptxas not found on PATH (it comes with the CUDA toolkit; PTX emission "
+                       "itself does not need it)");
+
+  char ptx_path[4096], temp_cubin[4096] = "";
+  if (!write_temp_file(ptx, strlen(ptx), ".ptx", ptx_path, sizeof ptx_path, err, errlen))
+    return false;
+  if (!cubin_path) {
+    /* ptxas always writes an output file; give it one we delete afterwards. */
+    if (!write_temp_file("", 0, ".cubin", temp_cubin, sizeof temp_cubin, err, errlen)) {
+      unlink(ptx_path);
+      return false;
+    }
+    cubin_path = temp_cubin;
+  }
+
+  char arch_flag[64], verbose_flag[] = "-v", output_flag[] = "-o";
+  snprintf(arch_flag, sizeof arch_flag, "-arch=%s", t->cpu);
+  char *argv[] = {ptxas, arch_flag, verbose_flag, output_flag, (char *)cubin_path, ptx_path, NULL};
+  char *output = NULL;
+  int exit_status = 0;
+  bool ok = spawn_and_capture(argv, &output, &exit_status, err, errlen);
+  unlink(ptx_path);
+  if (temp_cubin[0])
+    unlink(temp_cubin);
+  if (!ok || !output)
+    return false;
+  if (report && report_len)
+    snprintf(report, report_len, "%s", output);
+  if (exit_status != 0) {
+    target_fail(err, errlen, "ptxas -arch=%s failed (%s %d):\n%s", t->cpu,
+                exit_status < 0 ? "killed, status" : "exit", exit_status, output);
+    free(output);
+    return false;
+  }
+  free(output);
+  return true;
+}

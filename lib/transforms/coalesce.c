@@ -1,0 +1,287 @@
+/* --coalesce (alias --tritongpu-coalesce): every global memory op gets the blocked layout that coalesces and vectorizes it (Triton's Coalesce). */
+#include <stdio.h>
+#include <string.h>
+
+#include "context_internal.h"
+#include "gemmc/axis_info.h"
+#include "gemmc/layout.h"
+#include "gemmc/passes.h"
+
+/* Widest vector a thread can load or store, in bits (ld.global.v4.b32). */
+#define MAX_VECTOR_BITS 128
+
+/* A growable array of ops on the context's allocator. */
+typedef struct op_list {
+  gemmc_context *ctx;
+  ir_op **items;
+  int count, cap;
+} op_list;
+
+static void op_list_push(op_list *l, ir_op *op) {
+  if (l->count == l->cap) {
+    int ncap = l->cap ? l->cap * 2 : 32;
+    l->items = ctx_raw_realloc(l->ctx, l->items, (size_t)l->cap * sizeof *l->items, (size_t)ncap * sizeof *l->items);
+    l->cap = ncap;
+  }
+  l->items[l->count++] = op;
+}
+
+static bool op_list_contains(const op_list *l, const ir_op *op) {
+  for (int i = 0; i < l->count; i++)
+    if (l->items[i] == op) return true;
+  return false;
+}
+
+static void op_list_free(op_list *l) {
+  if (l->items) ctx_raw_free(l->ctx, l->items, (size_t)l->cap * sizeof *l->items);
+  l->items = NULL;
+  l->count = l->cap = 0;
+}
+
+/* The pointer operand of a global memory access (Triton's getMemAccessPtr), or NULL. */
+static ir_value *mem_access_ptr(const ir_op *op) {
+  switch (op->kind) {
+  case OP_LOAD:
+  case OP_STORE:
+  case OP_ATOMIC_RMW:
+  case OP_ATOMIC_CAS:
+  case OP_ASYNC_COPY: return op->num_operands > 0 ? op->operands[0].value : NULL;
+  default: return NULL;
+  }
+}
+
+static bool is_tensor_of_pointers(const ir_type *t) {
+  return t && t->kind == TY_TENSOR && t->elem && t->elem->kind == TY_PTR;
+}
+
+static bool same_shape(const ir_type *a, const ir_type *b) {
+  if (!a || !b || a->kind != TY_TENSOR || b->kind != TY_TENSOR || a->rank != b->rank) return false;
+  for (int d = 0; d < a->rank; d++)
+    if (a->shape[d] != b->shape[d]) return false;
+  return true;
+}
+
+/* ------------------------------------------------------------------ the slice */
+
+/* Parent op of a block argument (the op owning the region), or NULL. */
+static ir_op *block_arg_parent(const ir_value *v) {
+  ir_block *b = v->owner_block;
+  return b && b->parent ? b->parent->parent : NULL;
+}
+
+static void slice_add(op_list *slice, ir_op *op) {
+  if (op && !op_list_contains(slice, op)) op_list_push(slice, op);
+}
+
+/* mlir::getSlice(op): the closure of op under backward slices (operand definitions, and the
+ * op owning a block argument) and forward slices (users of results, ops nested in regions). */
+static void compute_slice(ir_op *root, op_list *slice) {
+  slice_add(slice, root);
+  for (int i = 0; i < slice->count; i++) {
+    ir_op *op = slice->items[i];
+    for (int k = 0; k < op->num_operands; k++) {
+      ir_value *v = op->operands[k].value;
+      if (!v) continue;
+      slice_add(slice, v->def_op ? v->def_op : block_arg_parent(v));
+    }
+    for (int r = 0; r < op->num_results; r++)
+      for (ir_operand *u = op->results[r].first_use; u; u = u->next_use) slice_add(slice, u->owner);
+    for (int r = 0; r < op->num_regions; r++)
+      for (ir_block *b = op->regions[r].first; b; b = b->next)
+        for (ir_op *o = b->first; o; o = o->next) slice_add(slice, o);
+  }
+}
+
+/* ------------------------------------------------------------------ the layout */
+
+static unsigned pointee_bits(const ir_type *ptr_tensor) {
+  const ir_type *p = ptr_tensor->elem;
+  unsigned bits = p && p->elem ? ir_type_bits(p->elem) : 8;
+  return bits ? bits : 8;
+}
+
+/* Elements one thread can access with one vector (Triton's getNumElementsPerThread). */
+static unsigned elements_per_thread(const axis_info_analysis *ai, const ir_op *op, const int *order) {
+  const ir_value *ptr = mem_access_ptr(op);
+  const ir_type *t = ptr->type;
+  const axis_info *info = axis_info_of(ai, ptr);
+  unsigned bits = pointee_bits(t);
+  unsigned bytes = bits / 8 ? bits / 8 : 1;
+  int64_t div = axis_info_divisibility(info, order[0]);
+  /* Triton holds this in an unsigned; saturate instead of wrapping 2^62 to 0 */
+  if (div > ((int64_t)1 << 31)) div = (int64_t)1 << 31;
+  int64_t max_multiple = div / bytes;
+  if (max_multiple < 1) max_multiple = 1;
+  int64_t max_contig = axis_info_contiguity(info, order[0]);
+  if (max_contig > t->shape[order[0]]) max_contig = t->shape[order[0]];
+  int64_t alignment = max_multiple < max_contig ? max_multiple : max_contig;
+  int64_t vec = MAX_VECTOR_BITS / bits;
+  if (vec < 1) vec = 1;
+  return (unsigned)(alignment < vec ? alignment : vec);
+}
+
+static bool same_order(const int *a, const int *b, int rank) {
+  for (int d = 0; d < rank; d++)
+    if (a[d] != b[d]) return false;
+  return true;
+}
+
+/* Triton's buildCoalescedEncoding for one memory op. */
+static const ir_attr *coalesced_encoding(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *op,
+                                         int num_warps, int threads_per_warp) {
+  ir_value *ptr = mem_access_ptr(op);
+  const ir_type *t = ptr->type;
+  int rank = t->rank;
+  int order[IR_MAX_RANK];
+  /* the most contiguous dim is the fastest */
+  axis_info_order_from_contiguity(axis_info_of(ai, ptr), rank, order);
+
+  /* Pointers computed from the same values, with the same shape and order, are accessed
+   * together: take the best vector width among them. */
+  op_list same = {ctx, NULL, 0, 0};
+  op_list_push(&same, op);
+  if (ptr->def_op) {
+    op_list slice = {ctx, NULL, 0, 0};
+    compute_slice(op, &slice);
+    for (int i = 0; i < slice.count; i++) {
+      ir_op *use = slice.items[i];
+      ir_value *val = mem_access_ptr(use);
+      if (!val || !same_shape(val->type, t) || op_list_contains(&same, use)) continue;
+      int cur[IR_MAX_RANK];
+      axis_info_order_from_contiguity(axis_info_of(ai, val), rank, cur);
+      if (same_order(order, cur, rank)) op_list_push(&same, use);
+    }
+    op_list_free(&slice);
+  }
+
+  int64_t num_elems = ir_type_num_elements(t);
+  int64_t num_threads = (int64_t)num_warps * threads_per_warp;
+  unsigned per_thread = elements_per_thread(ai, op, order);
+  for (int i = 1; i < same.count; i++) {
+    unsigned cur = elements_per_thread(ai, same.items[i], order);
+    if (cur > per_thread) per_thread = cur;
+  }
+  op_list_free(&same);
+  int64_t cap = num_elems / num_threads;
+  if (cap < 1) cap = 1;
+  if ((int64_t)per_thread > cap) per_thread = (unsigned)cap;
+  /* A write wider than 128 bits per thread leaves gaps in a warp's store; loads are fine
+   * (L1 absorbs the gaps), so only non-loads are clamped to their own width. */
+  if (op->kind != OP_LOAD) {
+    unsigned own = elements_per_thread(ai, op, order);
+    if (own < per_thread) per_thread = own;
+  }
+  int size_per_thread[IR_MAX_RANK];
+  for (int d = 0; d < rank; d++) size_per_thread[d] = 1;
+  size_per_thread[order[0]] = (int)per_thread;
+  return layout_blocked_get(ctx, rank, t->shape, size_per_thread, order, num_warps, threads_per_warp);
+}
+
+/* ------------------------------------------------------------------ the rewrite */
+
+static ir_value *convert_before(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to) {
+  ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, anchor->loc);
+  cvt->src_loc = anchor->src_loc;
+  ir_op_insert_before(anchor, cvt);
+  return &cvt->results[0];
+}
+
+/* Operands to the new layout, a clone of the op with new result types, results converted
+ * back to their old layouts (Triton's coalesceOp; remove-conversions cleans up later). */
+static void rewrite_memory_op(gemmc_context *ctx, ir_op *op, const ir_attr *encoding) {
+  ir_value *operands[8];
+  int n = op->num_operands;
+  if (n > 8) return;
+  for (int i = 0; i < n; i++) {
+    ir_value *v = op->operands[i].value;
+    const ir_type *t = v ? v->type : NULL;
+    if (t && t->kind == TY_TENSOR && !(t->encoding && layout_is_shared(t->encoding)))
+      operands[i] = convert_before(ctx, op, v, ir_type_with_encoding(ctx, t, encoding));
+    else
+      operands[i] = v;
+  }
+  const ir_type *result_types[4];
+  int nr = op->num_results;
+  if (nr > 4) return;
+  for (int i = 0; i < nr; i++) {
+    const ir_type *t = op->results[i].type;
+    bool keep = op->kind == OP_ASYNC_COPY || !t || t->kind != TY_TENSOR;
+    result_types[i] = keep ? t : ir_type_with_encoding(ctx, t, encoding);
+  }
+  ir_op *clone = ir_op_create(ctx, op->kind, n, operands, nr, result_types, 0, op->loc);
+  clone->src_loc = op->src_loc;
+  for (int i = 0; i < op->num_attrs; i++) {
+    ir_op_set_attr(ctx, clone, op->attrs[i].name, op->attrs[i].value);
+    if (ir_op_attr_is_property(op, op->attrs[i].name)) ir_op_mark_property(ctx, clone, op->attrs[i].name);
+  }
+  ir_op_insert_before(op, clone);
+  for (int i = 0; i < nr; i++) {
+    ir_value *r = &clone->results[i];
+    clone->results[i].name = op->results[i].name;
+    if (result_types[i] != op->results[i].type) {
+      ir_op *back = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &r, 1, &op->results[i].type, 0, op->loc);
+      back->src_loc = op->src_loc;
+      ir_op_insert_after(clone, back);
+      clone->results[i].name = NULL;
+      back->results[0].name = op->results[i].name;
+      r = &back->results[0];
+    }
+    ir_value_replace_all_uses(&op->results[i], r);
+  }
+  ir_op_erase(op);
+}
+
+/* ------------------------------------------------------------------ the pass */
+
+typedef struct collect_walk {
+  op_list *ops;
+} collect_walk;
+
+static bool collect_memory_ops(ir_op *op, void *user) {
+  collect_walk *w = user;
+  ir_value *ptr = mem_access_ptr(op);
+  /* only tensors of pointers (block pointers keep their layout here) */
+  if (ptr && is_tensor_of_pointers(ptr->type)) op_list_push(w->ops, op);
+  return true;
+}
+
+bool gemmc_pass_coalesce(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
+  (void)options;
+  (void)out;
+  int num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
+  int threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", 32);
+  if (num_warps < 1 || threads_per_warp < 1) {
+    ir_op_error(ctx, module, "coalesce: bad ttg.num-warps (%d) or ttg.threads-per-warp (%d)", num_warps,
+                threads_per_warp);
+    return false;
+  }
+  op_list ops = {ctx, NULL, 0, 0};
+  collect_walk w = {&ops};
+  ir_walk(module, collect_memory_ops, &w);
+  if (ops.count == 0) {
+    op_list_free(&ops);
+    return true;
+  }
+  axis_info_analysis *ai = axis_info_run(ctx, module);
+  if (!ai) {
+    op_list_free(&ops);
+    ir_op_error(ctx, module, "coalesce: out of memory");
+    return false;
+  }
+  /* Every layout is chosen before any op changes: the analysis describes the input. */
+  const ir_attr **layouts = ctx_raw_alloc(ctx, (size_t)ops.count * sizeof *layouts);
+  bool ok = true;
+  for (int i = 0; i < ops.count; i++) {
+    layouts[i] = coalesced_encoding(ctx, ai, ops.items[i], num_warps, threads_per_warp);
+    if (!layouts[i]) {
+      ir_op_error(ctx, ops.items[i], "coalesce: cannot build a blocked layout for this access");
+      ok = false;
+    }
+  }
+  axis_info_free(ai);
+  if (ok)
+    for (int i = 0; i < ops.count; i++) rewrite_memory_op(ctx, ops.items[i], layouts[i]);
+  ctx_raw_free(ctx, layouts, (size_t)ops.count * sizeof *layouts);
+  op_list_free(&ops);
+  return ok;
+}
