@@ -33,9 +33,10 @@ gemmc_context *gemmc_context_create_with_allocator(gemmc_alloc_fn fn, void *user
 /* Frees every type, attribute, op and string the context ever made. */
 void gemmc_context_destroy(gemmc_context *ctx);
 
-/* Arena memory owned by the context; zero-filled; never NULL (an allocation failure
- * is reported through the diagnostics and a static zero block is not returned: the
- * context records the failure and later calls see gemmc_context_out_of_memory). */
+/* Arena memory owned by the context, zero-filled. When the allocator fails, the context
+ * records it (gemmc_context_out_of_memory) and unwinds to the entry point that is running
+ * (parser, pass runner, compiler), which reports it; code that builds IR outside those entry
+ * points must use an allocator that does not fail. */
 void *ir_alloc(gemmc_context *ctx, size_t size);
 char *ir_strdup(gemmc_context *ctx, const char *s, size_t len);
 /* Interned string: equal strings give the same pointer. */

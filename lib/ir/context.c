@@ -32,9 +32,17 @@ gemmc_context *gemmc_context_create_with_allocator(gemmc_alloc_fn fn, void *user
   ctx->alloc = fn;
   ctx->alloc_user = user;
   ctx->diag = default_diag;
+  jmp_buf fail;
+  if (setjmp(fail)) { /* the allocator gave up while making the cached types */
+    ctx->bailout = NULL;
+    gemmc_context_destroy(ctx);
+    return NULL;
+  }
+  ctx->bailout = &fail;
   ctx->i1 = ir_int_type(ctx, 1);
   ctx->i32 = ir_int_type(ctx, 32);
   ctx->i64 = ir_int_type(ctx, 64);
+  ctx->bailout = NULL;
   return ctx;
 }
 
@@ -128,9 +136,10 @@ void *intern_lookup(gemmc_context *ctx, intern_table *t, const void *key, size_t
   }
 }
 
-static void intern_grow(gemmc_context *ctx, intern_table *t) {
+static bool intern_grow(gemmc_context *ctx, intern_table *t) {
   size_t ncap = t->cap ? t->cap * 2 : 256;
   intern_entry *ne = ctx_raw_alloc(ctx, ncap * sizeof *ne);
+  if (!ne) return false;
   memset(ne, 0, ncap * sizeof *ne);
   for (size_t i = 0; i < t->cap; i++) {
     intern_entry *e = &t->entries[i];
@@ -142,10 +151,12 @@ static void intern_grow(gemmc_context *ctx, intern_table *t) {
   if (t->entries) ctx_raw_free(ctx, t->entries, t->cap * sizeof *t->entries);
   t->entries = ne;
   t->cap = ncap;
+  return true;
 }
 
 void intern_insert(gemmc_context *ctx, intern_table *t, const void *key, size_t len, void *object) {
-  if ((t->count + 1) * 4 > t->cap * 3) intern_grow(ctx, t);
+  /* Without memory to grow, the object stays un-interned rather than overfilling the table. */
+  if ((t->count + 1) * 4 > t->cap * 3 && !intern_grow(ctx, t) && t->count + 1 >= t->cap) return;
   uint64_t h = hash_bytes(key, len);
   size_t i = h & (t->cap - 1);
   while (t->entries[i].hash) i = (i + 1) & (t->cap - 1);
@@ -176,7 +187,9 @@ void sb_put(strbuf *b, const void *data, size_t len) {
   if (b->len + len + 1 > b->cap) {
     size_t ncap = b->cap ? b->cap * 2 : 256;
     while (ncap < b->len + len + 1) ncap *= 2;
-    b->data = ctx_raw_realloc(b->ctx, b->data, b->cap, ncap);
+    char *grown = ctx_raw_realloc(b->ctx, b->data, b->cap, ncap);
+    if (!grown) return; /* keep what we have; the context records the failure */
+    b->data = grown;
     b->cap = ncap;
   }
   if (len) memcpy(b->data + b->len, data, len);

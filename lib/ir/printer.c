@@ -141,10 +141,15 @@ typedef struct value_names {
   size_t cap, count;
 } value_names;
 
-/* Open-addressing set of names (pool offsets + 1; 0 is an empty slot). */
+/* Open-addressing set of names (pool offsets + 1; 0 is an empty slot, NAME_TOMB a removed
+ * one). Names are scoped by region as in MLIR: `scope` lists the slots filled, in order, so a
+ * region's names can be removed when it ends and sibling regions may reuse them. */
+#define NAME_TOMB SIZE_MAX
 typedef struct name_set {
   size_t *slots;
   size_t cap, count;
+  size_t *scope;
+  size_t scope_len, scope_cap;
 } name_set;
 
 /* Location aliases: definition text (children written as aliases) -> alias number. */
@@ -197,7 +202,7 @@ static bool name_set_has(const printer *p, const char *name) {
   if (!s->cap) return false;
   for (size_t i = hash_str(name) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
     if (!s->slots[i]) return false;
-    if (strcmp(name_at(p, s->slots[i] - 1), name) == 0) return true;
+    if (s->slots[i] != NAME_TOMB && strcmp(name_at(p, s->slots[i] - 1), name) == 0) return true;
   }
 }
 
@@ -208,21 +213,38 @@ static bool name_set_insert(printer *p, size_t off) {
     size_t *ns = ctx_raw_alloc(p->ctx, ncap * sizeof *ns);
     if (!ns) return false;
     memset(ns, 0, ncap * sizeof *ns);
-    for (size_t i = 0; i < s->cap; i++) {
-      if (!s->slots[i]) continue;
-      size_t j = hash_str(name_at(p, s->slots[i] - 1)) & (ncap - 1);
+    /* Rehashing moves names between slots: rebuild the scope list in the same order. */
+    for (size_t k = 0; k < s->scope_len; k++) {
+      size_t v = s->slots[s->scope[k]];
+      size_t j = hash_str(name_at(p, v - 1)) & (ncap - 1);
       while (ns[j]) j = (j + 1) & (ncap - 1);
-      ns[j] = s->slots[i];
+      ns[j] = v;
+      s->scope[k] = j;
     }
     if (s->slots) ctx_raw_free(p->ctx, s->slots, s->cap * sizeof *s->slots);
     s->slots = ns;
     s->cap = ncap;
+    s->count = s->scope_len;
+  }
+  if (s->scope_len == s->scope_cap) {
+    size_t ncap = s->scope_cap ? s->scope_cap * 2 : 64;
+    size_t *nsc = ctx_raw_realloc(p->ctx, s->scope, s->scope_cap * sizeof *nsc, ncap * sizeof *nsc);
+    if (!nsc) return false;
+    s->scope = nsc;
+    s->scope_cap = ncap;
   }
   size_t j = hash_str(name_at(p, off)) & (s->cap - 1);
-  while (s->slots[j]) j = (j + 1) & (s->cap - 1);
+  while (s->slots[j] && s->slots[j] != NAME_TOMB) j = (j + 1) & (s->cap - 1);
+  if (!s->slots[j]) s->count++;
   s->slots[j] = off + 1;
-  s->count++;
+  s->scope[s->scope_len++] = j;
   return true;
+}
+
+/* Forgets the names added since the scope list had `mark` entries. */
+static void name_set_pop(printer *p, size_t mark) {
+  name_set *s = &p->used;
+  while (s->scope_len > mark) s->slots[s->scope[--s->scope_len]] = NAME_TOMB;
 }
 
 static size_t value_name_lookup(const printer *p, const ir_value *v) {
@@ -275,6 +297,7 @@ static void names_clear(printer *p) {
   }
   memset(&p->names, 0, sizeof p->names);
   if (p->used.slots) ctx_raw_free(p->ctx, p->used.slots, p->used.cap * sizeof *p->used.slots);
+  if (p->used.scope) ctx_raw_free(p->ctx, p->used.scope, p->used.scope_cap * sizeof *p->used.scope);
   memset(&p->used, 0, sizeof p->used);
   pool_free(&p->name_pool);
   p->name_pool.failed = false;
@@ -1095,17 +1118,16 @@ static const ir_value *name_owner(const ir_value *v) {
   return v;
 }
 
-typedef enum { NAME_HINTS, NAME_NUMBERS } name_pass;
-
-static void name_value(printer *p, const ir_value *v, name_pass pass, bool entry_arg) {
+/* Names one value: its hint (made unique in scope) or the next number, as MLIR does. */
+static void name_value(printer *p, const ir_value *v, bool entry_arg) {
   char buf[256];
-  if (pass == NAME_HINTS) {
-    if (sanitized_hint(v, buf, sizeof buf)) assign_name(p, v, buf);
-    return;
-  }
   /* Entry-block arguments consume an `argN` number whether named or not, as in MLIR. */
   unsigned arg_number = entry_arg ? p->next_arg++ : 0;
   if (value_name_lookup(p, v) != SIZE_MAX) return;
+  if (sanitized_hint(v, buf, sizeof buf)) {
+    assign_name(p, v, buf);
+    return;
+  }
   if (entry_arg) {
     snprintf(buf, sizeof buf, "arg%u", arg_number);
     while (name_set_has(p, buf)) snprintf(buf, sizeof buf, "arg%u", p->next_arg++);
@@ -1117,25 +1139,34 @@ static void name_value(printer *p, const ir_value *v, name_pass pass, bool entry
   assign_name(p, v, buf);
 }
 
-/* MLIR's order: a region's block arguments and op results first, then nested regions. */
-static void name_region(printer *p, const ir_region *r, name_pass pass) {
+/* MLIR's order: a region's block arguments and op results first, then each nested region,
+ * every nested region starting from the counters and names the parent left, so sibling
+ * regions reuse the same names. */
+static void name_region(printer *p, const ir_region *r) {
   for (const ir_block *b = r->first; b; b = b->next) {
     for (int i = 0; i < b->num_args; i++)
-      if (b->args[i]) name_value(p, b->args[i], pass, b == r->first);
+      if (b->args[i]) name_value(p, b->args[i], b == r->first);
     for (const ir_op *op = b->first; op; op = op->next)
-      if (op->num_results > 0) name_value(p, &op->results[0], pass, false);
+      if (op->num_results > 0) name_value(p, &op->results[0], false);
   }
+  unsigned value = p->next_value, arg = p->next_arg, conflict = p->next_conflict;
+  size_t mark = p->used.scope_len;
   for (const ir_block *b = r->first; b; b = b->next)
     for (const ir_op *op = b->first; op; op = op->next)
-      for (int i = 0; i < op->num_regions; i++) name_region(p, &op->regions[i], pass);
+      for (int i = 0; i < op->num_regions; i++) {
+        p->next_value = value;
+        p->next_arg = arg;
+        p->next_conflict = conflict;
+        name_region(p, &op->regions[i]);
+        name_set_pop(p, mark);
+      }
 }
 
 static void name_isolated_op(printer *p, const ir_op *op) {
   names_clear(p);
   p->name_pool.ctx = p->ctx;
   if (!p->ctx) return;
-  for (int i = 0; i < op->num_regions; i++) name_region(p, &op->regions[i], NAME_HINTS);
-  for (int i = 0; i < op->num_regions; i++) name_region(p, &op->regions[i], NAME_NUMBERS);
+  for (int i = 0; i < op->num_regions; i++) name_region(p, &op->regions[i]);
 }
 
 static void print_value(printer *p, const ir_value *v) {

@@ -162,7 +162,7 @@ ir_op *ir_parse_module(gemmc_context *ctx, const char *text, size_t len, const c
   src->text = text;
   src->len = len;
   ps->src = src;
-  void *scanner = NULL;
+  void *volatile scanner = NULL; /* assigned after setjmp, used after longjmp */
   volatile bool ok = false;
   jmp_buf *outer = ctx->bailout;
   if (setjmp(ps->bailout) == 0) {

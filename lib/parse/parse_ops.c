@@ -207,7 +207,9 @@ static ir_op *build_func(parse_state *ps, parsed_op *p, ir_loc *loc) {
   ir_op_set_attr(ps->ctx, op, "function_type", ir_type_attr(ps->ctx, ft));
   if (p->regions.n == 0) {
     /* A declaration: its parameter names were bound for nothing; forget them. */
-    parse_drop_bindings(ps, ps->undo_n - entry->num_args);
+    int named = 0;
+    for (int i = 0; i < entry->num_args; i++) named += entry->args[i]->name != NULL;
+    parse_drop_bindings(ps, ps->undo_n - named);
     ps->pending_entry = NULL;
     return op;
   }
@@ -569,9 +571,22 @@ static ir_op *build_constant(parse_state *ps, parsed_op *p, ir_loc *loc) {
   return op;
 }
 
+/* scf.for / scf.if bodies without results may leave out their `scf.yield` (MLIR's implicit
+ * terminator); put it back so every block ends with one. */
+static void add_implicit_yield(parse_state *ps, ir_region *r) {
+  for (ir_block *b = r->first; b; b = b->next)
+    if (!b->last || b->last->kind != OP_SCF_YIELD) {
+      ir_op *y = ir_op_create(ps->ctx, OP_SCF_YIELD, 0, NULL, 0, NULL, 0, NULL);
+      y->src_loc = b->last ? b->last->src_loc : NULL;
+      y->loc = y->src_loc;
+      ir_block_append_op(b, y);
+    }
+}
+
 static ir_op *build_for(parse_state *ps, parsed_op *p, ir_loc *loc) {
   ir_op *op = make(ps, p, p->result_types.n, (const ir_type *const *)p->result_types.items, loc);
   if (!apply_attrs(ps, p, op) || !attach_regions(ps, p, op)) return NULL;
+  if (op->num_results == 0) add_implicit_yield(ps, &op->regions[0]);
   return op;
 }
 
@@ -583,6 +598,11 @@ static ir_op *build_if(parse_state *ps, parsed_op *p, ir_loc *loc) {
   }
   ir_op *op = make(ps, p, p->result_types.n, (const ir_type *const *)p->result_types.items, loc);
   if (!apply_attrs(ps, p, op) || !attach_regions(ps, p, op)) return NULL;
+  if (op->num_results == 0) {
+    if (!op->regions[0].first) ir_region_append_block(&op->regions[0], ir_block_create(ps->ctx));
+    add_implicit_yield(ps, &op->regions[0]);
+    add_implicit_yield(ps, &op->regions[1]);
+  }
   return op;
 }
 
@@ -611,7 +631,7 @@ ir_op *parse_build_op(parse_state *ps, parsed_op *p, ir_loc *loc) {
 
 bool parse_func_entry(parse_state *ps, parsed_op *p, pvec *args) {
   ir_block *b = ir_block_create(ps->ctx);
-  int nonempty = 0;
+  int nonempty = 0, nameless = 0;
   const ir_attr **dicts = args->n ? ir_alloc(ps->ctx, sizeof(void *) * (size_t)args->n) : NULL;
   for (int i = 0; i < args->n; i++) {
     parsed_arg *a = args->items[i];
@@ -623,7 +643,12 @@ bool parse_func_entry(parse_state *ps, parsed_op *p, pvec *args) {
   for (int i = 0; i < args->n; i++) {
     parsed_arg *a = args->items[i];
     ir_value *v = ir_block_add_arg(ps->ctx, b, a->type, a->loc);
-    if (!parse_bind_value(ps, a->name, v, a->pos)) return false;
+    if (a->name && !parse_bind_value(ps, a->name, v, a->pos)) return false;
+    if (!a->name) nameless++;
+  }
+  if (nameless && nameless != args->n) {
+    parse_error_at(ps, p->pos, "either every parameter of '@%s' is named or none is", p->symbol);
+    return false;
   }
   p->entry = b;
   ps->pending_entry = b;

@@ -394,6 +394,10 @@ func_arg:
       $$ = ir_alloc(ps->ctx, sizeof *$$);
       $$->name = $1; $$->type = $3; $$->attrs = $4; $$->loc = $5; $$->pos = POS(@1);
     }
+  | type opt_attr_dict opt_loc {  /* declarations print types only */
+      $$ = ir_alloc(ps->ctx, sizeof *$$);
+      $$->type = $1; $$->attrs = $2; $$->loc = $3; $$->pos = POS(@1);
+    }
   ;
 
 opt_func_results:
@@ -663,6 +667,14 @@ attribute:
   | AT_ID                    { $$ = ir_symbol_attr(ps->ctx, $1); }
   | hash_attr                { $$ = $1; }
   | INT_TYPE                 { $$ = ir_type_attr(ps->ctx, ir_int_type(ps->ctx, (unsigned)$1)); }
+  | '(' opt_type_list ')' ARROW func_result {
+      int n = $2 ? $2->n : 0;
+      int r;
+      const ir_type *const *res;
+      if ($5->kind == TY_FUNC && $5->num_inputs == -1) { r = $5->num_results; res = $5->results; }
+      else { r = 1; res = &$5; }
+      $$ = ir_type_attr(ps->ctx, ir_func_type(ps->ctx, n, n ? (const ir_type *const *)$2->items : NULL, r, res));
+    }
   | FLOAT_TYPE               { $$ = ir_type_attr(ps->ctx, ir_float_type(ps->ctx, (ir_float_kind)$1)); }
   | BANG_ID '<' shaped_or_scalar dims_params '>' {
       const ir_type *t = parse_dialect_type(ps, $1, $3, $4, POS(@1));

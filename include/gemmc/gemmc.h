@@ -1,0 +1,128 @@
+/* gemmc public compile API: .tir text (Triton TTIR or TTGIR) -> TTGIR, LLVM IR, PTX, cubin and kernel metadata. */
+#ifndef GEMMC_GEMMC_H
+#define GEMMC_GEMMC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ context
+ *
+ * A gemmc_context owns all IR memory (an arena), interned types and attributes. It is the same
+ * handle as in gemmc/ir.h; the declarations are repeated so that this header needs no other.
+ * One context per thread; a context may compile many kernels (each compile's IR stays in its
+ * arena until gemmc_context_destroy). */
+typedef struct gemmc_context gemmc_context;
+/* Owned by the caller: free with gemmc_context_destroy. NULL when out of memory. */
+gemmc_context *gemmc_context_create(void);
+/* Frees everything the context made. Every gemmc_compiled made with it must be destroyed first. */
+void gemmc_context_destroy(gemmc_context *ctx);
+
+/* Library version string ("0.1.0", what kernel.json records); static, never free it. */
+const char *gemmc_version(void);
+
+/* ------------------------------------------------------------------ options */
+
+/* How far gemmc_compile goes. Later stages include the earlier ones' results. */
+typedef enum gemmc_stage {
+  GEMMC_STAGE_TTGIR, /* parse, verify, assign layouts and coalesce (TTIR input) */
+  GEMMC_STAGE_LLVM,  /* ... and lower to LLVM IR */
+  GEMMC_STAGE_PTX,   /* ... and emit PTX (the default) */
+  GEMMC_STAGE_CUBIN, /* ... and assemble with ptxas (must be on PATH) */
+} gemmc_stage;
+
+/* A compile-time constant: every `$NAME` / `${NAME}` in the .tir text becomes `value`
+ * (see docs/ir.md, "Compile-time constants"). Both strings are the caller's. */
+typedef struct gemmc_define {
+  const char *name;
+  const char *value;
+} gemmc_define;
+
+typedef struct gemmc_compile_options {
+  const char *target;   /* "sm_80" .. "sm_90a"; NULL: "sm_90a" */
+  int num_warps;        /* 0: the module's ttg.num-warps, else 4 (TTIR) */
+  int opt_level;        /* LLVM pipeline default<O0..3> */
+  gemmc_stage stage;    /* where to stop */
+  const gemmc_define *defines; /* caller-owned array of num_defines entries */
+  int num_defines;
+  bool verify_each;     /* run the IR verifier after every pass (it always runs after parsing) */
+} gemmc_compile_options;
+
+/* Fills *opts with the defaults: target sm_90a, num_warps 0, opt_level 3, stage PTX, no defines. */
+void gemmc_compile_options_init(gemmc_compile_options *opts);
+
+/* ------------------------------------------------------------------ kernel description */
+
+typedef enum gemmc_arg_kind {
+  GEMMC_ARG_POINTER, /* !tt.ptr<T>: pass a device address (8 bytes) */
+  GEMMC_ARG_INT,     /* iN: pass an N-bit integer (i1 as 1 byte) */
+  GEMMC_ARG_FLOAT,   /* f16/bf16/f32/f64: pass the value in its width */
+} gemmc_arg_kind;
+
+/* One kernel parameter, in the tt.func signature's order (the PTX parameter order). */
+typedef struct gemmc_kernel_arg {
+  const char *name;     /* source name without '%' ("x_ptr"), or "argN" */
+  const char *type;     /* the IR type as written: "!tt.ptr<f32>", "i32" */
+  gemmc_arg_kind kind;
+  const char *pointee;  /* GEMMC_ARG_POINTER: element type ("f32"), else NULL */
+  int size_bytes;       /* bytes of the value handed to the launch: 8 for pointers */
+  int divisibility;     /* tt.divisibility promised to the compiler (1 when none): the launcher
+                           must pass values (addresses for pointers) that are multiples of it */
+} gemmc_kernel_arg;
+
+typedef struct gemmc_kernel_metadata {
+  const char *name;     /* the kernel symbol in the PTX (the tt.func name) */
+  int num_args;
+  const gemmc_kernel_arg *args;
+  int num_warps;
+  int threads_per_warp;
+  int threads_per_block; /* launch blocks of (threads_per_block, 1, 1) */
+  int64_t static_shared_bytes;  /* declared in the PTX; needs nothing at launch */
+  int64_t dynamic_shared_bytes; /* pass as the launch's dynamic shared memory (opt in above 48 KiB) */
+  const char *target;    /* "sm_90a" */
+  int ptx_version;       /* 85 is PTX ISA 8.5 */
+  const char *grid_axes; /* the tt.get_program_id axes the kernel reads: "x", "xy", "" */
+} gemmc_kernel_metadata;
+
+/* ------------------------------------------------------------------ compiling */
+
+typedef struct gemmc_compiled gemmc_compiled;
+
+/* Compiles one .tir module (len bytes of text; need not be NUL-terminated; the text is copied)
+ * with one public tt.func. filename is used in diagnostics (NULL: "<input>"). opts NULL means
+ * gemmc_compile_options_init's defaults.
+ *
+ * Returns true on success. *out is set in both cases (NULL only when memory ran out) and the
+ * caller owns it: free it with gemmc_compiled_destroy before destroying ctx. On failure the
+ * result holds only diagnostics (gemmc_compiled_diagnostics). Nothing is printed; the library
+ * never exits. Not thread-safe with respect to ctx. */
+bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char *filename,
+                   const gemmc_compile_options *opts, gemmc_compiled **out);
+
+/* Frees a compile result (NULL is ignored). */
+void gemmc_compiled_destroy(gemmc_compiled *c);
+
+/* Every accessor returns memory owned by c (valid until gemmc_compiled_destroy), or NULL/0 when
+ * the stage was not reached. Texts are NUL-terminated; *len (when given) excludes the NUL. */
+bool gemmc_compiled_ok(const gemmc_compiled *c);
+/* All errors, warnings and notes, formatted `file:line:col: error: message` with the source
+ * line and a caret; "" when there were none. */
+const char *gemmc_compiled_diagnostics(const gemmc_compiled *c);
+const char *gemmc_compiled_ttgir(const gemmc_compiled *c, size_t *len);
+const char *gemmc_compiled_llvm_ir(const gemmc_compiled *c, size_t *len); /* after the O-level pipeline */
+const char *gemmc_compiled_ptx(const gemmc_compiled *c, size_t *len);
+const void *gemmc_compiled_cubin(const gemmc_compiled *c, size_t *len);
+/* ptxas -v's report (registers, spills, shared memory) when the cubin stage ran, else NULL. */
+const char *gemmc_compiled_ptxas_report(const gemmc_compiled *c);
+const gemmc_kernel_metadata *gemmc_compiled_kernel(const gemmc_compiled *c);
+/* kernel.json: everything a host program needs to launch the PTX without gemmc. */
+const char *gemmc_compiled_metadata_json(const gemmc_compiled *c, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GEMMC_GEMMC_H */
