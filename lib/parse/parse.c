@@ -153,36 +153,44 @@ bool parse_finish_module(parse_state *ps) {
   return true;
 }
 
+/* The part of a parse that may unwind (longjmp) on allocation failure; kept out of
+ * ir_parse_module so no local of that frame is live across setjmp. */
+static bool run_parser(parse_state *ps) {
+  void *scanner = NULL;
+  if (tir_lex_init_extra(ps, &scanner) != 0) {
+    ir_error(ps->ctx, NULL, "%s: cannot start the scanner", ps->src->name);
+    return false;
+  }
+  ps->scanner = scanner;
+  size_t len = ps->src->len > (size_t)0x7fffffff ? (size_t)0x7fffffff : ps->src->len;
+  tir__scan_bytes(ps->src->text, (int)len, scanner);
+  int rc = tir_parse(ps, scanner);
+  if (rc == 2 && !ps->failed) parse_error_at(ps, (src_pos){1, 1}, "input is nested too deeply");
+  return rc == 0 && !ps->failed && parse_resolve_locs(ps) && parse_finish_module(ps);
+}
+
 ir_op *ir_parse_module(gemmc_context *ctx, const char *text, size_t len, const char *filename) {
   parse_state *ps = ctx_raw_alloc(ctx, sizeof *ps);
+  if (!ps) return NULL;
   memset(ps, 0, sizeof *ps);
   ps->ctx = ctx;
+  const char *name = filename ? filename : "<input>";
   ir_source *src = ir_alloc(ctx, sizeof *src);
-  src->name = ir_strdup(ctx, filename ? filename : "<input>", strlen(filename ? filename : "<input>"));
+  src->name = ir_strdup(ctx, name, strlen(name));
   src->text = text;
   src->len = len;
   ps->src = src;
-  void *volatile scanner = NULL; /* assigned after setjmp, used after longjmp */
-  volatile bool ok = false;
+  bool ok = false;
   jmp_buf *outer = ctx->bailout;
   if (setjmp(ps->bailout) == 0) {
     ctx->bailout = &ps->bailout; /* allocation failures land here too */
-    if (tir_lex_init_extra(ps, &scanner) != 0) {
-      ir_error(ctx, NULL, "%s: cannot start the scanner", src->name);
-    } else {
-      ps->scanner = scanner;
-      YY_BUFFER_STATE buf = tir__scan_bytes(text, (int)(len > (size_t)0x7fffffff ? 0x7fffffff : len), scanner);
-      (void)buf;
-      int rc = tir_parse(ps, scanner);
-      if (rc == 2 && !ps->failed) parse_error_at(ps, (src_pos){1, 1}, "input is nested too deeply");
-      ok = rc == 0 && !ps->failed && parse_resolve_locs(ps) && parse_finish_module(ps);
-    }
-  } else {
-    ok = false;
-    if (!ps->failed && ctx->out_of_memory) ir_error(ctx, NULL, "%s: out of memory while parsing", src->name);
+    ps->ok = run_parser(ps);
+  } else if (!ps->failed && ctx->out_of_memory) {
+    ir_error(ctx, NULL, "%s: out of memory while parsing", ps->src->name);
   }
+  ok = ps->ok;
   ctx->bailout = outer;
-  if (scanner) tir_lex_destroy(scanner);
+  if (ps->scanner) tir_lex_destroy(ps->scanner);
   ir_op *module = ok ? ps->module : NULL;
   if (ps->table) ctx_raw_free(ctx, ps->table, sizeof(void *) * ps->table_cap);
   if (ps->undo) ctx_raw_free(ctx, ps->undo, sizeof(undo_entry) * (size_t)ps->undo_cap);

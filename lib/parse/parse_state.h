@@ -134,6 +134,7 @@ typedef struct parse_state {
   size_t offset;      /* bytes consumed by the scanner, for lookahead */
   jmp_buf bailout;
   bool failed;
+  bool ok;            /* the parse finished and built a module */
   /* names */
   name_binding **table;
   size_t table_cap, table_count;

@@ -734,5 +734,7 @@ attr_list:
 void tir_error(TIR_LTYPE *loc, parse_state *ps, void *scanner, const char *msg) {
   (void)scanner;
   if (ps->failed) return; /* the lexer or an action already said what is wrong */
+  if (strcmp(msg, "memory exhausted") == 0) /* bison's stack limit (YYMAXDEPTH) */
+    msg = "input is nested too deeply (more than 10000 open brackets)";
   parse_error_at(ps, POS(*loc), "%s", msg);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gemmc/ir.h"
 #include "gemmc/passes.h"
@@ -694,6 +695,9 @@ int main(int argc, char **argv) {
   const char *name = strcmp(opts.input, "-") == 0 ? "<stdin>" : opts.input;
 
   bool to_stdout = strcmp(opts.output, "-") == 0;
+  /* Only a regular file (or one we create) may be removed on failure: never /dev/null. */
+  struct stat before;
+  bool removable = !to_stdout && (stat(opts.output, &before) != 0 || S_ISREG(before.st_mode));
   FILE *out = to_stdout ? stdout : fopen(opts.output, "w");
   if (!out) {
     tool_error("error: cannot open '%s' for writing: %s", opts.output, strerror(errno));
@@ -710,7 +714,7 @@ int main(int argc, char **argv) {
   if (!to_stdout) {
     if (fclose(out) != 0) ok = false;
     /* Like LLVM's ToolOutputFile: no half-written output is left behind on failure. */
-    if (!ok) remove(opts.output);
+    if (!ok && removable) remove(opts.output);
   }
   free(text);
   free(opts.passes);
