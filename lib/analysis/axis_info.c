@@ -785,6 +785,11 @@ static void transfer(const axis_info_analysis *a, const ir_op *op, axis_info *x)
   }
   const int64_t *shape = result_shape(op);
   switch (op->kind) {
+  case OP_POISON:
+    /* Poison is never read: the most optimistic state, so joins take the other side's. */
+    for (int d = 0; d < x->rank; d++)
+      x->contiguity[d] = x->divisibility[d] = x->constancy[d] = MAX_DIVISOR;
+    return;
   case OP_MAKE_RANGE: {
     int64_t start = ir_op_get_int_attr(op, "start", 0), end = ir_op_get_int_attr(op, "end", 0);
     x->contiguity[0] = end - start;
