@@ -16,7 +16,7 @@ for tir in examples/*.tir; do
   [[ -e "$tir" ]] || continue
   name=$(basename "$tir" .tir)
   if [[ -x "$build/gemmc" ]]; then
-    # The driver runs the whole pipeline down to PTX.
+    # The driver runs the whole pipeline down to PTX and writes kernel.json beside it.
     step="gemmc --emit=ptx"
     cmd=("$build/gemmc" "$tir" --emit=ptx -o "$out/$name.ptx")
   else
@@ -45,6 +45,9 @@ if [[ ! -x "${programs[0]}" ]]; then
   echo "run-examples: GPU driver present, but no example programs are built yet"
   exit 0
 fi
+# Each program compiles its examples/NAME.tir with libgemmc, runs it on random data of ragged
+# sizes with the output poisoned first, and checks it against a CPU reference.
+export GEMMC_EXAMPLES_DIR="$root/examples"
 ran=0 bad=0
 for prog in "${programs[@]}"; do
   [[ -x "$prog" ]] || continue

@@ -86,7 +86,15 @@ typedef struct gemmc_kernel_metadata {
   const char *target;    /* "sm_90a" */
   int ptx_version;       /* 85 is PTX ISA 8.5 */
   const char *grid_axes; /* the tt.get_program_id axes the kernel reads: "x", "xy", "" */
+  /* The compile-time constants in effect (file defaults overridden by -D), e.g. BLOCK = "1024":
+   * a host program reads its block sizes here to compute the grid. */
+  int num_constants;
+  const char *const *constant_names;
+  const char *const *constant_values;
 } gemmc_kernel_metadata;
+
+/* The value of constant `name` of a compiled kernel, or NULL. Owned by the compile result. */
+const char *gemmc_kernel_constant(const gemmc_kernel_metadata *kernel, const char *name);
 
 /* ------------------------------------------------------------------ compiling */
 

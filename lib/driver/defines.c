@@ -138,10 +138,10 @@ static bool read_command_line(expander *x, const gemmc_define *defines, int num_
 }
 
 /* The "did you mean" hint for `$BLOCK_Mx`: a known constant that is a prefix of the name. */
-static const constant *prefix_constant(expander *x, const char *name, size_t len) {
-  const constant *best = NULL;
+static constant *prefix_constant(expander *x, const char *name, size_t len) {
+  constant *best = NULL;
   for (int i = 0; i < x->num_constants; i++) {
-    const constant *c = &x->constants[i];
+    constant *c = &x->constants[i];
     if (c->name_len < len && !memcmp(c->name, name, c->name_len) && (!best || c->name_len > best->name_len))
       best = c;
   }
@@ -219,7 +219,8 @@ bool defines_expand(gemmc_context *ctx, const ir_source *src, const gemmc_define
     size_t name_len = (size_t)((braced ? after - 1 : after) - name);
     constant *k = find_constant(&x, name, name_len);
     if (!k) {
-      const constant *hint = braced ? NULL : prefix_constant(&x, name, name_len);
+      constant *hint = braced ? NULL : prefix_constant(&x, name, name_len);
+      if (hint) hint->used = true; /* the hint already names it: no "unused -D" on top */
       if (hint)
         error_at(&x, line, col, "undefined constant '$%.*s' (did you mean '${%.*s}' followed by the rest?)",
                  name, (int)name_len, hint->name, (int)hint->name_len);

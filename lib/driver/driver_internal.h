@@ -46,7 +46,6 @@ void metadata_scan_ptx_shared(const char *ptx, int64_t *static_bytes, bool *has_
 int metadata_ptx_param_count(const char *ptx, const char *kernel_name);
 
 /* kernel.json text (NUL-terminated, ctx allocator, length in *len); free with ctx_raw_free(len+1). */
-char *metadata_to_json(gemmc_context *ctx, const gemmc_kernel_metadata *md, const define_expansion *defs,
-                       size_t *len);
+char *metadata_to_json(gemmc_context *ctx, const gemmc_kernel_metadata *md, size_t *len);
 
 #endif

@@ -1,0 +1,37 @@
+/* Shared-memory allocation analysis: a byte offset for every shared buffer and layout-conversion scratch of a kernel. */
+#ifndef GEMMC_ALLOCATION_H
+#define GEMMC_ALLOCATION_H
+
+#include <stdint.h>
+
+#include "gemmc/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The buffers of one tt.func: ttg.local_alloc results (live from the alloc to the last use, a use
+ * inside a loop or branch keeping the buffer live for that whole op) and the scratch space of
+ * ops that exchange data between threads (ttg.convert_layout, tt.reduce across warps; live only
+ * during the op). Offsets are chosen first-fit, largest buffer first (as Triton's allocator),
+ * so buffers whose lifetimes (program order) do not overlap share bytes. */
+typedef struct gemmc_allocation gemmc_allocation;
+
+/* NULL when memory runs out. The result is malloc'ed: free it with gemmc_allocation_free. */
+gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func);
+void gemmc_allocation_free(gemmc_allocation *a);
+/* Byte offset of op's buffer (local_alloc) or scratch space; -1 when op has none. */
+int64_t gemmc_allocation_offset(const gemmc_allocation *a, const ir_op *op);
+/* Bytes of shared memory the function needs (the end of the highest buffer). */
+int64_t gemmc_allocation_total(const gemmc_allocation *a);
+
+/* Scratch bytes op needs to exchange data between threads: a convert_layout whose layouts put
+ * data on different lanes or warps (prod(shape) * element bytes), a tt.reduce whose axis spans
+ * several warps (warps along the axis * result elements * bytes, per operand, each 16-byte
+ * aligned); 0 otherwise. The lowering uses the same function, so the two always agree. */
+int64_t gemmc_allocation_scratch_bytes(const ir_op *op);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,209 @@
+/* Shared-memory allocation: sizes and lifetimes (program order) of every buffer of a tt.func, offsets first-fit. */
+#include "gemmc/allocation.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemmc/layout.h"
+
+typedef struct alloc_buffer {
+  const ir_op *op;
+  int64_t size, align;
+  int start, end; /* program-order numbers, inclusive */
+  int64_t offset;
+} alloc_buffer;
+
+struct gemmc_allocation {
+  alloc_buffer *buffers;
+  int count, cap;
+  int64_t total;
+  bool failed;
+};
+
+static int64_t elem_bytes(const ir_type *t) {
+  const ir_type *e = ir_type_element(t);
+  if (e->kind == TY_PTR || e->kind == TY_INDEX) return 8;
+  int64_t bits = e->width ? e->width : 8;
+  return bits < 8 ? 1 : bits / 8;
+}
+
+static bool lane_warp_bases_equal(const layout_linear *a, const layout_linear *b) {
+  for (int in = LAYOUT_IN_LANE; in <= LAYOUT_IN_WARP; in++) {
+    if (a->num_bases[in] != b->num_bases[in]) return false;
+    for (int i = 0; i < a->num_bases[in]; i++)
+      for (int d = 0; d < a->rank; d++)
+        if (a->bases[in][i][d] != b->bases[in][i][d]) return false;
+  }
+  return true;
+}
+
+int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
+  if (op->kind == OP_CONVERT_LAYOUT) {
+    const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
+    if (!ir_type_is_tensor(src) || !src->encoding || !dst->encoding) return 0;
+    layout_linear a, b;
+    if (!layout_to_linear(src->encoding, src->rank, src->shape, &a) ||
+        !layout_to_linear(dst->encoding, dst->rank, dst->shape, &b))
+      return 0;
+    if (lane_warp_bases_equal(&a, &b)) return 0; /* a register permutation at most */
+    return ir_type_num_elements(src) * elem_bytes(src);
+  }
+  if (op->kind == OP_REDUCE) {
+    const ir_type *src = op->operands[0].value->type;
+    int axis = (int)ir_op_get_int_attr(op, "axis", 0);
+    layout_linear ll;
+    if (!ir_type_is_tensor(src) || !src->encoding || axis < 0 || axis >= src->rank ||
+        !layout_to_linear(src->encoding, src->rank, src->shape, &ll))
+      return 0;
+    int64_t warps_along_axis = 1;
+    for (int i = 0; i < ll.num_bases[LAYOUT_IN_WARP]; i++)
+      if (ll.bases[LAYOUT_IN_WARP][i][axis] != 0) warps_along_axis *= 2;
+    if (warps_along_axis == 1) return 0;
+    int64_t out_elems = ir_type_num_elements(src) / src->shape[axis];
+    int64_t total = 0;
+    for (int k = 0; k < op->num_operands; k++) {
+      int64_t bytes = warps_along_axis * out_elems * elem_bytes(op->operands[k].value->type);
+      total += (bytes + 15) / 16 * 16;
+    }
+    return total;
+  }
+  return 0;
+}
+
+typedef struct number_walk {
+  const ir_op **ops;
+  int count, cap;
+  bool failed;
+} number_walk;
+
+static bool number_op(ir_op *op, void *user) {
+  number_walk *w = user;
+  if (w->count == w->cap) {
+    int cap = w->cap ? w->cap * 2 : 256;
+    const ir_op **ops = realloc(w->ops, (size_t)cap * sizeof *ops);
+    if (!ops) {
+      w->failed = true;
+      return false;
+    }
+    w->ops = ops;
+    w->cap = cap;
+  }
+  w->ops[w->count++] = op;
+  return true;
+}
+
+static int number_of(const number_walk *w, const ir_op *op) {
+  for (int i = 0; i < w->count; i++)
+    if (w->ops[i] == op) return i;
+  return -1;
+}
+
+/* The number of the last op nested in `op` (op itself when it has no regions). */
+static int last_nested(const number_walk *w, const ir_op *op) {
+  int i = number_of(w, op);
+  if (i < 0) return i;
+  int last = i;
+  for (int j = i + 1; j < w->count; j++) {
+    const ir_op *p = w->ops[j];
+    bool inside = false;
+    for (const ir_op *q = ir_op_parent_op(p); q; q = ir_op_parent_op(q))
+      if (q == op) {
+        inside = true;
+        break;
+      }
+    if (!inside) break;
+    last = j;
+  }
+  return last;
+}
+
+static bool add_buffer(gemmc_allocation *a, const ir_op *op, int64_t size, int64_t align, int start, int end) {
+  if (a->count == a->cap) {
+    int cap = a->cap ? a->cap * 2 : 16;
+    alloc_buffer *b = realloc(a->buffers, (size_t)cap * sizeof *b);
+    if (!b) return false;
+    a->buffers = b;
+    a->cap = cap;
+  }
+  a->buffers[a->count++] = (alloc_buffer){op, size, align, start, end, -1};
+  return true;
+}
+
+static int by_size_desc(const void *x, const void *y) {
+  const alloc_buffer *a = x, *b = y;
+  if (a->size != b->size) return a->size < b->size ? 1 : -1;
+  return a->start - b->start;
+}
+
+gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
+  (void)ctx;
+  gemmc_allocation *a = calloc(1, sizeof *a);
+  if (!a) return NULL;
+  number_walk w = {0};
+  ir_walk(func, number_op, &w);
+  if (w.failed) goto fail;
+  for (int i = 0; i < w.count; i++) {
+    const ir_op *op = w.ops[i];
+    if (op->kind == OP_LOCAL_ALLOC && op->num_results == 1 && op->results[0].type->kind == TY_MEMDESC) {
+      const ir_type *t = op->results[0].type;
+      int64_t elems = 1;
+      for (int d = 0; d < t->rank; d++) elems *= t->shape[d];
+      /* Live until the last use; a use nested in a loop or branch keeps it for that op. */
+      int end = i;
+      for (const ir_operand *u = op->results[0].first_use; u; u = u->next_use) {
+        const ir_op *user = u->owner;
+        while (user && user->parent != op->parent) user = ir_op_parent_op(user);
+        int e = user ? last_nested(&w, user) : w.count - 1;
+        if (e > end) end = e;
+      }
+      if (!add_buffer(a, op, elems * elem_bytes(t), 128, i, end)) goto fail;
+    } else {
+      int64_t bytes = gemmc_allocation_scratch_bytes(op);
+      if (bytes > 0 && !add_buffer(a, op, bytes, 16, i, i)) goto fail;
+    }
+  }
+  free(w.ops);
+  w.ops = NULL;
+  if (a->count > 1) qsort(a->buffers, (size_t)a->count, sizeof *a->buffers, by_size_desc);
+  /* First fit: the lowest aligned offset that overlaps no placed buffer live at the same time. */
+  for (int i = 0; i < a->count; i++) {
+    alloc_buffer *b = &a->buffers[i];
+    int64_t offset = 0;
+    bool moved = true;
+    while (moved) {
+      moved = false;
+      offset = (offset + b->align - 1) / b->align * b->align;
+      for (int j = 0; j < i; j++) {
+        const alloc_buffer *p = &a->buffers[j];
+        bool live_together = p->start <= b->end && b->start <= p->end;
+        bool overlap = offset < p->offset + p->size && p->offset < offset + b->size;
+        if (live_together && overlap) {
+          offset = p->offset + p->size;
+          moved = true;
+        }
+      }
+    }
+    b->offset = offset;
+    if (offset + b->size > a->total) a->total = offset + b->size;
+  }
+  return a;
+fail:
+  free(w.ops);
+  gemmc_allocation_free(a);
+  return NULL;
+}
+
+void gemmc_allocation_free(gemmc_allocation *a) {
+  if (!a) return;
+  free(a->buffers);
+  free(a);
+}
+
+int64_t gemmc_allocation_offset(const gemmc_allocation *a, const ir_op *op) {
+  if (!a) return -1;
+  for (int i = 0; i < a->count; i++)
+    if (a->buffers[i].op == op) return a->buffers[i].offset;
+  return -1;
+}
+
+int64_t gemmc_allocation_total(const gemmc_allocation *a) { return a ? a->total : 0; }

@@ -1,0 +1,387 @@
+/* gemmc_compile: the whole pipeline (defines, parse, verify, TTGIR passes, lowering, PTX, cubin, metadata) behind one call. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <llvm-c/Core.h>
+
+#include "driver_internal.h"
+#include "gemmc/passes.h"
+#include "gemmc/target.h"
+#include "lower/lower.h"
+
+#ifndef GEMMC_VERSION
+#define GEMMC_VERSION "0.1.0"
+#endif
+
+#define DEFAULT_TARGET "sm_90a"
+
+/* A text the result owns: len + 1 bytes from the context's allocator. */
+typedef struct owned_text {
+  char *data;
+  size_t len;
+} owned_text;
+
+struct gemmc_compiled {
+  gemmc_context *ctx;
+  bool ok;
+  strbuf diagnostics;
+  owned_text ttgir, llvm_ir, ptx, cubin, ptxas_report, json;
+  bool has_kernel;
+  gemmc_kernel_metadata kernel;
+  /* What the pipeline is working on; kept here (not in locals) so that an out-of-memory unwind
+   * (longjmp) can still release LLVM's objects. */
+  gemmc_compile_options opts;
+  const char *filename;
+  int errors_before; /* the context's error count when this compile began (it may compile many) */
+  ir_source original;
+  define_expansion expansion;
+  const gemmc_target *target;
+  LLVMContextRef llvm_ctx;
+  LLVMModuleRef llvm_module;
+};
+
+const char *gemmc_version(void) { return GEMMC_VERSION; }
+
+void gemmc_compile_options_init(gemmc_compile_options *opts) {
+  memset(opts, 0, sizeof *opts);
+  opts->target = DEFAULT_TARGET;
+  opts->opt_level = 3;
+  opts->stage = GEMMC_STAGE_PTX;
+}
+
+static bool own_copy(gemmc_context *ctx, owned_text *t, const void *data, size_t len) {
+  t->data = ctx_raw_alloc(ctx, len + 1);
+  if (!t->data) return false;
+  if (len) memcpy(t->data, data, len);
+  t->data[len] = 0;
+  t->len = len;
+  return true;
+}
+
+static void own_free(gemmc_context *ctx, owned_text *t) {
+  if (t->data) ctx_raw_free(ctx, t->data, t->len + 1);
+  t->data = NULL;
+  t->len = 0;
+}
+
+/* ------------------------------------------------------------------ diagnostics */
+
+/* Collects every diagnostic into c->diagnostics. Positions in the -D-expanded text are mapped
+ * back to the original file (same line; the column of the `$NAME` that produced the text), so
+ * the caret lands in the source the user wrote. */
+static void collect_diagnostic(void *user, ir_diag_severity sev, const ir_loc *loc, const char *message) {
+  gemmc_compiled *c = user;
+  static const char *const words[] = {"error", "warning", "note", "remark"};
+  if (!loc || (loc->kind == LOC_UNKNOWN && !loc->src)) {
+    sb_printf(&c->diagnostics, "%s: %s\n", words[sev], message);
+    return;
+  }
+  ir_loc mapped;
+  if (loc->src && c->expansion.text && loc->src->text == c->expansion.text) {
+    mapped = *loc;
+    mapped.src = &c->original;
+    mapped.src_col = defines_original_column(&c->expansion, loc->src_line, loc->src_col);
+    loc = &mapped;
+  }
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) {
+    sb_printf(&c->diagnostics, "%s: %s\n", words[sev], message);
+    return;
+  }
+  ir_print_diag(f, sev, loc, message);
+  fclose(f);
+  sb_put(&c->diagnostics, text, len);
+  free(text);
+}
+
+/* An error with no source position (target, ptxas, LLVM); returns false for `return fail(...)`. */
+static bool fail(gemmc_compiled *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(gemmc_compiled *c, const char *fmt, ...) {
+  char message[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof message, fmt, ap);
+  va_end(ap);
+  ir_error(c->ctx, NULL, "%s", message);
+  return false;
+}
+
+/* ------------------------------------------------------------------ pipeline steps */
+
+typedef struct encoding_walk {
+  bool any_encoded, any_plain;
+} encoding_walk;
+
+static void note_type(encoding_walk *w, const ir_type *t) {
+  if (!t || t->kind != TY_TENSOR) return;
+  if (t->encoding) w->any_encoded = true;
+  else w->any_plain = true;
+}
+
+static bool note_encodings(ir_op *op, void *user) {
+  encoding_walk *w = user;
+  for (int i = 0; i < op->num_results; i++) note_type(w, op->results[i].type);
+  for (int r = 0; r < op->num_regions; r++)
+    for (ir_block *b = op->regions[r].first; b; b = b->next)
+      for (int i = 0; i < b->num_args; i++) note_type(w, b->args[i]->type);
+  return true;
+}
+
+static bool run_pass(gemmc_compiled *c, ir_op *module, const char *name, const char *options) {
+  const gemmc_pass_info *pass = gemmc_pass_lookup(name);
+  if (!pass) return fail(c, "internal error: pass '%s' is not registered", name);
+  if (!pass->run(c->ctx, module, options, NULL)) return false;
+  return true;
+}
+
+/* TTIR (no layouts yet) gets default layouts and coalesced memory ops; TTGIR is used as it is. */
+static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
+  encoding_walk w = {false, false};
+  ir_walk(module, note_encodings, &w);
+  const ir_attr *warps_attr = ir_op_get_attr(module, "ttg.num-warps");
+  bool is_ttgir = warps_attr != NULL || (w.any_encoded && !w.any_plain);
+  if (is_ttgir) {
+    int module_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
+    if (c->opts.num_warps && c->opts.num_warps != module_warps) {
+      ir_op_error(c->ctx, module, "the module is TTGIR laid out for ttg.num-warps = %d; --num-warps %d "
+                  "cannot change it (give TTIR to choose the warps)", module_warps, c->opts.num_warps);
+      return false;
+    }
+    return true;
+  }
+  int num_warps = c->opts.num_warps ? c->opts.num_warps : 4;
+  char options[128];
+  snprintf(options, sizeof options, "num-warps=%d,threads-per-warp=%d,target=cuda:%d", num_warps,
+           c->target->warp_size, c->target->compute_capability);
+  if (!run_pass(c, module, "assign-layouts", options)) return false;
+  if (c->opts.verify_each && !ir_verify(c->ctx, module)) return false;
+  if (!run_pass(c, module, "coalesce", NULL)) return false;
+  return true;
+}
+
+static void append_text(const char *data, size_t len, void *user) { sb_put(user, data, len); }
+
+static bool keep_ttgir(gemmc_compiled *c, ir_op *module) {
+  strbuf b;
+  sb_init(&b, c->ctx);
+  ir_print_options popts = {false, false};
+  ir_print_module(c->ctx, module, &popts, append_text, &b);
+  bool ok = own_copy(c->ctx, &c->ttgir, b.data ? b.data : "", b.len);
+  sb_free(&b);
+  return ok;
+}
+
+static bool keep_llvm_text(gemmc_compiled *c) {
+  char *text = LLVMPrintModuleToString(c->llvm_module);
+  bool ok = own_copy(c->ctx, &c->llvm_ir, text, strlen(text));
+  LLVMDisposeMessage(text);
+  return ok;
+}
+
+/* ptxas writes the cubin to a file; it comes back into memory here. */
+static bool assemble_cubin(gemmc_compiled *c) {
+  const char *dir = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/gemmc-XXXXXX.cubin", dir && *dir ? dir : "/tmp");
+  int fd = mkstemps(path, 6);
+  if (fd < 0) return fail(c, "cannot create a temporary file for the cubin: %s", strerror(errno));
+  close(fd);
+  char report[8192], err[8192];
+  bool ok = gemmc_target_run_ptxas(c->ptx.data, c->target, path, report, sizeof report, err, sizeof err);
+  if (!ok) {
+    unlink(path);
+    return fail(c, "%s", err);
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    unlink(path);
+    return fail(c, "cannot read the cubin ptxas wrote: %s", strerror(errno));
+  }
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *bytes = size > 0 ? malloc((size_t)size) : NULL;
+  ok = bytes && fread(bytes, 1, (size_t)size, f) == (size_t)size;
+  fclose(f);
+  unlink(path);
+  if (ok) ok = own_copy(c->ctx, &c->cubin, bytes, (size_t)size);
+  free(bytes);
+  if (!ok) return fail(c, "cannot read the cubin ptxas wrote");
+  return own_copy(c->ctx, &c->ptxas_report, report, strlen(report));
+}
+
+static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
+  c->llvm_ctx = LLVMContextCreate();
+  gemmc_lowered_kernel lowered[4];
+  int num_lowered = 0;
+  memset(lowered, 0, sizeof lowered);
+  if (!gemmc_lower_to_llvm(c->ctx, module, c->target, c->llvm_ctx, &c->llvm_module, lowered, 4, &num_lowered))
+    return false;
+  if (!c->llvm_module) return fail(c, "internal error: lowering made no LLVM module");
+  for (int i = 0; i < num_lowered; i++) {
+    if (!lowered[i].name || strcmp(lowered[i].name, c->kernel.name) != 0) continue;
+    if (lowered[i].num_warps > 0) c->kernel.num_warps = lowered[i].num_warps;
+    if (lowered[i].threads_per_warp > 0) c->kernel.threads_per_warp = lowered[i].threads_per_warp;
+    if (lowered[i].threads_per_block > 0) c->kernel.threads_per_block = lowered[i].threads_per_block;
+    c->kernel.dynamic_shared_bytes = lowered[i].static_shared_bytes;
+  }
+
+  char err[4096];
+  if (c->opts.stage >= GEMMC_STAGE_PTX) {
+    if (c->target->arch != GEMMC_ARCH_NVPTX)
+      return fail(c, "target %s: only NVIDIA targets emit PTX (use --emit=llvm)", c->target->name);
+    char *ptx = NULL;
+    size_t len = 0;
+    if (!gemmc_target_emit_ptx(c->target, c->llvm_module, c->opts.opt_level, &ptx, &len, err, sizeof err))
+      return fail(c, "PTX emission failed: %s", err);
+    bool ok = own_copy(c->ctx, &c->ptx, ptx, len);
+    free(ptx);
+    if (!ok) return false;
+    int params = metadata_ptx_param_count(c->ptx.data, c->kernel.name);
+    if (params != c->kernel.num_args) {
+      ir_error(c->ctx, NULL, "internal error: the PTX entry '%s' has %d parameters but the tt.func has %d",
+               c->kernel.name, params, c->kernel.num_args);
+      return false;
+    }
+    bool has_extern = false;
+    int64_t declared = 0;
+    metadata_scan_ptx_shared(c->ptx.data, &declared, &has_extern);
+    c->kernel.static_shared_bytes = declared;
+    int64_t dynamic = c->kernel.dynamic_shared_bytes - declared;
+    c->kernel.dynamic_shared_bytes = has_extern && dynamic > 0 ? dynamic : 0;
+  }
+  /* The LLVM IR the PTX came from: the same default<On> pipeline, run in place now that the
+   * code generator (which works on a clone) is done with the module. */
+  if (!gemmc_target_optimize(c->target, c->llvm_module, c->opts.opt_level, err, sizeof err))
+    return fail(c, "LLVM optimization failed: %s", err);
+  if (!keep_llvm_text(c)) return false;
+  if (c->opts.stage >= GEMMC_STAGE_CUBIN && !assemble_cubin(c)) return false;
+  return true;
+}
+
+static bool compile_steps(gemmc_compiled *c, const char *text, size_t len) {
+  gemmc_context *ctx = c->ctx;
+  char err[1024];
+  c->target = gemmc_target_lookup(c->opts.target ? c->opts.target : DEFAULT_TARGET, err, sizeof err);
+  if (!c->target) return fail(c, "%s", err);
+  if (c->opts.opt_level < 0 || c->opts.opt_level > 3) {
+    ir_error(ctx, NULL, "optimization level must be 0..3, got %d", c->opts.opt_level);
+    return false;
+  }
+  if (c->opts.num_warps < 0 || c->opts.num_warps > 32 || (c->opts.num_warps & (c->opts.num_warps - 1))) {
+    ir_error(ctx, NULL, "num-warps must be a power of two from 1 to 32, got %d", c->opts.num_warps);
+    return false;
+  }
+
+  c->original.name = c->filename;
+  c->original.text = ir_strdup(ctx, text, len);
+  c->original.len = len;
+  if (!defines_expand(ctx, &c->original, c->opts.defines, c->opts.num_defines, &c->expansion)) return false;
+
+  ir_op *module = ir_parse_module(ctx, c->expansion.text, c->expansion.len, c->filename);
+  if (!module || ir_error_count(ctx) != c->errors_before) return false;
+  if (!ir_verify(ctx, module)) return false;
+  if (!to_ttgir(c, module)) return false;
+  if (!ir_verify(ctx, module)) return false;
+  if (!keep_ttgir(c, module)) return false;
+  if (!metadata_from_module(ctx, module, &c->kernel)) return false;
+  c->kernel.target = c->target->name;
+  c->kernel.ptx_version = c->target->ptx_version;
+  c->kernel.num_constants = c->expansion.num_constants;
+  c->kernel.constant_names = c->expansion.constant_names;
+  c->kernel.constant_values = c->expansion.constant_values;
+  c->has_kernel = true;
+  if (c->opts.stage >= GEMMC_STAGE_LLVM && !lower_and_emit(c, module)) return false;
+  c->json.data = metadata_to_json(ctx, &c->kernel, &c->json.len);
+  return c->json.data != NULL;
+}
+
+bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char *filename,
+                   const gemmc_compile_options *opts, gemmc_compiled **out) {
+  if (out) *out = NULL;
+  if (!ctx || !out || (!text && len)) return false;
+  gemmc_compiled *c = ctx_raw_alloc(ctx, sizeof *c);
+  if (!c) return false;
+  memset(c, 0, sizeof *c);
+  c->ctx = ctx;
+  sb_init(&c->diagnostics, ctx);
+  if (opts) c->opts = *opts;
+  else gemmc_compile_options_init(&c->opts);
+  c->filename = ir_intern_string(ctx, filename ? filename : "<input>", strlen(filename ? filename : "<input>"));
+  *out = c;
+
+  /* Diagnostics go to this result only; the caller's handler is back in place afterwards. */
+  ir_diag_handler saved_handler = ctx->diag;
+  void *saved_user = ctx->diag_user;
+  jmp_buf *saved_bailout = ctx->bailout;
+  c->errors_before = ctx->num_errors;
+  ir_set_diag_handler(ctx, collect_diagnostic, c);
+  jmp_buf out_of_memory;
+  ctx->bailout = &out_of_memory;
+  if (setjmp(out_of_memory) == 0) {
+    c->ok = compile_steps(c, text ? text : "", len) && ctx->num_errors == c->errors_before;
+  } else {
+    c->ok = false;
+    sb_puts(&c->diagnostics, "error: out of memory\n");
+  }
+  ctx->bailout = saved_bailout;
+  ir_set_diag_handler(ctx, saved_handler, saved_user);
+
+  if (c->llvm_module) LLVMDisposeModule(c->llvm_module);
+  if (c->llvm_ctx) LLVMContextDispose(c->llvm_ctx);
+  c->llvm_module = NULL;
+  c->llvm_ctx = NULL;
+  if (!c->ok) {
+    /* A failed compile keeps its diagnostics only. */
+    owned_text *texts[] = {&c->ttgir, &c->llvm_ir, &c->ptx, &c->cubin, &c->ptxas_report, &c->json};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) own_free(ctx, texts[i]);
+    c->has_kernel = false;
+    if (!c->diagnostics.len) sb_puts(&c->diagnostics, "error: compilation failed\n");
+  }
+  return c->ok;
+}
+
+void gemmc_compiled_destroy(gemmc_compiled *c) {
+  if (!c) return;
+  gemmc_context *ctx = c->ctx;
+  owned_text *texts[] = {&c->ttgir, &c->llvm_ir, &c->ptx, &c->cubin, &c->ptxas_report, &c->json};
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) own_free(ctx, texts[i]);
+  sb_free(&c->diagnostics);
+  ctx_raw_free(ctx, c, sizeof *c);
+}
+
+/* ------------------------------------------------------------------ accessors */
+
+static const char *text_of(const owned_text *t, size_t *len) {
+  if (len) *len = t->data ? t->len : 0;
+  return t->data;
+}
+
+bool gemmc_compiled_ok(const gemmc_compiled *c) { return c && c->ok; }
+const char *gemmc_compiled_diagnostics(const gemmc_compiled *c) {
+  return c && c->diagnostics.data ? c->diagnostics.data : "";
+}
+const char *gemmc_compiled_ttgir(const gemmc_compiled *c, size_t *len) { return text_of(&c->ttgir, len); }
+const char *gemmc_compiled_llvm_ir(const gemmc_compiled *c, size_t *len) { return text_of(&c->llvm_ir, len); }
+const char *gemmc_compiled_ptx(const gemmc_compiled *c, size_t *len) { return text_of(&c->ptx, len); }
+const void *gemmc_compiled_cubin(const gemmc_compiled *c, size_t *len) { return text_of(&c->cubin, len); }
+const char *gemmc_compiled_ptxas_report(const gemmc_compiled *c) { return c->ptxas_report.data; }
+const gemmc_kernel_metadata *gemmc_compiled_kernel(const gemmc_compiled *c) {
+  return c && c->has_kernel ? &c->kernel : NULL;
+}
+const char *gemmc_kernel_constant(const gemmc_kernel_metadata *kernel, const char *name) {
+  for (int i = 0; kernel && name && i < kernel->num_constants; i++)
+    if (!strcmp(kernel->constant_names[i], name)) return kernel->constant_values[i];
+  return NULL;
+}
+
+const char *gemmc_compiled_metadata_json(const gemmc_compiled *c, size_t *len) {
+  return text_of(&c->json, len);
+}

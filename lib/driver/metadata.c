@@ -1,0 +1,232 @@
+/* Kernel metadata: the launch description from the tt.func signature and the PTX, and kernel.json. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver_internal.h"
+
+static bool is_public_func(const ir_op *op) {
+  if (op->kind != OP_FUNC || !op->num_regions || !op->regions[0].first) return false; /* declarations */
+  const ir_attr *vis = ir_op_get_attr(op, "sym_visibility");
+  return !vis || !vis->str || strcmp(vis->str, "private") != 0;
+}
+
+static void describe_arg(gemmc_context *ctx, const ir_value *v, const ir_attr *attrs, int index,
+                         gemmc_kernel_arg *a) {
+  const ir_type *t = v->type;
+  a->name = v->name ? v->name : NULL;
+  if (!a->name) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "arg%d", index);
+    a->name = ir_strdup(ctx, buf, strlen(buf));
+  }
+  a->type = ir_type_str(ctx, t);
+  a->pointee = NULL;
+  if (t->kind == TY_PTR) {
+    a->kind = GEMMC_ARG_POINTER;
+    a->pointee = t->elem ? ir_type_str(ctx, t->elem) : "";
+    a->size_bytes = 8;
+  } else if (t->kind == TY_FLOAT) {
+    a->kind = GEMMC_ARG_FLOAT;
+    a->size_bytes = (int)(t->width / 8);
+  } else {
+    a->kind = GEMMC_ARG_INT;
+    a->size_bytes = t->kind == TY_INT ? (int)((t->width + 7) / 8) : 8;
+  }
+  a->divisibility = 1;
+  const ir_attr *d = attrs && attrs->kind == AT_DICT ? ir_dict_get(attrs, "tt.divisibility") : NULL;
+  if (d && d->kind == AT_INT && d->int_value > 0) a->divisibility = (int)d->int_value;
+}
+
+typedef struct axis_walk {
+  bool axes[3];
+} axis_walk;
+
+static bool note_program_id(ir_op *op, void *user) {
+  axis_walk *w = user;
+  if (op->kind == OP_GET_PROGRAM_ID || op->kind == OP_GET_NUM_PROGRAMS) {
+    int64_t axis = ir_op_get_int_attr(op, "axis", 0);
+    if (axis >= 0 && axis < 3) w->axes[axis] = true;
+  }
+  return true;
+}
+
+bool metadata_from_module(gemmc_context *ctx, ir_op *module, gemmc_kernel_metadata *md) {
+  memset(md, 0, sizeof *md);
+  ir_op *kernel = NULL;
+  int num_public = 0;
+  ir_block *body = module->num_regions ? module->regions[0].first : NULL;
+  for (ir_op *op = body ? body->first : NULL; op; op = op->next) {
+    if (!is_public_func(op)) continue;
+    if (!kernel) kernel = op;
+    num_public++;
+  }
+  if (!kernel) {
+    ir_op_error(ctx, module, "the module has no public tt.func to compile as a kernel");
+    return false;
+  }
+  if (num_public > 1) {
+    ir_op_error(ctx, module, "the module has %d public tt.func; gemmc compiles one kernel per file "
+                "(make the helpers private)", num_public);
+    return false;
+  }
+  const ir_attr *name = ir_op_get_attr(kernel, "sym_name");
+  md->name = name && name->str ? name->str : "";
+  const ir_block *entry = kernel->regions[0].first;
+  const ir_attr *arg_attrs = ir_op_get_attr(kernel, "arg_attrs");
+  md->num_args = entry->num_args;
+  gemmc_kernel_arg *args = ir_alloc(ctx, (size_t)(entry->num_args + 1) * sizeof *args);
+  for (int i = 0; i < entry->num_args; i++) {
+    const ir_attr *attrs = arg_attrs && arg_attrs->kind == AT_ARRAY && i < arg_attrs->num_elems
+                               ? arg_attrs->elems[i] : NULL;
+    describe_arg(ctx, entry->args[i], attrs, i, &args[i]);
+  }
+  md->args = args;
+  md->num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
+  md->threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", 32);
+  md->threads_per_block = md->num_warps * md->threads_per_warp;
+  axis_walk w = {{false, false, false}};
+  ir_walk(kernel, note_program_id, &w);
+  char axes[4] = "";
+  int n = 0;
+  for (int i = 0; i < 3; i++)
+    if (w.axes[i]) axes[n++] = "xyz"[i];
+  axes[n] = 0;
+  md->grid_axes = ir_strdup(ctx, axes, (size_t)n);
+  return true;
+}
+
+/* ------------------------------------------------------------------ reading PTX */
+
+static const char *skip_space(const char *p) {
+  while (*p == ' ' || *p == '\t') p++;
+  return p;
+}
+
+/* `.shared .align 16 .b8 name[4096];` is static; `.extern .shared ... name[];` is dynamic. */
+void metadata_scan_ptx_shared(const char *ptx, int64_t *static_bytes, bool *has_extern) {
+  *static_bytes = 0;
+  *has_extern = false;
+  for (const char *line = ptx; line && *line;) {
+    const char *eol = strchr(line, '\n');
+    size_t n = eol ? (size_t)(eol - line) : strlen(line);
+    const char *p = skip_space(line);
+    bool is_extern = !strncmp(p, ".extern", 7);
+    if (is_extern) p = skip_space(p + 7);
+    if (!strncmp(p, ".shared", 7) && memchr(p, '[', n - (size_t)(p - line))) {
+      if (is_extern) {
+        *has_extern = true;
+      } else {
+        /* element width from .b8/.b16/.b32/.b64 (or .u/.s/.f), then [count] */
+        int width = 1;
+        for (const char *q = strstr(p + 7, " ."); q && q < line + n; q = strstr(q + 1, " .")) {
+          int bits = strchr("busf", q[2]) && q[2] ? atoi(q + 3) : 0;
+          if (bits >= 8) width = bits / 8;
+        }
+        const char *br = memchr(p, '[', n - (size_t)(p - line));
+        int64_t count = br ? strtoll(br + 1, NULL, 10) : 0;
+        if (count > 0) *static_bytes += count * width;
+      }
+    }
+    line = eol ? eol + 1 : NULL;
+  }
+}
+
+int metadata_ptx_param_count(const char *ptx, const char *kernel_name) {
+  size_t name_len = strlen(kernel_name);
+  for (const char *p = strstr(ptx, ".entry"); p; p = strstr(p + 6, ".entry")) {
+    const char *q = skip_space(p + 6);
+    if (strncmp(q, kernel_name, name_len) != 0) continue;
+    q += name_len;
+    if (*q != '(' && *q != ' ' && *q != '\n' && *q != '\r') continue;
+    const char *open = strchr(q, '(');
+    const char *brace = strchr(q, '{');
+    if (!open || (brace && brace < open)) return 0; /* no parameters */
+    const char *close = strchr(open, ')');
+    if (!close) return -1;
+    int count = 0;
+    for (const char *r = strstr(open, ".param"); r && r < close; r = strstr(r + 6, ".param")) count++;
+    return count;
+  }
+  return -1;
+}
+
+/* ------------------------------------------------------------------ kernel.json */
+
+static void json_string(strbuf *b, const char *s) {
+  sb_put(b, "\"", 1);
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    if (*p == '"' || *p == '\\') {
+      sb_put(b, "\\", 1);
+      sb_put(b, p, 1);
+    } else if (*p < 0x20) {
+      sb_printf(b, "\\u%04x", *p);
+    } else {
+      sb_put(b, p, 1);
+    }
+  }
+  sb_put(b, "\"", 1);
+}
+
+static const char *arg_kind_name(gemmc_arg_kind k) {
+  switch (k) {
+  case GEMMC_ARG_POINTER: return "pointer";
+  case GEMMC_ARG_INT: return "int";
+  case GEMMC_ARG_FLOAT: return "float";
+  }
+  return "int";
+}
+
+char *metadata_to_json(gemmc_context *ctx, const gemmc_kernel_metadata *md, size_t *len) {
+  strbuf b;
+  sb_init(&b, ctx);
+  sb_puts(&b, "{\n  \"gemmc_version\": ");
+  json_string(&b, gemmc_version());
+  sb_puts(&b, ",\n  \"kernel\": ");
+  json_string(&b, md->name);
+  sb_puts(&b, ",\n  \"target\": ");
+  json_string(&b, md->target);
+  if (md->ptx_version)
+    sb_printf(&b, ",\n  \"ptx_version\": \"%d.%d\"", md->ptx_version / 10, md->ptx_version % 10);
+  sb_printf(&b, ",\n  \"num_warps\": %d,\n  \"threads_per_warp\": %d,\n  \"threads_per_block\": %d",
+            md->num_warps, md->threads_per_warp, md->threads_per_block);
+  sb_printf(&b, ",\n  \"block\": [%d, 1, 1]", md->threads_per_block);
+  sb_puts(&b, ",\n  \"grid_axes\": ");
+  json_string(&b, md->grid_axes);
+  sb_printf(&b, ",\n  \"static_shared_bytes\": %" PRId64 ",\n  \"dynamic_shared_bytes\": %" PRId64,
+            md->static_shared_bytes, md->dynamic_shared_bytes);
+  sb_puts(&b, ",\n  \"args\": [");
+  for (int i = 0; i < md->num_args; i++) {
+    const gemmc_kernel_arg *a = &md->args[i];
+    sb_puts(&b, i ? ",\n    {" : "\n    {");
+    sb_puts(&b, "\"name\": ");
+    json_string(&b, a->name);
+    sb_puts(&b, ", \"type\": ");
+    json_string(&b, a->type);
+    sb_printf(&b, ", \"kind\": \"%s\"", arg_kind_name(a->kind));
+    if (a->pointee) {
+      sb_puts(&b, ", \"pointee\": ");
+      json_string(&b, a->pointee);
+    }
+    sb_printf(&b, ", \"size\": %d, \"divisibility\": %d}", a->size_bytes, a->divisibility);
+  }
+  sb_puts(&b, md->num_args ? "\n  ]" : "]");
+  sb_puts(&b, ",\n  \"constants\": {");
+  for (int i = 0; i < md->num_constants; i++) {
+    sb_puts(&b, i ? ", " : "");
+    json_string(&b, md->constant_names[i]);
+    sb_puts(&b, ": ");
+    json_string(&b, md->constant_values[i]);
+  }
+  sb_puts(&b, "}\n}\n");
+  if (!b.data || gemmc_context_out_of_memory(ctx)) {
+    sb_free(&b);
+    return NULL;
+  }
+  /* Hand over a buffer of exactly len + 1 bytes so the owner knows what to free. */
+  char *text = ctx_raw_alloc(ctx, b.len + 1);
+  if (text) memcpy(text, b.data, b.len + 1);
+  *len = b.len;
+  sb_free(&b);
+  return text;
+}

@@ -1,0 +1,148 @@
+/* Structured control flow: scf.for (iter_args as phis per element) and scf.if with results, through scf.yield. */
+#include "lower_internal.h"
+
+/* Elements per thread of a value of type t (1 for scalars). */
+static int count_of(lower_state *s, const ir_op *op, const ir_type *t) {
+  if (!ir_type_is_tensor(t)) return 1;
+  lower_layout_info *li = lower_layout_of(s, op, t);
+  return li ? li->num_regs : -1;
+}
+
+static bool lower_for(lower_state *s, ir_op *op) {
+  ir_block *body = ir_region_entry(&op->regions[0]);
+  int num_iter = op->num_operands - 3;
+  if (!body || body->num_args != num_iter + 1 || op->num_results != num_iter) {
+    ir_op_error(s->ctx, op, "malformed scf.for");
+    return false;
+  }
+  const lower_values *lb = lower_get(s, op, op->operands[0].value), *ub = lower_get(s, op, op->operands[1].value),
+                     *step = lower_get(s, op, op->operands[2].value);
+  if (!lb || !ub || !step) return false;
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(s->b);
+  LLVMBasicBlockRef header = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "for.header");
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "for.body");
+  /* Attached after the body so that the blocks read in program order. */
+  LLVMBasicBlockRef exit = LLVMCreateBasicBlockInContext(s->llctx, "for.exit");
+  LLVMBuildBr(s->b, header);
+  LLVMPositionBuilderAtEnd(s->b, header);
+  LLVMValueRef iv = LLVMBuildPhi(s->b, LLVMTypeOf(lb->v[0]), "iv");
+  lower_values **phis = lower_alloc(s, sizeof(lower_values *) * (size_t)(num_iter + 1));
+  if (!phis) goto fail;
+  for (int k = 0; k < num_iter; k++) {
+    const lower_values *init = lower_get(s, op, op->operands[3 + k].value);
+    int n = count_of(s, op, body->args[k + 1]->type);
+    if (!init || n < 0 || !(phis[k] = lower_values_new(s, op, n))) goto fail;
+    for (int i = 0; i < n; i++) {
+      LLVMValueRef x = lower_elem(init, i);
+      phis[k]->v[i] = LLVMBuildPhi(s->b, LLVMTypeOf(x), "");
+      LLVMAddIncoming(phis[k]->v[i], &x, &pre, 1);
+    }
+    if (!lower_set(s, body->args[k + 1], phis[k]) || !lower_set(s, &op->results[k], phis[k])) goto fail;
+  }
+  LLVMValueRef lbv = lb->v[0];
+  LLVMAddIncoming(iv, &lbv, &pre, 1);
+  LLVMBuildCondBr(s->b, LLVMBuildICmp(s->b, LLVMIntSLT, iv, ub->v[0], ""), loop, exit);
+  LLVMPositionBuilderAtEnd(s->b, loop);
+  if (!lower_set1(s, body->args[0], iv)) goto fail;
+  bool ok;
+  ir_op *yield = lower_block(s, body, &ok);
+  if (!ok) goto fail;
+  if (!yield || yield->kind != OP_SCF_YIELD || yield->num_operands != num_iter) {
+    ir_op_error(s->ctx, op, "scf.for body must end with scf.yield of %d values", num_iter);
+    goto fail;
+  }
+  LLVMValueRef next = LLVMBuildAdd(s->b, iv, step->v[0], "iv.next");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(s->b);
+  for (int k = 0; k < num_iter; k++) {
+    const lower_values *y = lower_get(s, yield, yield->operands[k].value);
+    if (!y) goto fail;
+    for (int i = 0; i < phis[k]->n; i++) {
+      LLVMValueRef x = lower_elem(y, i);
+      LLVMAddIncoming(phis[k]->v[i], &x, &latch, 1);
+    }
+  }
+  LLVMAddIncoming(iv, &next, &latch, 1);
+  LLVMBuildBr(s->b, header);
+  LLVMAppendExistingBasicBlock(s->fn, exit);
+  LLVMPositionBuilderAtEnd(s->b, exit);
+  return true;
+fail: /* the detached block must belong to the function to be freed with it */
+  LLVMAppendExistingBasicBlock(s->fn, exit);
+  return false;
+}
+
+/* Lowers one branch of an scf.if; the yielded values and the block the branch ends in. */
+static bool lower_branch(lower_state *s, ir_op *op, ir_region *region, LLVMBasicBlockRef merge,
+                         const lower_values ***yielded, LLVMBasicBlockRef *end) {
+  ir_block *block = ir_region_entry(region);
+  *yielded = NULL;
+  if (block) {
+    bool ok;
+    ir_op *yield = lower_block(s, block, &ok);
+    if (!ok) return false;
+    if (op->num_results > 0) {
+      if (!yield || yield->kind != OP_SCF_YIELD || yield->num_operands != op->num_results) {
+        ir_op_error(s->ctx, op, "scf.if branches must yield %d values", op->num_results);
+        return false;
+      }
+      const lower_values **vals = lower_alloc(s, sizeof(lower_values *) * (size_t)op->num_results);
+      if (!vals) return false;
+      for (int k = 0; k < op->num_results; k++)
+        if (!(vals[k] = lower_get(s, yield, yield->operands[k].value))) return false;
+      *yielded = vals;
+    }
+  }
+  *end = LLVMGetInsertBlock(s->b);
+  LLVMBuildBr(s->b, merge);
+  return true;
+}
+
+static bool lower_if(lower_state *s, ir_op *op) {
+  const lower_values *cond = lower_get(s, op, op->operands[0].value);
+  if (!cond) return false;
+  bool has_else = ir_region_entry(&op->regions[1]) != NULL;
+  if (op->num_results > 0 && !has_else) {
+    ir_op_error(s->ctx, op, "scf.if with results needs an else branch");
+    return false;
+  }
+  LLVMBasicBlockRef then_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "if.then");
+  LLVMBasicBlockRef else_bb = has_else ? LLVMCreateBasicBlockInContext(s->llctx, "if.else") : NULL;
+  LLVMBasicBlockRef merge = LLVMCreateBasicBlockInContext(s->llctx, "if.end");
+  bool else_attached = false, merge_attached = false;
+  LLVMBuildCondBr(s->b, cond->v[0], then_bb, has_else ? else_bb : merge);
+  const lower_values **then_vals, **else_vals = NULL;
+  LLVMBasicBlockRef then_end, else_end = NULL;
+  LLVMPositionBuilderAtEnd(s->b, then_bb);
+  if (!lower_branch(s, op, &op->regions[0], merge, &then_vals, &then_end)) goto fail;
+  if (has_else) {
+    LLVMAppendExistingBasicBlock(s->fn, else_bb);
+    else_attached = true;
+    LLVMPositionBuilderAtEnd(s->b, else_bb);
+    if (!lower_branch(s, op, &op->regions[1], merge, &else_vals, &else_end)) goto fail;
+  }
+  LLVMAppendExistingBasicBlock(s->fn, merge);
+  merge_attached = true;
+  LLVMPositionBuilderAtEnd(s->b, merge);
+  for (int k = 0; k < op->num_results; k++) {
+    int n = count_of(s, op, op->results[k].type);
+    lower_values *out = n >= 0 ? lower_values_new(s, op, n) : NULL;
+    if (!out) goto fail;
+    for (int i = 0; i < n; i++) {
+      LLVMValueRef a = lower_elem(then_vals[k], i), b = lower_elem(else_vals[k], i);
+      out->v[i] = LLVMBuildPhi(s->b, LLVMTypeOf(a), "");
+      LLVMAddIncoming(out->v[i], &a, &then_end, 1);
+      LLVMAddIncoming(out->v[i], &b, &else_end, 1);
+    }
+    if (!lower_set(s, &op->results[k], out)) goto fail;
+  }
+  return true;
+fail: /* detached blocks must belong to the function to be freed with it */
+  if (else_bb && !else_attached) LLVMAppendExistingBasicBlock(s->fn, else_bb);
+  if (!merge_attached) LLVMAppendExistingBasicBlock(s->fn, merge);
+  return false;
+}
+
+bool lower_control(lower_state *s, ir_op *op) {
+  if (op->kind == OP_SCF_FOR) return lower_for(s, op);
+  return lower_if(s, op);
+}

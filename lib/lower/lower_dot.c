@@ -1,0 +1,446 @@
+/* tt.dot lowering: mma.sync m16n8k{16,8,32} (nvidia_mma v2) from the layouts' fragments, and the per-thread FMA path. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lower_tensorcore.h"
+
+/* ---------------------------------------------------------------- PTX fragment formulas */
+
+int lower_mma_fragment_size(mma_frag_kind kind, int elem_bits) {
+  if (kind == MMA_FRAG_C) return 4;
+  int a = elem_bits == 16 ? 8 : elem_bits == 32 ? 4 : elem_bits == 8 ? 16 : 0;
+  return kind == MMA_FRAG_A ? a : a / 2;
+}
+
+bool lower_mma_fragment_coord(mma_frag_kind kind, int elem_bits, int slot, int lane, int *row, int *col) {
+  if (lane < 0 || lane >= 32 || slot < 0 || slot >= lower_mma_fragment_size(kind, elem_bits)) return false;
+  int g = lane >> 2, t = lane & 3; /* PTX's groupID and threadID_in_group */
+  if (kind == MMA_FRAG_C) {
+    *row = g + 8 * (slot >> 1);
+    *col = 2 * t + (slot & 1);
+    return true;
+  }
+  if (kind == MMA_FRAG_A) {
+    switch (elem_bits) {
+    case 16: /* m16n8k16 .f16/.bf16 */
+      *row = g + 8 * ((slot >> 1) & 1);
+      *col = 2 * t + (slot & 1) + 8 * (slot >> 2);
+      return true;
+    case 32: /* m16n8k8 .tf32 */
+      *row = g + 8 * (slot & 1);
+      *col = t + 4 * (slot >> 1);
+      return true;
+    default: /* m16n8k32 .s8 */
+      *row = g + 8 * ((slot >> 2) & 1);
+      *col = 4 * t + (slot & 3) + 16 * (slot >> 3);
+      return true;
+    }
+  }
+  switch (elem_bits) {
+  case 16:
+    *row = 2 * t + (slot & 1) + 8 * (slot >> 1);
+    break;
+  case 32:
+    *row = t + 4 * slot;
+    break;
+  default:
+    *row = 4 * t + (slot & 3) + 16 * (slot >> 2);
+    break;
+  }
+  *col = g;
+  return true;
+}
+
+/* ---------------------------------------------------------------- instruction choice */
+
+typedef struct mma_instr {
+  const char *intrinsic; /* LLVM 19 NVVM intrinsic (same operands as the PTX instruction) */
+  const char *ptx;       /* for messages */
+  int bits;              /* operand element bits (selects the fragment formulas) */
+  int k;                 /* K of one instruction */
+  bool ab_as_i32;        /* A/B registers are i32 (else <2 x half>) */
+  bool c_f16;            /* C/D are two <2 x half> registers (else four scalars) */
+} mma_instr;
+
+static const mma_instr MMA_F16_F32 = {"llvm.nvvm.mma.m16n8k16.row.col.f32.f32",
+                                      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 16, 16, false, false};
+static const mma_instr MMA_F16_F16 = {"llvm.nvvm.mma.m16n8k16.row.col.f16.f16",
+                                      "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", 16, 16, false, true};
+static const mma_instr MMA_BF16_F32 = {"llvm.nvvm.mma.m16n8k16.row.col.bf16",
+                                       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 16, 16, true, false};
+static const mma_instr MMA_TF32_F32 = {"llvm.nvvm.mma.m16n8k8.row.col.tf32",
+                                       "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 32, 8, true, false};
+static const mma_instr MMA_S8_S32 = {"llvm.nvvm.mma.m16n8k32.row.col.satfinite.s8",
+                                     "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32", 8, 32, true, false};
+
+static bool is_float(const ir_type *t, ir_float_kind k) { return t->kind == TY_FLOAT && t->float_kind == k; }
+
+static const mma_instr *choose_mma(const ir_op *op) {
+  const ir_type *a = ir_type_element(op->operands[0].value->type);
+  const ir_type *b = ir_type_element(op->operands[1].value->type);
+  const ir_type *c = ir_type_element(op->results[0].type);
+  if (a != b) return NULL;
+  const ir_attr *prec = ir_op_get_attr(op, "inputPrecision");
+  bool tf32 = prec && prec->str && strcmp(prec->str, "tf32") == 0;
+  if (is_float(a, FLT_F16) && is_float(c, FLT_F32)) return &MMA_F16_F32;
+  if (is_float(a, FLT_F16) && is_float(c, FLT_F16)) return &MMA_F16_F16;
+  if (is_float(a, FLT_BF16) && is_float(c, FLT_F32)) return &MMA_BF16_F32;
+  if (is_float(a, FLT_F32) && is_float(c, FLT_F32) && tf32) return &MMA_TF32_F32;
+  if (ir_type_is_int(a, 8) && ir_type_is_int(c, 32)) return &MMA_S8_S32;
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- fragments from the layouts */
+
+typedef struct dot_dims {
+  int rank;
+  int bdim; /* batch dim, -1 for 2-D */
+} dot_dims;
+
+/* Coordinate (batch, row, col) of a rank-2 or rank-3 operand. */
+static void make_coord(const dot_dims *dd, int64_t batch, int64_t row, int64_t col, int64_t *coord) {
+  if (dd->bdim >= 0) coord[0] = batch;
+  coord[dd->rank - 2] = row;
+  coord[dd->rank - 1] = col;
+}
+
+static bool coord_equal(const int64_t *a, const int64_t *b, int rank) {
+  for (int d = 0; d < rank; d++)
+    if (a[d] != b[d]) return false;
+  return true;
+}
+
+/* The register of `li` that holds (batch, row, col) at lane 0 of warp 0, checked for every lane
+ * against the PTX formula of `slot`; -1 when the layout does not hold the fragment. */
+static int64_t fragment_register(const lower_layout_info *li, const dot_dims *dd, mma_frag_kind kind, int bits, int slot,
+                                 int64_t batch, int64_t row0, int64_t col0) {
+  int row, col;
+  lower_mma_fragment_coord(kind, bits, slot, 0, &row, &col);
+  int64_t coord[IR_MAX_RANK], in[LAYOUT_IN_COUNT];
+  make_coord(dd, batch, row0 + row, col0 + col, coord);
+  if (!layout_linear_invert(&li->ll, coord, in) || in[LAYOUT_IN_LANE] || in[LAYOUT_IN_WARP]) return -1;
+  int64_t reg = in[LAYOUT_IN_REGISTER];
+  for (int lane = 1; lane < 32; lane++) {
+    int64_t q[LAYOUT_IN_COUNT] = {0}, got[IR_MAX_RANK];
+    q[LAYOUT_IN_REGISTER] = reg;
+    q[LAYOUT_IN_LANE] = lane;
+    layout_linear_apply(&li->ll, q, got);
+    lower_mma_fragment_coord(kind, bits, slot, lane, &row, &col);
+    make_coord(dd, batch, row0 + row, col0 + col, coord);
+    if (!coord_equal(got, coord, dd->rank)) return -1;
+  }
+  return reg;
+}
+
+/* Warps must agree: a warp bit moves A along M and B along N exactly as it moves the accumulator
+ * (and never along K, where dot operands broadcast). */
+static bool warps_agree(const lower_layout_info *a, const lower_layout_info *b, const lower_layout_info *c,
+                        const dot_dims *dd) {
+  int n = c->ll.num_bases[LAYOUT_IN_WARP];
+  if (a->ll.num_bases[LAYOUT_IN_WARP] != n || b->ll.num_bases[LAYOUT_IN_WARP] != n) return false;
+  int r = dd->rank;
+  for (int i = 0; i < n; i++) {
+    const int32_t *cw = c->ll.bases[LAYOUT_IN_WARP][i], *aw = a->ll.bases[LAYOUT_IN_WARP][i],
+                  *bw = b->ll.bases[LAYOUT_IN_WARP][i];
+    if (dd->bdim >= 0 && (aw[0] != cw[0] || bw[0] != cw[0])) return false;
+    if (aw[r - 2] != cw[r - 2] || aw[r - 1] != 0) return false;
+    if (bw[r - 1] != cw[r - 1] || bw[r - 2] != 0) return false;
+  }
+  return true;
+}
+
+/* One 16x8 accumulator tile a warp computes: its origin (lane 0, warp 0) and the register of each
+ * of the four C slots. */
+typedef struct mma_tile {
+  int64_t batch, m0, n0;
+  int64_t c_reg[4];
+} mma_tile;
+
+/* Packed A or B registers of one (batch, row/col origin, k step), computed once and reused by
+ * every tile that shares them. */
+typedef struct packed_frag {
+  int64_t batch, origin, ks;
+  LLVMValueRef regs[4];
+  struct packed_frag *next;
+} packed_frag;
+
+static LLVMValueRef pack_register(lower_state *s, const mma_instr *mi, const lower_values *vals, const int64_t *regs,
+                                  int n, LLVMTypeRef elem) {
+  if (mi->bits == 32) return LLVMBuildBitCast(s->b, lower_elem(vals, (int)regs[0]), s->i32, "");
+  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(elem, (unsigned)n));
+  for (int i = 0; i < n; i++) v = LLVMBuildInsertElement(s->b, v, lower_elem(vals, (int)regs[i]), lower_i32(s, i), "");
+  return mi->ab_as_i32 ? LLVMBuildBitCast(s->b, v, s->i32, "") : v;
+}
+
+static const packed_frag *get_fragment(lower_state *s, ir_op *op, packed_frag **cache, const mma_instr *mi,
+                                       mma_frag_kind kind, const lower_layout_info *li, const lower_values *vals,
+                                       const dot_dims *dd, int64_t batch, int64_t origin, int64_t ks) {
+  for (packed_frag *p = *cache; p; p = p->next)
+    if (p->batch == batch && p->origin == origin && p->ks == ks) return p;
+  packed_frag *p = lower_alloc(s, sizeof *p);
+  if (!p) return NULL;
+  p->batch = batch;
+  p->origin = origin;
+  p->ks = ks;
+  int slots = lower_mma_fragment_size(kind, mi->bits);
+  int per_reg = 32 / mi->bits;
+  LLVMTypeRef elem = lower_elem_type(s, op->operands[0].value->type);
+  for (int r = 0; r < slots / per_reg; r++) {
+    int64_t regs[4];
+    for (int j = 0; j < per_reg; j++) {
+      int slot = r * per_reg + j;
+      int64_t row0 = kind == MMA_FRAG_A ? origin : ks * mi->k, col0 = kind == MMA_FRAG_A ? ks * mi->k : origin;
+      regs[j] = fragment_register(li, dd, kind, mi->bits, slot, batch, row0, col0);
+      if (regs[j] < 0) {
+        ir_op_error(s->ctx, op,
+                    "cannot lower to %s: the layout of operand %s does not hold the instruction's fragment "
+                    "(kWidth must be 32 / element bits)",
+                    mi->ptx, kind == MMA_FRAG_A ? "A" : "B");
+        return NULL;
+      }
+    }
+    p->regs[r] = pack_register(s, mi, vals, regs, per_reg, elem);
+  }
+  p->next = *cache;
+  *cache = p;
+  return p;
+}
+
+static bool lower_dot_mma(lower_state *s, ir_op *op) {
+  const ir_type *at = op->operands[0].value->type, *bt = op->operands[1].value->type, *ct = op->results[0].type;
+  const mma_instr *mi = choose_mma(op);
+  if (!mi) {
+    const ir_attr *prec = ir_op_get_attr(op, "inputPrecision");
+    ir_op_error(s->ctx, op,
+                "mma.sync (nvidia_mma v2) does not support %s x %s -> %s%s%s (supported: f16 x f16 -> f32 or "
+                "f16, bf16 x bf16 -> f32, f32 x f32 with inputPrecision = tf32 -> f32, i8 x i8 -> i32)",
+                ir_type_str(s->ctx, ir_type_element(at)), ir_type_str(s->ctx, ir_type_element(bt)),
+                ir_type_str(s->ctx, ir_type_element(ct)), prec && prec->str ? " with inputPrecision = " : "",
+                prec && prec->str ? prec->str : "");
+    return false;
+  }
+  if (!(s->target->mma_kinds & GEMMC_MMA_SYNC)) {
+    ir_op_error(s->ctx, op, "target %s has no mma.sync (sm_80 or newer needed)", s->target->name);
+    return false;
+  }
+  dot_dims dd = {ct->rank, ct->rank == 3 ? 0 : -1};
+  int64_t K = at->shape[dd.rank - 1];
+  if (K % mi->k != 0) {
+    ir_op_error(s->ctx, op, "cannot lower to %s: K = %lld is not a multiple of %d", mi->ptx, (long long)K, mi->k);
+    return false;
+  }
+  lower_layout_info *la = lower_layout_of(s, op, at), *lb = lower_layout_of(s, op, bt), *lc = lower_layout_of(s, op, ct);
+  const lower_values *va = lower_get(s, op, op->operands[0].value), *vb = lower_get(s, op, op->operands[1].value),
+                     *vc = lower_get(s, op, op->operands[2].value);
+  if (!la || !lb || !lc || !va || !vb || !vc) return false;
+  if (!warps_agree(la, lb, lc, &dd)) {
+    ir_op_error(s->ctx, op, "cannot lower to %s: the operands' warps do not match the accumulator's", mi->ptx);
+    return false;
+  }
+
+  /* Tiles of the accumulator: every register belongs to one (origin, slot). */
+  int nregs = lc->num_regs;
+  int *reg_tile = lower_alloc(s, sizeof(int) * (size_t)nregs);
+  int *reg_slot = lower_alloc(s, sizeof(int) * (size_t)nregs);
+  mma_tile *tiles = lower_alloc(s, sizeof(mma_tile) * (size_t)nregs);
+  if (!reg_tile || !reg_slot || !tiles) return false;
+  int ntiles = 0;
+  int r2 = dd.rank - 2, r1 = dd.rank - 1;
+  for (int r = 0; r < nregs; r++) {
+    int64_t c[IR_MAX_RANK];
+    lower_reg_coord(lc, r, c);
+    int64_t batch = dd.bdim >= 0 ? c[0] : 0, m0 = c[r2] & ~INT64_C(15), n0 = c[r1] & ~INT64_C(7);
+    int64_t dm = c[r2] - m0, dn = c[r1] - n0;
+    if ((dm != 0 && dm != 8) || dn > 1) {
+      ir_op_error(s->ctx, op, "cannot lower to %s: the accumulator layout is not the instruction's C fragment",
+                  mi->ptx);
+      return false;
+    }
+    int slot = (dm ? 2 : 0) + (int)dn, t = 0;
+    while (t < ntiles && !(tiles[t].batch == batch && tiles[t].m0 == m0 && tiles[t].n0 == n0)) t++;
+    if (t == ntiles) {
+      tiles[t] = (mma_tile){batch, m0, n0, {-1, -1, -1, -1}};
+      ntiles++;
+    }
+    if (tiles[t].c_reg[slot] < 0) tiles[t].c_reg[slot] = r;
+    reg_tile[r] = t;
+    reg_slot[r] = slot;
+  }
+  for (int t = 0; t < ntiles; t++)
+    for (int j = 0; j < 4; j++) {
+      int64_t want = fragment_register(lc, &dd, MMA_FRAG_C, mi->bits, j, tiles[t].batch, tiles[t].m0, tiles[t].n0);
+      if (tiles[t].c_reg[j] < 0 || want < 0) {
+        ir_op_error(s->ctx, op, "cannot lower to %s: the accumulator layout is not the instruction's C fragment",
+                    mi->ptx);
+        return false;
+      }
+    }
+
+  /* Accumulators per tile, in the instruction's register form. */
+  LLVMTypeRef half = LLVMHalfTypeInContext(s->llctx), half2 = LLVMVectorType(half, 2);
+  LLVMTypeRef cscalar = lower_elem_type(s, ct);
+  int cvals = mi->c_f16 ? 2 : 4;
+  LLVMValueRef(*acc)[4] = lower_alloc(s, sizeof(LLVMValueRef[4]) * (size_t)ntiles);
+  if (!acc) return false;
+  for (int t = 0; t < ntiles; t++) {
+    if (mi->c_f16) {
+      for (int j = 0; j < 2; j++) {
+        LLVMValueRef v = LLVMGetUndef(half2);
+        for (int h = 0; h < 2; h++)
+          v = LLVMBuildInsertElement(s->b, v, lower_elem(vc, (int)tiles[t].c_reg[2 * j + h]), lower_i32(s, h), "");
+        acc[t][j] = v;
+      }
+    } else {
+      for (int j = 0; j < 4; j++) acc[t][j] = lower_elem(vc, (int)tiles[t].c_reg[j]);
+    }
+  }
+  LLVMTypeRef dfields[4] = {mi->c_f16 ? half2 : cscalar, mi->c_f16 ? half2 : cscalar, cscalar, cscalar};
+  LLVMTypeRef dty = LLVMStructTypeInContext(s->llctx, dfields, (unsigned)cvals, 0);
+
+  /* k outermost: consecutive instructions use different accumulators (no dependency stall). */
+  packed_frag *a_cache = NULL, *b_cache = NULL;
+  int a_regs = lower_mma_fragment_size(MMA_FRAG_A, mi->bits) * mi->bits / 32;
+  int b_regs = lower_mma_fragment_size(MMA_FRAG_B, mi->bits) * mi->bits / 32;
+  for (int64_t ks = 0; ks < K / mi->k; ks++) {
+    a_cache = b_cache = NULL; /* fragments of earlier k steps are not needed again */
+    for (int t = 0; t < ntiles; t++) {
+      const packed_frag *fa = get_fragment(s, op, &a_cache, mi, MMA_FRAG_A, la, va, &dd, tiles[t].batch, tiles[t].m0, ks);
+      const packed_frag *fb = get_fragment(s, op, &b_cache, mi, MMA_FRAG_B, lb, vb, &dd, tiles[t].batch, tiles[t].n0, ks);
+      if (!fa || !fb) return false;
+      LLVMValueRef args[12];
+      int n = 0;
+      for (int i = 0; i < a_regs; i++) args[n++] = fa->regs[i];
+      for (int i = 0; i < b_regs; i++) args[n++] = fb->regs[i];
+      for (int i = 0; i < cvals; i++) args[n++] = acc[t][i];
+      LLVMValueRef d = lower_call_n(s, mi->intrinsic, dty, args, n);
+      for (int i = 0; i < cvals; i++) acc[t][i] = LLVMBuildExtractValue(s->b, d, (unsigned)i, "");
+    }
+  }
+
+  lower_values *out = lower_values_new(s, op, nregs);
+  if (!out) return false;
+  for (int r = 0; r < nregs; r++) {
+    int t = reg_tile[r], j = reg_slot[r];
+    out->v[r] = mi->c_f16 ? LLVMBuildExtractElement(s->b, acc[t][j >> 1], lower_i32(s, j & 1), "") : acc[t][j];
+  }
+  return lower_set(s, &op->results[0], out);
+}
+
+/* ---------------------------------------------------------------- FMA path */
+
+/* A value of operand type converted to the accumulator type (the FMA path promotes, as Triton's
+ * decomposeMixedModeDotOp does with fp_to_fp). */
+static LLVMValueRef promote(lower_state *s, LLVMValueRef x, const ir_type *from, const ir_type *to, LLVMTypeRef to_ll) {
+  if (from == to) return x;
+  if (from->kind == TY_FLOAT && to->kind == TY_FLOAT)
+    return from->width < to->width ? LLVMBuildFPExt(s->b, x, to_ll, "") : LLVMBuildFPTrunc(s->b, x, to_ll, "");
+  if (from->kind == TY_INT && to->kind == TY_INT)
+    return from->width < to->width ? LLVMBuildSExt(s->b, x, to_ll, "") : LLVMBuildTrunc(s->b, x, to_ll, "");
+  if (from->kind == TY_INT) return LLVMBuildSIToFP(s->b, x, to_ll, "");
+  return NULL;
+}
+
+static bool lower_dot_fma(lower_state *s, ir_op *op) {
+  const ir_type *at = op->operands[0].value->type, *bt = op->operands[1].value->type, *ct = op->results[0].type;
+  const ir_type *ae = ir_type_element(at), *be = ir_type_element(bt), *ce = ir_type_element(ct);
+  for (int i = 0; i < 2; i++) {
+    const ir_attr *e = op->operands[i].value->type->encoding;
+    if (!e || e->kind != AT_DOT_OP || !e->layout.parent || e->layout.parent->kind != AT_BLOCKED) {
+      ir_op_error(s->ctx, op, "the FMA path of tt.dot needs #ttg.dot_op operands with a blocked parent");
+      return false;
+    }
+  }
+  bool is_float_acc = ce->kind == TY_FLOAT && (ce->float_kind == FLT_F16 || ce->float_kind == FLT_BF16 ||
+                                               ce->float_kind == FLT_F32 || ce->float_kind == FLT_F64);
+  bool is_int_acc = ce->kind == TY_INT && ce->width > 1;
+  if (!is_float_acc && !is_int_acc) {
+    ir_op_error(s->ctx, op, "the FMA path of tt.dot does not support a %s accumulator", ir_type_str(s->ctx, ce));
+    return false;
+  }
+  if ((ae->kind == TY_FLOAT && !is_float_acc) || (be->kind == TY_FLOAT && !is_float_acc) ||
+      (ae->kind == TY_FLOAT && ae->float_kind > FLT_F64) || (be->kind == TY_FLOAT && be->float_kind > FLT_F64)) {
+    ir_op_error(s->ctx, op, "the FMA path of tt.dot does not support %s x %s -> %s", ir_type_str(s->ctx, ae),
+                ir_type_str(s->ctx, be), ir_type_str(s->ctx, ce));
+    return false;
+  }
+  dot_dims dd = {ct->rank, ct->rank == 3 ? 0 : -1};
+  int r2 = dd.rank - 2, r1 = dd.rank - 1;
+  lower_layout_info *la = lower_layout_of(s, op, at), *lb = lower_layout_of(s, op, bt), *lc = lower_layout_of(s, op, ct);
+  const lower_values *va = lower_get(s, op, op->operands[0].value), *vb = lower_get(s, op, op->operands[1].value),
+                     *vc = lower_get(s, op, op->operands[2].value);
+  if (!la || !lb || !lc || !va || !vb || !vc) return false;
+  /* Lane and warp bits must move A along M and B along N as they move the result. */
+  for (int in = LAYOUT_IN_LANE; in <= LAYOUT_IN_WARP; in++) {
+    int n = lc->ll.num_bases[in];
+    bool ok = la->ll.num_bases[in] == n && lb->ll.num_bases[in] == n;
+    for (int i = 0; ok && i < n; i++) {
+      const int32_t *c = lc->ll.bases[in][i], *a = la->ll.bases[in][i], *b = lb->ll.bases[in][i];
+      ok = a[r2] == c[r2] && a[r1] == 0 && b[r1] == c[r1] && b[r2] == 0 &&
+           (dd.bdim < 0 || (a[0] == c[0] && b[0] == c[0]));
+    }
+    if (!ok) {
+      ir_op_error(s->ctx, op, "cannot lower tt.dot on the FMA path: the operand layouts do not match the result's");
+      return false;
+    }
+  }
+  LLVMTypeRef cty = lower_elem_type(s, ct);
+  char fma_name[32];
+  if (is_float_acc) snprintf(fma_name, sizeof fma_name, "llvm.fmuladd.%s",
+                             ce->float_kind == FLT_F16 ? "f16" : ce->float_kind == FLT_BF16 ? "bf16"
+                                                            : ce->float_kind == FLT_F32 ? "f32" : "f64");
+  int64_t K = at->shape[r1];
+  lower_values *out = lower_values_new(s, op, lc->num_regs);
+  if (!out) return false;
+  for (int r = 0; r < lc->num_regs; r++) {
+    if (r & lc->reg_dup_mask) {
+      out->v[r] = out->v[r & ~lc->reg_dup_mask];
+      continue;
+    }
+    int64_t c[IR_MAX_RANK];
+    lower_reg_coord(lc, r, c);
+    LLVMValueRef acc = lower_elem(vc, r);
+    for (int64_t k = 0; k < K; k++) {
+      int64_t ac[IR_MAX_RANK], bc[IR_MAX_RANK], ia[LAYOUT_IN_COUNT], ib[LAYOUT_IN_COUNT];
+      make_coord(&dd, c[0], c[r2], k, ac);
+      make_coord(&dd, c[0], k, c[r1], bc);
+      if (!layout_linear_invert(&la->ll, ac, ia) || ia[LAYOUT_IN_LANE] || ia[LAYOUT_IN_WARP] ||
+          !layout_linear_invert(&lb->ll, bc, ib) || ib[LAYOUT_IN_LANE] || ib[LAYOUT_IN_WARP]) {
+        ir_op_error(s->ctx, op, "cannot lower tt.dot on the FMA path: an operand does not hold the whole K extent");
+        return false;
+      }
+      LLVMValueRef a = promote(s, lower_elem(va, (int)ia[LAYOUT_IN_REGISTER]), ae, ce, cty);
+      LLVMValueRef b = promote(s, lower_elem(vb, (int)ib[LAYOUT_IN_REGISTER]), be, ce, cty);
+      if (is_float_acc) {
+        LLVMValueRef args[3] = {a, b, acc};
+        acc = lower_call(s, fma_name, cty, args, 3);
+      } else {
+        acc = LLVMBuildAdd(s->b, LLVMBuildMul(s->b, a, b, ""), acc, "");
+      }
+    }
+    out->v[r] = acc;
+  }
+  return lower_set(s, &op->results[0], out);
+}
+
+/* ---------------------------------------------------------------- entry */
+
+bool lower_dot(lower_state *s, ir_op *op) {
+  const ir_type *ct = op->results[0].type;
+  const ir_attr *enc = ct->encoding;
+  if (!enc) {
+    ir_op_error(s->ctx, op, "cannot lower tt.dot without layouts (run --pipeline=ttgir first)");
+    return false;
+  }
+  if (enc->kind == AT_NVIDIA_MMA) {
+    if (enc->layout.version_major != 2) {
+      ir_op_error(s->ctx, op, "lowering of tt.dot with an nvidia_mma v%d result is not implemented (only v2: mma.sync)",
+                  enc->layout.version_major);
+      return false;
+    }
+    return lower_dot_mma(s, op);
+  }
+  if (enc->kind == AT_BLOCKED) return lower_dot_fma(s, op);
+  ir_op_error(s->ctx, op, "lowering of tt.dot with a %s result is not implemented (blocked or nvidia_mma v2 only)",
+              ir_attr_kind_name(enc->kind));
+  return false;
+}

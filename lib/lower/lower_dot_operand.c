@@ -1,0 +1,166 @@
+/* MMA dot operands from shared memory: ldmatrix(.trans) read-back, and convert_layout to #ttg.dot_op via a swizzled buffer. */
+#include <string.h>
+
+#include "lower_tensorcore.h"
+
+/*
+ * ldmatrix.m8n8.x{1,2,4}[.trans].b16 reads 1, 2 or 4 matrices of 8x8 16-bit elements; lane L
+ * gives the address of row L%8 of matrix L/8 (each row is 16 contiguous bytes). Without .trans
+ * lane T receives row T/4, elements 2(T%4) and 2(T%4)+1 of each matrix (low half first); with
+ * .trans it receives rows 2(T%4) and 2(T%4)+1 of column T/4. In terms of the element offsets of
+ * the destination layout's bases (lower_smem_map), ldmatrix applies when
+ *   non-trans: register bit 0 -> +1, lane bits 0,1 -> +2, +4 (a row is 8 contiguous elements);
+ *              lane bits 2..4 pick the row;
+ *   trans:     lane bits 2..4 -> +1, +2, +4; register bit 0, lane bits 0, 1 pick the row;
+ * and every other basis (rows, warps, the remaining registers) moves by whole rows (multiples
+ * of 8 elements, keeping the 16-byte alignment). Register bits 1 and 2 then select the matrices
+ * of one .x4 load; higher register bits are separate loads.
+ */
+
+static bool offsets_are(const int64_t *off, const int64_t *want, int n) {
+  for (int i = 0; i < n; i++)
+    if (off[i] != want[i]) return false;
+  return true;
+}
+
+bool lower_shared_load_ldmatrix(lower_state *s, ir_op *op, LLVMValueRef base, const lower_layout_info *li,
+                                const lower_smem_map *m, const ir_type *tensor, lower_values *out, bool *failed) {
+  *failed = false;
+  const ir_attr *enc = tensor->encoding;
+  if (!enc || enc->kind != AT_DOT_OP || !enc->layout.parent || enc->layout.parent->kind != AT_NVIDIA_MMA) return false;
+  if (!(s->target->caps & GEMMC_CAP_LDMATRIX)) return false;
+  const ir_type *e = ir_type_element(tensor);
+  if (ir_type_bits(e) != 16 || e->kind != TY_FLOAT) return false; /* 8- and 32-bit types use ld.shared */
+  if (m->num_bases[1] != 5 || m->num_bases[0] < 1) return false;
+  static const int64_t unit[3] = {1, 2, 4};
+  int64_t row_base[3];
+  bool trans;
+  if (m->off[0][0] == 1 && offsets_are(m->off[1], unit + 1, 2)) {
+    trans = false;
+    for (int i = 0; i < 3; i++) row_base[i] = m->off[1][2 + i];
+  } else if (offsets_are(m->off[1] + 2, unit, 3)) {
+    trans = true;
+    row_base[0] = m->off[0][0];
+    row_base[1] = m->off[1][0];
+    row_base[2] = m->off[1][1];
+  } else {
+    return false;
+  }
+  /* Rows and every basis outside the row must keep 16-byte alignment. */
+  for (int i = 0; i < 3; i++)
+    if (row_base[i] % 8 != 0) return false;
+  for (int i = 1; i < m->num_bases[0]; i++)
+    if (m->off[0][i] % 8 != 0) return false;
+  for (int i = 0; i < m->num_bases[2]; i++)
+    if (m->off[2][i] % 8 != 0) return false;
+
+  int sel_bits = m->num_bases[0] - 1 < 2 ? m->num_bases[0] - 1 : 2;
+  int num_mats = 1 << sel_bits;
+  /* Lane address: lane bits 0..2 walk the rows, bits 3.. pick the matrix (ignored above x4/x2). */
+  int64_t lane_addr[5] = {row_base[0], row_base[1], row_base[2], 0, 0};
+  for (int i = 0; i < sel_bits; i++) lane_addr[3 + i] = m->off[0][1 + i];
+  LLVMValueRef la = lower_apply_bits(s, s->lane, lane_addr, 5);
+  LLVMValueRef wa = lower_apply_bits(s, s->warp, m->off[2], m->num_bases[2]);
+  LLVMValueRef addr_lw = LLVMBuildXor(s->pro, la, wa, "");
+  int64_t mask_lw = 0;
+  for (int i = 0; i < 5; i++) mask_lw |= lane_addr[i];
+  for (int i = 0; i < m->num_bases[2]; i++) mask_lw |= m->off[2][i];
+
+  char name[80];
+  snprintf(name, sizeof name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16.p3", num_mats, trans ? ".trans" : "");
+  LLVMTypeRef rt;
+  if (num_mats == 1) {
+    rt = s->i32;
+  } else {
+    LLVMTypeRef fields[4] = {s->i32, s->i32, s->i32, s->i32};
+    rt = LLVMStructTypeInContext(s->llctx, fields, (unsigned)num_mats, 0);
+  }
+  LLVMTypeRef et = lower_elem_type(s, tensor);
+  LLVMTypeRef pair = LLVMVectorType(et, 2);
+  int group_shift = 1 + sel_bits;
+  for (int64_t r0 = 0; r0 < li->num_regs; r0 += INT64_C(1) << group_shift) {
+    if (r0 & li->reg_dup_mask) {
+      for (int j = 0; j < (1 << group_shift); j++) out->v[r0 + j] = out->v[(r0 + j) & ~li->reg_dup_mask];
+      continue;
+    }
+    LLVMValueRef off = lower_smem_offset(s, addr_lw, mask_lw, lower_smem_reg_offset(m, r0));
+    LLVMValueRef ptr = LLVMBuildGEP2(s->b, et, base, &off, 1, "");
+    LLVMValueRef res = lower_call(s, name, rt, &ptr, 1);
+    for (int j = 0; j < num_mats; j++) {
+      LLVMValueRef word = num_mats == 1 ? res : LLVMBuildExtractValue(s->b, res, (unsigned)j, "");
+      LLVMValueRef two = LLVMBuildBitCast(s->b, word, pair, "");
+      int64_t r = r0 | ((int64_t)j << 1);
+      out->v[r] = LLVMBuildExtractElement(s->b, two, lower_i32(s, 0), "");
+      out->v[r | 1] = LLVMBuildExtractElement(s->b, two, lower_i32(s, 1), "");
+    }
+  }
+  (void)op;
+  return true;
+}
+
+/* ---------------------------------------------------------------- convert_layout -> dot_op(mma) */
+
+bool lower_is_convert_to_mma_operand(const ir_op *op) {
+  if (op->kind != OP_CONVERT_LAYOUT) return false;
+  const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
+  if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst) || !src->encoding || !dst->encoding) return false;
+  const ir_attr *e = dst->encoding;
+  return e->kind == AT_DOT_OP && e->layout.parent && e->layout.parent->kind == AT_NVIDIA_MMA &&
+         layout_is_distributed(src->encoding);
+}
+
+static void identity_project(const void *ctx, const int64_t *dst_coord, int64_t *src_coord) {
+  const int *rank = ctx;
+  memcpy(src_coord, dst_coord, sizeof(int64_t) * (size_t)*rank);
+}
+
+bool lower_convert_to_dot_operand(lower_state *s, ir_op *op) {
+  const ir_value *src = op->operands[0].value;
+  const ir_type *st = src->type, *dt = op->results[0].type;
+  const ir_attr *dot = dt->encoding;
+  if (!lower_is_convert_to_mma_operand(op)) {
+    ir_op_error(s->ctx, op, "internal error: not a conversion to an MMA dot operand");
+    return false;
+  }
+  if (dot->layout.parent->layout.version_major != 2) {
+    ir_op_error(s->ctx, op, "dot operands of nvidia_mma v%d are not supported yet (only v2: mma.sync)",
+                dot->layout.parent->layout.version_major);
+    return false;
+  }
+  const lower_values *vals = lower_get(s, op, src);
+  lower_layout_info *sl = lower_layout_of(s, op, st);
+  lower_layout_info *dl = lower_layout_of(s, op, dt);
+  if (!vals || !sl || !dl) return false;
+  int rank = dt->rank;
+
+  /* Same lanes and warps: only registers move. */
+  int *map = lower_alloc(s, sizeof(int) * (size_t)dl->num_regs);
+  if (!map) return false;
+  if (lower_register_map(dl, sl, identity_project, &rank, map)) {
+    lower_values *out = lower_values_new(s, op, dl->num_regs);
+    if (!out) return false;
+    for (int r = 0; r < dl->num_regs; r++) out->v[r] = lower_elem(vals, map[r]);
+    return lower_set(s, &op->results[0], out);
+  }
+
+  int order[IR_MAX_RANK];
+  layout_order(st->encoding, rank, order);
+  unsigned bits = ir_type_bits(ir_type_element(dt));
+  const ir_attr *shared = layout_swizzled_shared_for_dot_operand(s->ctx, dot->layout.op_idx, dot->layout.k_width, rank,
+                                                                 dt->shape, order, (int)bits);
+  int64_t offset = lower_scratch_offset(s, op);
+  int64_t need = ir_type_num_elements(dt) * lower_elem_bytes(dt);
+  if (!shared || offset < 0 || gemmc_allocation_scratch_bytes(op) < need) {
+    ir_op_error(s->ctx, op, "internal error: no shared-memory scratch (%lld bytes) for this conversion",
+                (long long)need);
+    return false;
+  }
+  LLVMValueRef off = lower_i32(s, offset);
+  LLVMValueRef base = LLVMBuildGEP2(s->b, s->i8, s->smem, &off, 1, "");
+  lower_barrier(s);
+  if (!lower_shared_store(s, op, base, shared, rank, dt->shape, st, vals)) return false;
+  lower_barrier(s);
+  lower_values *out = NULL;
+  if (!lower_shared_load(s, op, base, shared, rank, dt->shape, dt, &out)) return false;
+  return lower_set(s, &op->results[0], out);
+}

@@ -1,0 +1,336 @@
+/* Elementwise lowering: arith and math ops, casts, tt.fp_to_fp, constants and program ids, one LLVM value per element. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lower_internal.h"
+
+static bool is_fp8(const ir_type *t) {
+  const ir_type *e = ir_type_element(t);
+  return e->kind == TY_FLOAT && e->float_kind >= FLT_F8E4M3FN;
+}
+
+/* ".f32"-style suffix of an LLVM intrinsic overload. */
+static const char *type_suffix(lower_state *s, LLVMTypeRef t) {
+  if (t == s->f32) return "f32";
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMHalfTypeKind: return "f16";
+  case LLVMBFloatTypeKind: return "bf16";
+  case LLVMDoubleTypeKind: return "f64";
+  case LLVMIntegerTypeKind:
+    switch (LLVMGetIntTypeWidth(t)) {
+    case 1: return "i1";
+    case 8: return "i8";
+    case 16: return "i16";
+    case 32: return "i32";
+    default: return "i64";
+    }
+  default: return "f32";
+  }
+}
+
+static LLVMValueRef call_overloaded(lower_state *s, const char *base, LLVMValueRef *args, int n) {
+  char name[64];
+  LLVMTypeRef t = LLVMTypeOf(args[0]);
+  snprintf(name, sizeof name, "llvm.%s.%s", base, type_suffix(s, t));
+  return lower_call(s, name, t, args, n);
+}
+
+static bool is_half_like(LLVMTypeRef t) {
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  return k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind;
+}
+
+/* f32 transcendental through NVVM's approximate instructions, as Triton's libdevice-free path. */
+static LLVMValueRef math_f32(lower_state *s, ir_op_kind kind, LLVMValueRef x) {
+  LLVMBuilderRef b = s->b;
+  switch (kind) {
+  case OP_EXP: {
+    LLVMValueRef y = LLVMBuildFMul(b, x, LLVMConstReal(s->f32, 1.4426950408889634), "");
+    return lower_call(s, "llvm.nvvm.ex2.approx.f", s->f32, &y, 1);
+  }
+  case OP_EXP2: return lower_call(s, "llvm.nvvm.ex2.approx.f", s->f32, &x, 1);
+  case OP_LOG: {
+    LLVMValueRef y = lower_call(s, "llvm.nvvm.lg2.approx.f", s->f32, &x, 1);
+    return LLVMBuildFMul(b, y, LLVMConstReal(s->f32, 0.6931471805599453), "");
+  }
+  case OP_LOG2: return lower_call(s, "llvm.nvvm.lg2.approx.f", s->f32, &x, 1);
+  case OP_RSQRT: return lower_call(s, "llvm.nvvm.rsqrt.approx.f", s->f32, &x, 1);
+  case OP_SIN: return lower_call(s, "llvm.nvvm.sin.approx.f", s->f32, &x, 1);
+  case OP_COS: return lower_call(s, "llvm.nvvm.cos.approx.f", s->f32, &x, 1);
+  case OP_TANH: return lower_asm(s, "tanh.approx.f32 $0, $1;", "=f,f", s->f32, &x, 1, false);
+  case OP_ERF: {
+    /* Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): erf(|x|) = 1 - poly(t) e^{-x^2},
+     * t = 1 / (1 + p|x|); the sign is copied back. */
+    LLVMValueRef ax = call_overloaded(s, "fabs", &x, 1);
+    LLVMValueRef one = LLVMConstReal(s->f32, 1.0);
+    LLVMValueRef t = LLVMBuildFDiv(b, one, LLVMBuildFAdd(b, one, LLVMBuildFMul(b, ax, LLVMConstReal(s->f32, 0.3275911), ""), ""), "");
+    static const double a[5] = {0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429};
+    LLVMValueRef poly = LLVMConstReal(s->f32, a[4]);
+    for (int i = 3; i >= 0; i--) poly = LLVMBuildFAdd(b, LLVMBuildFMul(b, poly, t, ""), LLVMConstReal(s->f32, a[i]), "");
+    poly = LLVMBuildFMul(b, poly, t, "");
+    LLVMValueRef e = LLVMBuildFMul(b, LLVMBuildFNeg(b, LLVMBuildFMul(b, ax, ax, ""), ""),
+                                   LLVMConstReal(s->f32, 1.4426950408889634), "");
+    e = lower_call(s, "llvm.nvvm.ex2.approx.f", s->f32, &e, 1);
+    LLVMValueRef r = LLVMBuildFSub(b, one, LLVMBuildFMul(b, poly, e, ""), "");
+    LLVMValueRef args[2] = {r, x};
+    return call_overloaded(s, "copysign", args, 2);
+  }
+  default: return NULL;
+  }
+}
+
+static LLVMIntPredicate int_pred(const char *p, bool *ok) {
+  static const struct { const char *name; LLVMIntPredicate pred; } table[] = {
+      {"eq", LLVMIntEQ},   {"ne", LLVMIntNE},   {"slt", LLVMIntSLT}, {"sle", LLVMIntSLE}, {"sgt", LLVMIntSGT},
+      {"sge", LLVMIntSGE}, {"ult", LLVMIntULT}, {"ule", LLVMIntULE}, {"ugt", LLVMIntUGT}, {"uge", LLVMIntUGE}};
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (p && strcmp(p, table[i].name) == 0) return table[i].pred;
+  *ok = false;
+  return LLVMIntEQ;
+}
+
+static LLVMRealPredicate real_pred(const char *p, bool *ok) {
+  static const struct { const char *name; LLVMRealPredicate pred; } table[] = {
+      {"false", LLVMRealPredicateFalse}, {"oeq", LLVMRealOEQ}, {"ogt", LLVMRealOGT}, {"oge", LLVMRealOGE},
+      {"olt", LLVMRealOLT}, {"ole", LLVMRealOLE}, {"one", LLVMRealONE}, {"ord", LLVMRealORD},
+      {"ueq", LLVMRealUEQ}, {"ugt", LLVMRealUGT}, {"uge", LLVMRealUGE}, {"ult", LLVMRealULT},
+      {"ule", LLVMRealULE}, {"une", LLVMRealUNE}, {"uno", LLVMRealUNO}, {"true", LLVMRealPredicateTrue}};
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (p && strcmp(p, table[i].name) == 0) return table[i].pred;
+  *ok = false;
+  return LLVMRealOEQ;
+}
+
+static const char *predicate_of(const ir_op *op) {
+  const ir_attr *a = ir_op_get_attr(op, "predicate");
+  if (!a) return NULL;
+  if (a->kind == AT_KEYWORD || a->kind == AT_STRING) return a->str;
+  if (a->kind == AT_INT) {
+    /* MLIR's integer encodings of the predicates. */
+    static const char *icmp[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
+    static const char *fcmp[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+                                 "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"};
+    if (op->kind == OP_CMPI && a->int_value >= 0 && a->int_value < 10) return icmp[a->int_value];
+    if (op->kind == OP_CMPF && a->int_value >= 0 && a->int_value < 16) return fcmp[a->int_value];
+  }
+  return NULL;
+}
+
+/* tt.fp_to_fp between f16, bf16, f32 and f64; rtz downcasts through cvt.rz. */
+static LLVMValueRef fp_to_fp(lower_state *s, const ir_op *op, LLVMValueRef x, LLVMTypeRef to) {
+  LLVMTypeRef from = LLVMTypeOf(x);
+  unsigned fb = LLVMGetTypeKind(from) == LLVMDoubleTypeKind ? 64 : LLVMGetTypeKind(from) == LLVMFloatTypeKind ? 32 : 16;
+  unsigned tb = LLVMGetTypeKind(to) == LLVMDoubleTypeKind ? 64 : LLVMGetTypeKind(to) == LLVMFloatTypeKind ? 32 : 16;
+  if (from == to) return x;
+  if (tb > fb) return LLVMBuildFPExt(s->b, x, to, "");
+  const ir_attr *r = ir_op_get_attr(op, "rounding");
+  bool rtz = r && r->str && strcmp(r->str, "rtz") == 0;
+  if (fb == 16 && tb == 16) { /* f16 <-> bf16 through f32 */
+    x = LLVMBuildFPExt(s->b, x, s->f32, "");
+    fb = 32;
+  }
+  if (!rtz) return LLVMBuildFPTrunc(s->b, x, to, "");
+  if (fb == 64) x = LLVMBuildFPTrunc(s->b, x, s->f32, ""); /* double rounding is acceptable here */
+  if (tb == 32) return x;
+  bool bf = LLVMGetTypeKind(to) == LLVMBFloatTypeKind;
+  LLVMValueRef bits = lower_asm(s, bf ? "cvt.rz.bf16.f32 $0, $1;" : "cvt.rz.f16.f32 $0, $1;", "=h,f", s->i16, &x, 1, false);
+  return LLVMBuildBitCast(s->b, bits, to, "");
+}
+
+/* One element of an elementwise op; NULL after reporting an error. */
+static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, LLVMValueRef *a, LLVMTypeRef rt) {
+  LLVMBuilderRef b = s->b;
+  bool ok = true;
+  switch (op->kind) {
+  case OP_ADDI: return LLVMBuildAdd(b, a[0], a[1], "");
+  case OP_SUBI: return LLVMBuildSub(b, a[0], a[1], "");
+  case OP_MULI: return LLVMBuildMul(b, a[0], a[1], "");
+  case OP_DIVSI: return LLVMBuildSDiv(b, a[0], a[1], "");
+  case OP_DIVUI: return LLVMBuildUDiv(b, a[0], a[1], "");
+  case OP_REMSI: return LLVMBuildSRem(b, a[0], a[1], "");
+  case OP_REMUI: return LLVMBuildURem(b, a[0], a[1], "");
+  case OP_CEILDIVSI:
+  case OP_FLOORDIVSI: {
+    /* q = a / b truncates; floor: q - 1 when the remainder is nonzero and the signs differ;
+     * ceil: q + 1 when the remainder is nonzero and the signs agree. */
+    LLVMTypeRef t = LLVMTypeOf(a[0]);
+    LLVMValueRef zero = LLVMConstInt(t, 0, 0);
+    LLVMValueRef q = LLVMBuildSDiv(b, a[0], a[1], ""), r = LLVMBuildSRem(b, a[0], a[1], "");
+    LLVMValueRef nz = LLVMBuildICmp(b, LLVMIntNE, r, zero, "");
+    LLVMValueRef diff = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildICmp(b, LLVMIntSLT, r, zero, ""),
+                                      LLVMBuildICmp(b, LLVMIntSLT, a[1], zero, ""), "");
+    if (op->kind == OP_FLOORDIVSI)
+      return LLVMBuildSelect(b, LLVMBuildAnd(b, nz, diff, ""), LLVMBuildSub(b, q, LLVMConstInt(t, 1, 0), ""), q, "");
+    return LLVMBuildSelect(b, LLVMBuildAnd(b, nz, LLVMBuildNot(b, diff, ""), ""), LLVMBuildAdd(b, q, LLVMConstInt(t, 1, 0), ""), q, "");
+  }
+  case OP_MINSI: return call_overloaded(s, "smin", a, 2);
+  case OP_MAXSI: return call_overloaded(s, "smax", a, 2);
+  case OP_MINUI: return call_overloaded(s, "umin", a, 2);
+  case OP_MAXUI: return call_overloaded(s, "umax", a, 2);
+  case OP_ANDI: return LLVMBuildAnd(b, a[0], a[1], "");
+  case OP_ORI: return LLVMBuildOr(b, a[0], a[1], "");
+  case OP_XORI: return LLVMBuildXor(b, a[0], a[1], "");
+  case OP_SHLI: return LLVMBuildShl(b, a[0], a[1], "");
+  case OP_SHRSI: return LLVMBuildAShr(b, a[0], a[1], "");
+  case OP_SHRUI: return LLVMBuildLShr(b, a[0], a[1], "");
+  case OP_CMPI: {
+    LLVMIntPredicate p = int_pred(predicate_of(op), &ok);
+    if (!ok) break;
+    return LLVMBuildICmp(b, p, a[0], a[1], "");
+  }
+  case OP_CMPF: {
+    LLVMRealPredicate p = real_pred(predicate_of(op), &ok);
+    if (!ok) break;
+    return LLVMBuildFCmp(b, p, a[0], a[1], "");
+  }
+  case OP_SELECT: return LLVMBuildSelect(b, a[0], a[1], a[2], "");
+  case OP_EXTSI: return LLVMBuildSExt(b, a[0], rt, "");
+  case OP_EXTUI: return LLVMBuildZExt(b, a[0], rt, "");
+  case OP_TRUNCI: return LLVMBuildTrunc(b, a[0], rt, "");
+  case OP_EXTF: return LLVMBuildFPExt(b, a[0], rt, "");
+  case OP_TRUNCF: return LLVMBuildFPTrunc(b, a[0], rt, "");
+  case OP_SITOFP: return LLVMBuildSIToFP(b, a[0], rt, "");
+  case OP_UITOFP: return LLVMBuildUIToFP(b, a[0], rt, "");
+  case OP_FPTOSI: return LLVMBuildFPToSI(b, a[0], rt, "");
+  case OP_FPTOUI: return LLVMBuildFPToUI(b, a[0], rt, "");
+  case OP_BITCAST:
+  case OP_TT_BITCAST:
+    if (LLVMGetTypeKind(rt) == LLVMPointerTypeKind || LLVMGetTypeKind(LLVMTypeOf(a[0])) == LLVMPointerTypeKind)
+      return LLVMBuildAddrSpaceCast(b, a[0], rt, "");
+    return LLVMBuildBitCast(b, a[0], rt, "");
+  case OP_INDEX_CAST: {
+    unsigned from = LLVMGetIntTypeWidth(LLVMTypeOf(a[0])), to = LLVMGetIntTypeWidth(rt);
+    return to > from ? LLVMBuildSExt(b, a[0], rt, "") : to < from ? LLVMBuildTrunc(b, a[0], rt, "") : a[0];
+  }
+  case OP_INT_TO_PTR: return LLVMBuildIntToPtr(b, a[0], rt, "");
+  case OP_PTR_TO_INT: return LLVMBuildPtrToInt(b, a[0], rt, "");
+  case OP_FP_TO_FP: return fp_to_fp(s, op, a[0], rt);
+  case OP_ADDF: return LLVMBuildFAdd(b, a[0], a[1], "");
+  case OP_SUBF: return LLVMBuildFSub(b, a[0], a[1], "");
+  case OP_MULF: return LLVMBuildFMul(b, a[0], a[1], "");
+  case OP_DIVF: return LLVMBuildFDiv(b, a[0], a[1], "");
+  case OP_REMF: return LLVMBuildFRem(b, a[0], a[1], "");
+  case OP_NEGF: return LLVMBuildFNeg(b, a[0], "");
+  case OP_MAXIMUMF: return call_overloaded(s, "maximum", a, 2);
+  case OP_MINIMUMF: return call_overloaded(s, "minimum", a, 2);
+  case OP_MAXNUMF: return call_overloaded(s, "maxnum", a, 2);
+  case OP_MINNUMF: return call_overloaded(s, "minnum", a, 2);
+  case OP_ABSF: return call_overloaded(s, "fabs", a, 1);
+  case OP_ABSI: {
+    LLVMValueRef args[2] = {a[0], LLVMConstInt(s->i1, 0, 0)};
+    char name[32];
+    snprintf(name, sizeof name, "llvm.abs.%s", type_suffix(s, LLVMTypeOf(a[0])));
+    return lower_call(s, name, LLVMTypeOf(a[0]), args, 2);
+  }
+  case OP_SQRT: return call_overloaded(s, "sqrt", a, 1);
+  case OP_FLOOR: return call_overloaded(s, "floor", a, 1);
+  case OP_CEIL: return call_overloaded(s, "ceil", a, 1);
+  case OP_FMA: return call_overloaded(s, "fma", a, 3);
+  case OP_EXP:
+  case OP_EXP2:
+  case OP_LOG:
+  case OP_LOG2:
+  case OP_RSQRT:
+  case OP_SIN:
+  case OP_COS:
+  case OP_TANH:
+  case OP_ERF: {
+    LLVMTypeRef t = LLVMTypeOf(a[0]);
+    if (t == s->f32) return math_f32(s, op->kind, a[0]);
+    if (is_half_like(t)) { /* no f16/bf16 hardware for these: compute in f32 */
+      LLVMValueRef r = math_f32(s, op->kind, LLVMBuildFPExt(b, a[0], s->f32, ""));
+      return LLVMBuildFPTrunc(b, r, t, "");
+    }
+    if (op->kind == OP_RSQRT) return lower_call(s, "llvm.nvvm.rsqrt.approx.d", t, a, 1);
+    ir_op_error(s->ctx, op, "lowering of '%s' on f64 is not implemented yet", ir_op_name(op));
+    return NULL;
+  }
+  default: break;
+  }
+  if (!ok) ir_op_error(s->ctx, op, "unknown predicate for '%s'", ir_op_name(op));
+  else ir_op_error(s->ctx, op, "lowering of '%s' is not implemented yet", ir_op_name(op));
+  return NULL;
+}
+
+static LLVMValueRef constant_of(lower_state *s, const ir_op *op, const ir_attr *a, LLVMTypeRef t) {
+  switch (a->kind) {
+  case AT_INT:
+  case AT_BOOL: return LLVMConstInt(t, (unsigned long long)a->int_value, 1);
+  case AT_FLOAT:
+    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind) break; /* fp8 */
+    return LLVMConstReal(t, a->float_value);
+  default: break;
+  }
+  ir_op_error(s->ctx, op, "lowering of this constant (%s) is not implemented yet", ir_attr_str(s->ctx, a));
+  return NULL;
+}
+
+static int num_elems_of(lower_state *s, const ir_op *op, const ir_type *t, bool *ok) {
+  *ok = true;
+  if (!ir_type_is_tensor(t)) return 1;
+  lower_layout_info *li = lower_layout_of(s, op, t);
+  if (!li) *ok = false;
+  return li ? li->num_regs : 0;
+}
+
+bool lower_elementwise(lower_state *s, ir_op *op) {
+  const ir_type *rty = op->results[0].type;
+  bool ok;
+  int n = num_elems_of(s, op, rty, &ok);
+  if (!ok) return false;
+  LLVMTypeRef rt = lower_elem_type(s, rty);
+  if (!rt) {
+    ir_op_error(s->ctx, op, "cannot lower values of type '%s'", ir_type_str(s->ctx, rty));
+    return false;
+  }
+  lower_values *out = lower_values_new(s, op, n);
+  if (!out) return false;
+  if (op->kind == OP_CONSTANT) {
+    const ir_attr *v = ir_op_get_attr(op, "value");
+    if (v && v->kind == AT_DENSE) {
+      if (!v->dense_splat || v->num_elems < 1) {
+        ir_op_error(s->ctx, op, "lowering of non-splat dense constants is not implemented yet");
+        return false;
+      }
+      v = v->elems[0];
+    }
+    LLVMValueRef c = v ? constant_of(s, op, v, rt) : NULL;
+    if (!c) {
+      if (!v) ir_op_error(s->ctx, op, "arith.constant without a value");
+      return false;
+    }
+    for (int i = 0; i < n; i++) out->v[i] = c;
+    return lower_set(s, &op->results[0], out);
+  }
+  /* fp8 has no arithmetic here; conversions of fp8 come with the tensor-core work. */
+  for (int k = 0; k < op->num_operands; k++)
+    if (is_fp8(op->operands[k].value->type) || (is_fp8(rty) && op->kind != OP_SELECT)) {
+      ir_op_error(s->ctx, op, "lowering of '%s' on fp8 types is not supported yet", ir_op_name(op));
+      return false;
+    }
+  const lower_values *in[3] = {NULL, NULL, NULL};
+  if (op->num_operands > 3) return false;
+  for (int k = 0; k < op->num_operands; k++)
+    if (!(in[k] = lower_get(s, op, op->operands[k].value))) return false;
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef a[3];
+    for (int k = 0; k < op->num_operands; k++) a[k] = lower_elem(in[k], i);
+    if (!(out->v[i] = emit_scalar(s, op, a, rt))) return false;
+  }
+  return lower_set(s, &op->results[0], out);
+}
+
+bool lower_program_id(lower_state *s, ir_op *op) {
+  int axis = (int)ir_op_get_int_attr(op, "axis", 0);
+  if (axis < 0 || axis > 2) {
+    ir_op_error(s->ctx, op, "program id axis must be x, y or z");
+    return false;
+  }
+  static const char *const ctaid[3] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
+                                       "llvm.nvvm.read.ptx.sreg.ctaid.z"};
+  static const char *const nctaid[3] = {"llvm.nvvm.read.ptx.sreg.nctaid.x", "llvm.nvvm.read.ptx.sreg.nctaid.y",
+                                        "llvm.nvvm.read.ptx.sreg.nctaid.z"};
+  const char *name = op->kind == OP_GET_PROGRAM_ID ? ctaid[axis] : nctaid[axis];
+  return lower_set1(s, &op->results[0], lower_call(s, name, s->i32, NULL, 0));
+}

@@ -1,0 +1,371 @@
+/* Memory and shape ops: make_range, splat, expand_dims, broadcast, reshape, addptr, and vectorized, predicated tt.load / tt.store. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lower_internal.h"
+
+/* ---------------------------------------------------------------- shape ops */
+
+typedef struct project_info {
+  int src_rank, dst_rank, axis;
+  const int64_t *src_shape, *dst_shape;
+} project_info;
+
+static void project_drop_axis(const void *ctx, const int64_t *c, int64_t *p) {
+  const project_info *pi = ctx;
+  for (int d = 0, k = 0; d < pi->dst_rank; d++)
+    if (d != pi->axis) p[k++] = c[d];
+}
+
+static void project_broadcast(const void *ctx, const int64_t *c, int64_t *p) {
+  const project_info *pi = ctx;
+  for (int d = 0; d < pi->dst_rank; d++) p[d] = pi->src_shape[d] == 1 ? 0 : c[d];
+}
+
+static void project_reshape(const void *ctx, const int64_t *c, int64_t *p) {
+  const project_info *pi = ctx;
+  int64_t lin = 0;
+  for (int d = 0; d < pi->dst_rank; d++) lin = lin * pi->dst_shape[d] + c[d];
+  for (int d = pi->src_rank - 1; d >= 0; d--) {
+    p[d] = lin % pi->src_shape[d];
+    lin /= pi->src_shape[d];
+  }
+}
+
+static bool lower_shape_op(lower_state *s, ir_op *op) {
+  const ir_type *st = op->operands[0].value->type, *dt = op->results[0].type;
+  const lower_values *src = lower_get(s, op, op->operands[0].value);
+  if (!src) return false;
+  lower_layout_info *dli = lower_layout_of(s, op, dt);
+  if (!dli) return false;
+  if (!ir_type_is_tensor(st)) { /* a scalar broadcast: same as splat */
+    lower_values *out = lower_values_new(s, op, dli->num_regs);
+    if (!out) return false;
+    for (int i = 0; i < dli->num_regs; i++) out->v[i] = src->v[0];
+    return lower_set(s, &op->results[0], out);
+  }
+  lower_layout_info *sli = lower_layout_of(s, op, st);
+  if (!sli) return false;
+  project_info pi = {st->rank, dt->rank, (int)ir_op_get_int_attr(op, "axis", 0), st->shape, dt->shape};
+  lower_project_fn fn = op->kind == OP_EXPAND_DIMS ? project_drop_axis
+                        : op->kind == OP_BROADCAST ? project_broadcast
+                                                   : project_reshape;
+  int *map = lower_alloc(s, sizeof(int) * (size_t)dli->num_regs);
+  lower_values *out = lower_values_new(s, op, dli->num_regs);
+  if (!map || !out) return false;
+  if (!lower_register_map(dli, sli, fn, &pi, map)) {
+    ir_op_error(s->ctx, op, "lowering of this '%s' is not implemented yet: its layouts place elements on different threads",
+                ir_op_name(op));
+    return false;
+  }
+  for (int r = 0; r < dli->num_regs; r++) out->v[r] = src->v[map[r]];
+  return lower_set(s, &op->results[0], out);
+}
+
+static bool lower_make_range(lower_state *s, ir_op *op) {
+  lower_layout_info *li = lower_layout_of(s, op, op->results[0].type);
+  if (!li) return false;
+  int64_t start = ir_op_get_int_attr(op, "start", 0);
+  lower_values *out = lower_values_new(s, op, li->num_regs);
+  if (!out) return false;
+  for (int r = 0; r < li->num_regs; r++) {
+    LLVMValueRef c = lower_coord(s, li, r, 0);
+    out->v[r] = start ? LLVMBuildAdd(s->b, c, lower_i32(s, start), "") : c;
+  }
+  return lower_set(s, &op->results[0], out);
+}
+
+static bool lower_splat(lower_state *s, ir_op *op) {
+  const lower_values *src = lower_get(s, op, op->operands[0].value);
+  lower_layout_info *li = lower_layout_of(s, op, op->results[0].type);
+  if (!src || !li) return false;
+  lower_values *out = lower_values_new(s, op, li->num_regs);
+  if (!out) return false;
+  for (int r = 0; r < li->num_regs; r++) out->v[r] = src->v[0];
+  return lower_set(s, &op->results[0], out);
+}
+
+static bool lower_addptr(lower_state *s, ir_op *op) {
+  const ir_type *pty = ir_type_element(op->results[0].type);
+  LLVMTypeRef pointee = lower_elem_type(s, pty->elem);
+  const lower_values *p = lower_get(s, op, op->operands[0].value), *o = lower_get(s, op, op->operands[1].value);
+  if (!p || !o) return false;
+  if (!pointee) {
+    ir_op_error(s->ctx, op, "cannot lower pointers to '%s'", ir_type_str(s->ctx, pty->elem));
+    return false;
+  }
+  int n = p->n > o->n ? p->n : o->n;
+  lower_values *out = lower_values_new(s, op, n);
+  if (!out) return false;
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef off = lower_elem(o, i);
+    out->v[i] = LLVMBuildGEP2(s->b, pointee, lower_elem(p, i), &off, 1, "");
+  }
+  return lower_set(s, &op->results[0], out);
+}
+
+/* ---------------------------------------------------------------- load / store */
+
+/* Memory width of one element (i1 is stored as a byte, pointers as 64 bits). */
+static int mem_bits(const ir_type *elem) {
+  if (elem->kind == TY_PTR || elem->kind == TY_INDEX) return 64;
+  return elem->width < 8 ? 8 : (int)elem->width;
+}
+
+/* Elements per access: min(contiguous registers along the fastest dim, pointer alignment in
+ * elements, mask constancy, 128 bits). */
+static int vector_width(lower_state *s, const ir_op *op, const ir_value *ptr, const ir_value *mask, int bits) {
+  const ir_type *t = ptr->type;
+  if (!ir_type_is_tensor(t)) return 1;
+  int order[IR_MAX_RANK];
+  layout_order(t->encoding, t->rank, order);
+  int64_t vec = layout_contig_per_thread(t->encoding, t->rank, t->shape, order[0]);
+  int64_t align = axis_info_ptr_alignment(s->axis, ptr);
+  if (align < vec) vec = align;
+  if (128 / bits < vec) vec = 128 / bits;
+  if (mask) {
+    int64_t m = axis_info_mask_alignment(s->axis, mask);
+    if (m < vec) vec = m;
+  }
+  (void)op;
+  if (vec < 1) vec = 1;
+  while (vec & (vec - 1)) vec &= vec - 1;
+  return (int)vec;
+}
+
+/* The PTX modifiers of a load/store from cacheModifier / evictionPolicy / isVolatile. */
+static void cache_modifiers(const ir_op *op, bool is_store, char *buf, size_t size) {
+  buf[0] = 0;
+  const ir_attr *c = ir_op_get_attr(op, "cache"), *e = ir_op_get_attr(op, "evict");
+  const char *cache = c && c->str ? c->str : "none", *evict = e && e->str ? e->str : "evict_normal";
+  static const char *const load_ops[] = {"ca", "cg", "cs", "cv", NULL};
+  static const char *const store_ops[] = {"wb", "cg", "cs", "wt", NULL};
+  for (const char *const *p = is_store ? store_ops : load_ops; *p; p++)
+    if (strcmp(cache, *p) == 0) {
+      snprintf(buf, size, ".%s", cache);
+      return;
+    }
+  /* The eviction-priority form of ld/st cannot take a cache operator too. */
+  if (strcmp(evict, "evict_first") == 0) snprintf(buf, size, ".L1::evict_first");
+  else if (strcmp(evict, "evict_last") == 0) snprintf(buf, size, ".L1::evict_last");
+}
+
+/* Element -> integer of `bits` bits. */
+static LLVMValueRef to_bits(lower_state *s, LLVMValueRef x, int bits) {
+  LLVMTypeRef it = LLVMIntTypeInContext(s->llctx, (unsigned)bits);
+  LLVMTypeRef t = LLVMTypeOf(x);
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMPointerTypeKind: return LLVMBuildPtrToInt(s->b, x, it, "");
+  case LLVMIntegerTypeKind: return LLVMGetIntTypeWidth(t) == (unsigned)bits ? x : LLVMBuildZExt(s->b, x, it, "");
+  default: return LLVMBuildBitCast(s->b, x, it, "");
+  }
+}
+
+static LLVMValueRef from_bits(lower_state *s, LLVMValueRef x, LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMPointerTypeKind: return LLVMBuildIntToPtr(s->b, x, t, "");
+  case LLVMIntegerTypeKind:
+    if (LLVMGetIntTypeWidth(t) == 1) return LLVMBuildICmp(s->b, LLVMIntNE, x, LLVMConstInt(LLVMTypeOf(x), 0, 0), "");
+    return x;
+  default: return LLVMBuildBitCast(s->b, x, t, "");
+  }
+}
+
+/* vec elements -> words (i32; one narrower word when the vector is under 32 bits, zero-extended). */
+static int pack_words(lower_state *s, LLVMValueRef *elems, int vec, int bits, LLVMValueRef *words) {
+  LLVMTypeRef it = LLVMIntTypeInContext(s->llctx, (unsigned)bits);
+  LLVMTypeRef vt = LLVMVectorType(it, (unsigned)vec);
+  LLVMValueRef v = LLVMGetUndef(vt);
+  for (int j = 0; j < vec; j++) v = LLVMBuildInsertElement(s->b, v, to_bits(s, elems[j], bits), lower_i32(s, j), "");
+  int total = vec * bits;
+  if (total < 32) {
+    LLVMValueRef w = LLVMBuildBitCast(s->b, v, LLVMIntTypeInContext(s->llctx, (unsigned)total), "");
+    words[0] = LLVMBuildZExt(s->b, w, s->i32, "");
+    return 1;
+  }
+  int nw = total / 32;
+  LLVMValueRef wv = LLVMBuildBitCast(s->b, v, LLVMVectorType(s->i32, (unsigned)nw), "");
+  for (int k = 0; k < nw; k++) words[k] = LLVMBuildExtractElement(s->b, wv, lower_i32(s, k), "");
+  return nw;
+}
+
+static void unpack_words(lower_state *s, LLVMValueRef *words, int nw, int vec, int bits, LLVMTypeRef et,
+                         LLVMValueRef *elems) {
+  LLVMTypeRef it = LLVMIntTypeInContext(s->llctx, (unsigned)bits);
+  int total = vec * bits;
+  LLVMValueRef v;
+  if (total < 32) {
+    LLVMValueRef w = LLVMBuildTrunc(s->b, words[0], LLVMIntTypeInContext(s->llctx, (unsigned)total), "");
+    v = LLVMBuildBitCast(s->b, w, LLVMVectorType(it, (unsigned)vec), "");
+  } else {
+    LLVMValueRef wv = LLVMGetUndef(LLVMVectorType(s->i32, (unsigned)nw));
+    for (int k = 0; k < nw; k++) wv = LLVMBuildInsertElement(s->b, wv, words[k], lower_i32(s, k), "");
+    v = LLVMBuildBitCast(s->b, wv, LLVMVectorType(it, (unsigned)vec), "");
+  }
+  for (int j = 0; j < vec; j++) elems[j] = from_bits(s, LLVMBuildExtractElement(s->b, v, lower_i32(s, j), ""), et);
+}
+
+static const char *ptx_width(int nw, int total_bits) {
+  if (total_bits == 8) return ".b8";
+  if (total_bits == 16) return ".b16";
+  return nw == 4 ? ".v4.b32" : nw == 2 ? ".v2.b32" : ".b32";
+}
+
+static void word_list(char *buf, size_t size, int first, int nw) {
+  size_t len = 0;
+  if (nw > 1) len += (size_t)snprintf(buf + len, size - len, "{ ");
+  for (int k = 0; k < nw; k++)
+    len += (size_t)snprintf(buf + len, size - len, "%s$%d", k ? ", " : "", first + k);
+  if (nw > 1) snprintf(buf + len, size - len, " }");
+}
+
+static LLVMValueRef and_pred(lower_state *s, LLVMValueRef a, LLVMValueRef b) {
+  if (!a) return b;
+  if (!b) return a;
+  return LLVMBuildAnd(s->b, a, b, "");
+}
+
+static bool lower_load(lower_state *s, ir_op *op) {
+  const ir_value *ptr = op->operands[0].value;
+  const ir_value *mask = op->num_operands > 1 ? op->operands[1].value : NULL;
+  const ir_value *other = op->num_operands > 2 ? op->operands[2].value : NULL;
+  const ir_type *rty = op->results[0].type, *elem = ir_type_element(rty);
+  LLVMTypeRef et = lower_elem_type(s, rty);
+  const lower_values *p = lower_get(s, op, ptr), *m = mask ? lower_get(s, op, mask) : NULL,
+                     *o = other ? lower_get(s, op, other) : NULL;
+  if (!p || (mask && !m) || (other && !o) || !et) return false;
+  int n = p->n;
+  int64_t dup = 0;
+  if (ir_type_is_tensor(rty)) {
+    lower_layout_info *li = lower_layout_of(s, op, rty);
+    if (!li) return false;
+    n = li->num_regs;
+    dup = li->reg_dup_mask;
+  }
+  int bits = mem_bits(elem);
+  int vec = vector_width(s, op, ptr, mask, bits);
+  lower_values *out = lower_values_new(s, op, n);
+  if (!out) return false;
+  char mods[32];
+  cache_modifiers(op, false, mods, sizeof mods);
+  const ir_attr *vol = ir_op_get_attr(op, "isVolatile");
+  bool is_volatile = vol && vol->kind == AT_BOOL && vol->int_value;
+  int total = vec * bits, nw = total < 32 ? 1 : total / 32;
+  for (int r0 = 0; r0 < n; r0 += vec) {
+    if (r0 & dup) { /* a broadcast copy of a register loaded already */
+      for (int j = 0; j < vec; j++) out->v[r0 + j] = out->v[(r0 + j) & ~dup];
+      continue;
+    }
+    LLVMValueRef pred = m ? lower_elem(m, r0) : NULL;
+    LLVMValueRef args[12];
+    int na = 0;
+    args[na++] = lower_elem(p, r0);
+    if (pred) args[na++] = pred;
+    char text[512], constraints[128], list[96];
+    size_t tl = 0, cl = 0;
+    constraints[0] = 0;
+    for (int k = 0; k < nw; k++) cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, "%s=r", k ? "," : "");
+    cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, ",l%s", pred ? ",b" : "");
+    if (pred) {
+      /* Masked-off lanes keep `other` (or zero): move it in first, then load under the mask. */
+      LLVMValueRef ow[4] = {NULL, NULL, NULL, NULL};
+      if (o) {
+        LLVMValueRef oe[16];
+        for (int j = 0; j < vec; j++) oe[j] = lower_elem(o, r0 + j);
+        pack_words(s, oe, vec, bits, ow);
+      }
+      for (int k = 0; k < nw; k++) {
+        if (!ow[k] || LLVMIsAConstantInt(ow[k])) {
+          unsigned long long imm = ow[k] ? LLVMConstIntGetZExtValue(ow[k]) : 0;
+          tl += (size_t)snprintf(text + tl, sizeof text - tl, "mov.u32 $%d, 0x%llx;\n\t", k, imm);
+        } else {
+          tl += (size_t)snprintf(text + tl, sizeof text - tl, "mov.u32 $%d, $%d;\n\t", k, nw + na);
+          args[na++] = ow[k];
+          cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, ",r");
+        }
+      }
+    }
+    word_list(list, sizeof list, 0, nw);
+    char guard[16] = "";
+    if (pred) snprintf(guard, sizeof guard, "@$%d ", nw + 1);
+    snprintf(text + tl, sizeof text - tl, "%sld%s.global%s%s %s, [ $%d + 0 ];", guard, is_volatile ? ".volatile" : "",
+             is_volatile ? "" : mods, ptx_width(nw, total), list, nw);
+    LLVMTypeRef rt = s->i32;
+    if (nw > 1) {
+      LLVMTypeRef fields[4] = {s->i32, s->i32, s->i32, s->i32};
+      rt = LLVMStructTypeInContext(s->llctx, fields, (unsigned)nw, 0);
+    }
+    LLVMValueRef call = lower_asm(s, text, constraints, rt, args, na, true);
+    LLVMValueRef words[4];
+    if (nw == 1) words[0] = call;
+    else
+      for (int k = 0; k < nw; k++) words[k] = LLVMBuildExtractValue(s->b, call, (unsigned)k, "");
+    unpack_words(s, words, nw, vec, bits, et, out->v + r0);
+  }
+  return lower_set(s, &op->results[0], out);
+}
+
+static bool lower_store(lower_state *s, ir_op *op) {
+  const ir_value *ptr = op->operands[0].value, *val = op->operands[1].value;
+  const ir_value *mask = op->num_operands > 2 ? op->operands[2].value : NULL;
+  const ir_type *vty = val->type, *elem = ir_type_element(vty);
+  const lower_values *p = lower_get(s, op, ptr), *v = lower_get(s, op, val), *m = mask ? lower_get(s, op, mask) : NULL;
+  if (!p || !v || (mask && !m)) return false;
+  int n = p->n;
+  int64_t dup = 0;
+  LLVMValueRef owner = NULL;
+  if (ir_type_is_tensor(vty)) {
+    lower_layout_info *li = lower_layout_of(s, op, vty);
+    if (!li) return false;
+    n = li->num_regs;
+    dup = li->reg_dup_mask;
+    owner = li->owner; /* broadcast copies on other lanes/warps must not store again */
+  } else {
+    owner = LLVMBuildICmp(s->b, LLVMIntEQ, s->tid, lower_i32(s, 0), "");
+  }
+  int bits = mem_bits(elem);
+  int vec = vector_width(s, op, ptr, mask, bits);
+  char mods[32];
+  cache_modifiers(op, true, mods, sizeof mods);
+  int total = vec * bits;
+  for (int r0 = 0; r0 < n; r0 += vec) {
+    if (r0 & dup) continue;
+    LLVMValueRef pred = and_pred(s, m ? lower_elem(m, r0) : NULL, owner);
+    LLVMValueRef elems[16], words[4], args[8];
+    for (int j = 0; j < vec; j++) elems[j] = lower_elem(v, r0 + j);
+    int nw = pack_words(s, elems, vec, bits, words);
+    int na = 0;
+    args[na++] = lower_elem(p, r0);
+    char constraints[64] = "l", list[96], text[256];
+    size_t cl = 1;
+    for (int k = 0; k < nw; k++) {
+      args[na++] = words[k];
+      cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, ",r");
+    }
+    char guard[16] = "";
+    if (pred) {
+      args[na] = pred;
+      snprintf(guard, sizeof guard, "@$%d ", na);
+      na++;
+      snprintf(constraints + cl, sizeof constraints - cl, ",b");
+    }
+    word_list(list, sizeof list, 1, nw);
+    snprintf(text, sizeof text, "%sst.global%s%s [ $0 + 0 ], %s;", guard, mods, ptx_width(nw, total), list);
+    lower_asm(s, text, constraints, s->voidt, args, na, true);
+  }
+  return true;
+}
+
+bool lower_memory(lower_state *s, ir_op *op) {
+  switch (op->kind) {
+  case OP_MAKE_RANGE: return lower_make_range(s, op);
+  case OP_SPLAT: return lower_splat(s, op);
+  case OP_EXPAND_DIMS:
+  case OP_BROADCAST:
+  case OP_RESHAPE: return lower_shape_op(s, op);
+  case OP_ADDPTR: return lower_addptr(s, op);
+  case OP_LOAD: return lower_load(s, op);
+  case OP_STORE: return lower_store(s, op);
+  default: ir_op_error(s->ctx, op, "lowering of '%s' is not implemented yet", ir_op_name(op)); return false;
+  }
+}

@@ -1,0 +1,265 @@
+/* Shared-memory lowering: register <-> shared maps from the layouts, vectorized st/ld.shared, and the ttg.local_* / memdesc_index ops. */
+#include <string.h>
+
+#include "lower_tensorcore.h"
+
+/* Barrier rule (until a membar analysis exists): every op that writes shared memory starts with a
+ * barrier (earlier readers of the same bytes are done) and ends with one (its data is visible to
+ * every reader). Readers need none. */
+
+LLVMValueRef lower_call_n(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n) {
+  LLVMTypeRef params[32];
+  if (n > 32) return NULL;
+  for (int i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
+  LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, 0);
+  LLVMValueRef f = LLVMGetNamedFunction(s->mod, name);
+  if (!f) f = LLVMAddFunction(s->mod, name, fty);
+  return LLVMBuildCall2(s->b, fty, f, args, (unsigned)n, "");
+}
+
+/* ---------------------------------------------------------------- register <-> shared map */
+
+bool lower_smem_map_build(lower_state *s, const ir_op *op, const lower_layout_info *reg, const ir_attr *shared,
+                          int rank, const int64_t *shape, lower_smem_map *m) {
+  memset(m, 0, sizeof *m);
+  layout_linear sll;
+  if (reg->rank != rank || !layout_to_linear(shared, rank, shape, &sll)) {
+    ir_op_error(s->ctx, op, "cannot lower: shared layout %s has no linear form for this %d-D buffer",
+                ir_attr_str(s->ctx, shared), rank);
+    return false;
+  }
+  static const layout_in_dim ins[3] = {LAYOUT_IN_REGISTER, LAYOUT_IN_LANE, LAYOUT_IN_WARP};
+  for (int k = 0; k < 3; k++) {
+    m->num_bases[k] = reg->ll.num_bases[ins[k]];
+    for (int i = 0; i < m->num_bases[k]; i++) {
+      int64_t coord[IR_MAX_RANK], in[LAYOUT_IN_COUNT];
+      bool zero = true;
+      for (int d = 0; d < rank; d++) {
+        coord[d] = reg->ll.bases[ins[k]][i][d];
+        zero &= coord[d] == 0;
+      }
+      if (zero) continue; /* a broadcast bit: same element, same offset */
+      if (!layout_linear_invert(&sll, coord, in)) {
+        ir_op_error(s->ctx, op, "cannot lower: layout %s does not map onto shared layout %s",
+                    ir_attr_str(s->ctx, reg->layout), ir_attr_str(s->ctx, shared));
+        return false;
+      }
+      m->off[k][i] = in[LAYOUT_IN_OFFSET];
+      if (k > 0) m->lw_mask |= m->off[k][i];
+    }
+  }
+  /* Every lane/warp offset bit could be set: the mask is the OR of all their offsets. */
+  LLVMValueRef l = lower_apply_bits(s, s->lane, m->off[1], m->num_bases[1]);
+  LLVMValueRef w = lower_apply_bits(s, s->warp, m->off[2], m->num_bases[2]);
+  m->lw = LLVMBuildXor(s->pro, l, w, "");
+  return true;
+}
+
+int64_t lower_smem_reg_offset(const lower_smem_map *m, int64_t r) {
+  int64_t off = 0;
+  for (int i = 0; i < m->num_bases[0]; i++)
+    if ((r >> i) & 1) off ^= m->off[0][i];
+  return off;
+}
+
+LLVMValueRef lower_smem_offset(lower_state *s, LLVMValueRef lw, int64_t lw_mask, int64_t reg_offset) {
+  int64_t xor_part = reg_offset & lw_mask, add_part = reg_offset & ~lw_mask;
+  LLVMValueRef v = lw;
+  if (xor_part) v = LLVMBuildXor(s->b, v, lower_i32(s, xor_part), "");
+  /* lw ^ xor_part only has bits in lw_mask and add_part none of them: the add is exact */
+  if (add_part) v = LLVMBuildAdd(s->b, v, lower_i32(s, add_part), "");
+  return v;
+}
+
+/* Elements per st/ld.shared: registers 0..v-1 at offsets 0..v-1, every other offset a multiple
+ * of v, at most 16 bytes. */
+static int vector_width(const lower_smem_map *m, int elem_bytes) {
+  int max_elems = elem_bytes >= 16 ? 1 : 16 / elem_bytes;
+  int v = 1, bits = 0;
+  while (bits < m->num_bases[0] && m->off[0][bits] == (INT64_C(1) << bits) && v * 2 <= max_elems) {
+    v *= 2;
+    bits++;
+  }
+  while (v > 1) {
+    bool aligned = true;
+    for (int k = 0; k < 3 && aligned; k++)
+      for (int i = k == 0 ? bits : 0; i < m->num_bases[k]; i++)
+        if (m->off[k][i] % v != 0) aligned = false;
+    if (aligned) break;
+    v /= 2;
+    bits--;
+  }
+  return v;
+}
+
+/* In memory an i1 takes a byte. */
+static LLVMTypeRef memory_type(lower_state *s, LLVMTypeRef t) {
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1 ? s->i8 : t;
+}
+
+static LLVMValueRef smem_elem_ptr(lower_state *s, LLVMValueRef base, LLVMTypeRef t, LLVMValueRef index) {
+  return LLVMBuildGEP2(s->b, t, base, &index, 1, "");
+}
+
+bool lower_shared_store(lower_state *s, ir_op *op, LLVMValueRef base, const ir_attr *shared, int rank,
+                        const int64_t *shape, const ir_type *tensor, const lower_values *vals) {
+  lower_layout_info *li = lower_layout_of(s, op, tensor);
+  if (!li) return false;
+  lower_smem_map m;
+  if (!lower_smem_map_build(s, op, li, shared, rank, shape, &m)) return false;
+  LLVMTypeRef et = lower_elem_type(s, tensor);
+  if (!et) {
+    ir_op_error(s->ctx, op, "cannot store elements of %s in shared memory", ir_type_str(s->ctx, tensor));
+    return false;
+  }
+  LLVMTypeRef mt = memory_type(s, et);
+  int bytes = lower_elem_bytes(tensor);
+  int v = vector_width(&m, bytes);
+  LLVMTypeRef vt = v > 1 ? LLVMVectorType(mt, (unsigned)v) : mt;
+  for (int r = 0; r < li->num_regs; r += v) {
+    if (r & li->reg_dup_mask) continue; /* a copy of a register stored already */
+    LLVMValueRef x = LLVMGetUndef(vt);
+    for (int j = 0; j < v; j++) {
+      LLVMValueRef e = lower_elem(vals, r + j);
+      if (mt != et) e = LLVMBuildZExt(s->b, e, mt, "");
+      x = v > 1 ? LLVMBuildInsertElement(s->b, x, e, lower_i32(s, j), "") : e;
+    }
+    LLVMValueRef off = lower_smem_offset(s, m.lw, m.lw_mask, lower_smem_reg_offset(&m, r));
+    LLVMValueRef st = LLVMBuildStore(s->b, x, smem_elem_ptr(s, base, mt, off));
+    LLVMSetAlignment(st, (unsigned)(v * bytes < 16 ? v * bytes : 16));
+  }
+  return true;
+}
+
+bool lower_shared_load(lower_state *s, ir_op *op, LLVMValueRef base, const ir_attr *shared, int rank,
+                       const int64_t *shape, const ir_type *tensor, lower_values **out) {
+  lower_layout_info *li = lower_layout_of(s, op, tensor);
+  if (!li) return false;
+  lower_smem_map m;
+  if (!lower_smem_map_build(s, op, li, shared, rank, shape, &m)) return false;
+  lower_values *vals = lower_values_new(s, op, li->num_regs);
+  if (!vals) return false;
+  *out = vals;
+  bool failed = false;
+  if (lower_shared_load_ldmatrix(s, op, base, li, &m, tensor, vals, &failed)) return true;
+  if (failed) return false;
+  LLVMTypeRef et = lower_elem_type(s, tensor);
+  if (!et) {
+    ir_op_error(s->ctx, op, "cannot load elements of %s from shared memory", ir_type_str(s->ctx, tensor));
+    return false;
+  }
+  LLVMTypeRef mt = memory_type(s, et);
+  int bytes = lower_elem_bytes(tensor);
+  int v = vector_width(&m, bytes);
+  LLVMTypeRef vt = v > 1 ? LLVMVectorType(mt, (unsigned)v) : mt;
+  for (int r = 0; r < li->num_regs; r += v) {
+    if (r & li->reg_dup_mask) {
+      for (int j = 0; j < v; j++) vals->v[r + j] = vals->v[(r + j) & ~li->reg_dup_mask];
+      continue;
+    }
+    LLVMValueRef off = lower_smem_offset(s, m.lw, m.lw_mask, lower_smem_reg_offset(&m, r));
+    LLVMValueRef x = LLVMBuildLoad2(s->b, vt, smem_elem_ptr(s, base, mt, off), "");
+    LLVMSetAlignment(x, (unsigned)(v * bytes < 16 ? v * bytes : 16));
+    for (int j = 0; j < v; j++) {
+      LLVMValueRef e = v > 1 ? LLVMBuildExtractElement(s->b, x, lower_i32(s, j), "") : x;
+      if (mt != et) e = LLVMBuildTrunc(s->b, e, et, "");
+      vals->v[r + j] = e;
+    }
+  }
+  return true;
+}
+
+/* ---------------------------------------------------------------- ttg.local_* and memdesc_index */
+
+static bool check_memdesc(lower_state *s, const ir_op *op, const ir_type *t) {
+  if (t->kind != TY_MEMDESC || !t->encoding || !layout_is_shared(t->encoding)) {
+    ir_op_error(s->ctx, op, "cannot lower '%s': shared memory needs a swizzled_shared or nvmma_shared layout",
+                ir_type_str(s->ctx, t));
+    return false;
+  }
+  return true;
+}
+
+static LLVMValueRef memdesc_base(lower_state *s, const ir_op *op, const ir_value *v) {
+  const lower_values *vals = lower_get(s, op, v);
+  return vals ? vals->v[0] : NULL;
+}
+
+static bool lower_local_alloc(lower_state *s, ir_op *op) {
+  const ir_type *mt = op->results[0].type;
+  if (!check_memdesc(s, op, mt)) return false;
+  int64_t offset = gemmc_allocation_offset(s->alloc, op);
+  if (offset < 0) {
+    ir_op_error(s->ctx, op, "internal error: the shared-memory allocation gave this buffer no offset");
+    return false;
+  }
+  LLVMValueRef off = lower_i32(s, offset);
+  LLVMValueRef base = LLVMBuildGEP2(s->b, s->i8, s->smem, &off, 1, "");
+  if (op->num_operands == 1) {
+    const lower_values *vals = lower_get(s, op, op->operands[0].value);
+    if (!vals) return false;
+    lower_barrier(s);
+    if (!lower_shared_store(s, op, base, mt->encoding, mt->rank, mt->shape, op->operands[0].value->type, vals))
+      return false;
+    lower_barrier(s);
+  }
+  return lower_set1(s, &op->results[0], base);
+}
+
+static bool lower_local_load(lower_state *s, ir_op *op) {
+  const ir_type *mt = op->operands[0].value->type;
+  if (!check_memdesc(s, op, mt)) return false;
+  LLVMValueRef base = memdesc_base(s, op, op->operands[0].value);
+  if (!base) return false;
+  lower_values *vals = NULL;
+  if (!lower_shared_load(s, op, base, mt->encoding, mt->rank, mt->shape, op->results[0].type, &vals)) return false;
+  return lower_set(s, &op->results[0], vals);
+}
+
+static bool lower_local_store(lower_state *s, ir_op *op) {
+  const ir_type *mt = op->operands[1].value->type;
+  if (!check_memdesc(s, op, mt)) return false;
+  LLVMValueRef base = memdesc_base(s, op, op->operands[1].value);
+  const lower_values *vals = lower_get(s, op, op->operands[0].value);
+  if (!base || !vals) return false;
+  lower_barrier(s);
+  if (!lower_shared_store(s, op, base, mt->encoding, mt->rank, mt->shape, op->operands[0].value->type, vals))
+    return false;
+  lower_barrier(s);
+  return true;
+}
+
+/* A view of one slice along the leading dim: its offset is index * (offset of coordinate
+ * (1, 0, ..)), which must be the slice size so that the view has the same layout. */
+static bool lower_memdesc_index(lower_state *s, ir_op *op) {
+  const ir_type *src = op->operands[0].value->type;
+  if (!check_memdesc(s, op, src)) return false;
+  int64_t coord[IR_MAX_RANK] = {0};
+  coord[0] = 1;
+  int64_t slice_elems = 1;
+  for (int d = 1; d < src->rank; d++) slice_elems *= src->shape[d];
+  int64_t stride = src->shape[0] > 1 ? layout_shared_offset(src->encoding, src->rank, src->shape, coord) : slice_elems;
+  if (stride != slice_elems) {
+    ir_op_error(s->ctx, op, "cannot lower: in %s the leading dim is not the outermost one of the shared layout",
+                ir_type_str(s->ctx, src));
+    return false;
+  }
+  LLVMValueRef base = memdesc_base(s, op, op->operands[0].value);
+  const lower_values *idx = lower_get(s, op, op->operands[1].value);
+  if (!base || !idx) return false;
+  LLVMValueRef bytes = LLVMBuildMul(s->b, idx->v[0], lower_i32(s, slice_elems * lower_elem_bytes(src)), "");
+  return lower_set1(s, &op->results[0], LLVMBuildGEP2(s->b, s->i8, base, &bytes, 1, ""));
+}
+
+bool lower_local_memory(lower_state *s, ir_op *op) {
+  switch (op->kind) {
+  case OP_LOCAL_ALLOC: return lower_local_alloc(s, op);
+  case OP_LOCAL_LOAD: return lower_local_load(s, op);
+  case OP_LOCAL_STORE: return lower_local_store(s, op);
+  case OP_LOCAL_DEALLOC: return true; /* the allocation analysis already ended its lifetime */
+  case OP_MEMDESC_INDEX: return lower_memdesc_index(s, op);
+  default:
+    ir_op_error(s->ctx, op, "internal error: '%s' is not a shared-memory op", ir_op_name(op));
+    return false;
+  }
+}

@@ -1,0 +1,69 @@
+/* Tensor-core lowering entry points: tt.dot (MMA v2 / FMA), shared-memory ops, and conversions to MMA dot operands. */
+#ifndef GEMMC_LOWER_TENSORCORE_H
+#define GEMMC_LOWER_TENSORCORE_H
+
+#include "lower_internal.h"
+
+/* ---------------------------------------------------------------- entry points for lower.c */
+
+/* tt.dot: mma.sync (nvidia_mma v2 result) or per-thread FMA (blocked result). */
+bool lower_dot(lower_state *s, ir_op *op);
+/* ttg.local_alloc / local_load / local_store / local_dealloc / memdesc_index. */
+bool lower_local_memory(lower_state *s, ir_op *op);
+/* ttg.convert_layout whose result is a #ttg.dot_op with an nvidia_mma parent: through a swizzled
+ * shared buffer (the op's scratch), stored with vector st.shared, read back with ldmatrix. */
+bool lower_convert_to_dot_operand(lower_state *s, ir_op *op);
+/* True when convert_layout `op` is one lower_convert_to_dot_operand handles. */
+bool lower_is_convert_to_mma_operand(const ir_op *op);
+
+/* ---------------------------------------------------------------- shared by the files above */
+
+/* Where the elements of a register layout live in a shared buffer: the element offset of
+ * (register r, lane, warp) is reg part(r) ^ lane part ^ warp part, each the XOR of the offsets of
+ * its set bits (the shared layout is a bijection over GF(2), so its inverse is linear too). */
+typedef struct lower_smem_map {
+  int num_bases[3]; /* register, lane, warp */
+  int64_t off[3][LAYOUT_MAX_BASES];
+  int64_t lw_mask;   /* every bit the lane and warp parts can set */
+  LLVMValueRef lw;   /* i32 lane ^ warp part (computed in the prologue) */
+} lower_smem_map;
+
+/* Builds the map of `reg` (a tensor's layout info) into a shared buffer of `shape` with layout
+ * `shared`; false (error at op) when the layouts do not fit. */
+bool lower_smem_map_build(lower_state *s, const ir_op *op, const lower_layout_info *reg, const ir_attr *shared,
+                          int rank, const int64_t *shape, lower_smem_map *m);
+/* Compile-time offset of register r (lane 0, warp 0). */
+int64_t lower_smem_reg_offset(const lower_smem_map *m, int64_t r);
+/* Runtime element offset (i32) of `reg_offset` XOR the lane/warp part: the bits the lane/warp part
+ * may touch are XOR'ed, the rest added, so constant offsets fold into addressing modes. */
+LLVMValueRef lower_smem_offset(lower_state *s, LLVMValueRef lw, int64_t lw_mask, int64_t reg_offset);
+
+/* Stores the per-thread values of a tensor into the shared buffer at `base` (ptr addrspace(3)),
+ * vectorized up to 16 bytes. */
+bool lower_shared_store(lower_state *s, ir_op *op, LLVMValueRef base, const ir_attr *shared, int rank,
+                        const int64_t *shape, const ir_type *tensor, const lower_values *vals);
+/* Loads a tensor of type `tensor` from the shared buffer at `base`: ldmatrix for 16-bit MMA dot
+ * operands whose layouts allow it, vectorized ld.shared otherwise. */
+bool lower_shared_load(lower_state *s, ir_op *op, LLVMValueRef base, const ir_attr *shared, int rank,
+                       const int64_t *shape, const ir_type *tensor, lower_values **out);
+/* The ldmatrix path of lower_shared_load; returns false without an error when the layouts do not
+ * have the ldmatrix shape (the caller falls back to ld.shared), *failed set on a real error. */
+bool lower_shared_load_ldmatrix(lower_state *s, ir_op *op, LLVMValueRef base, const lower_layout_info *li,
+                                const lower_smem_map *m, const ir_type *tensor, lower_values *out, bool *failed);
+/* Calls an intrinsic with any number of arguments (lower_call takes at most 8). */
+LLVMValueRef lower_call_n(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
+
+/* ---------------------------------------------------------------- MMA fragments (unit-tested) */
+
+/* Operand of an mma.sync instruction. */
+typedef enum { MMA_FRAG_A, MMA_FRAG_B, MMA_FRAG_C } mma_frag_kind;
+
+/* The PTX ISA's fragment formulas for mma.sync.m16n8k{8,16,32}: the (row, col) inside the
+ * instruction tile (A: M x K, B: K x N, C: M x N) of element `slot` held by `lane`, for operands
+ * of `elem_bits` bits (16: f16/bf16 m16n8k16, 32: tf32 m16n8k8, 8: s8 m16n8k32). False when the
+ * slot is out of range. */
+bool lower_mma_fragment_coord(mma_frag_kind kind, int elem_bits, int slot, int lane, int *row, int *col);
+/* Elements per thread of each fragment (A, B, C) for operands of elem_bits bits; 0 if unknown. */
+int lower_mma_fragment_size(mma_frag_kind kind, int elem_bits);
+
+#endif

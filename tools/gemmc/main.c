@@ -1,0 +1,350 @@
+/* gemmc: the compiler driver; .tir (Triton TTIR or TTGIR) -> PTX (or TTGIR, LLVM IR, cubin) plus kernel.json. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemmc/gemmc.h"
+#include "gemmc/target.h"
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+#define MAX_DEFINES 256
+
+typedef struct driver_options {
+  const char *input;         /* "-" is stdin */
+  const char *output;        /* NULL: derived from the input; "-" is stdout */
+  const char *metadata;      /* NULL: beside the output; "" (--no-metadata): none */
+  bool metadata_given;
+  gemmc_compile_options compile;
+  gemmc_define defines[MAX_DEFINES];
+  bool print_ptxas_report;
+} driver_options;
+
+static void driver_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void driver_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("gemmc: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static void print_usage(FILE *f) {
+  fputs("usage: gemmc INPUT.tir [-o OUTPUT] [options]\n"
+        "Compiles a Triton TTIR or TTGIR kernel (.tir) to PTX and writes OUTPUT's kernel.json beside it.\n"
+        "\n"
+        "  -o FILE                  output file ('-' for stdout; default: INPUT with the emitted extension)\n"
+        "  --target=sm_80|sm_86|sm_89|sm_90|sm_90a   GPU to compile for (default sm_90a)\n"
+        "  --num-warps=N            warps per block for TTIR input (default 4; TTGIR keeps its own)\n"
+        "  --emit=ttgir|llvm|ptx|cubin   what to write (default ptx; cubin needs ptxas on PATH)\n"
+        "  -D NAME=VALUE            set the compile-time constant $NAME / ${NAME} (repeatable)\n"
+        "  -O0 -O1 -O2 -O3          LLVM optimization level (default -O3)\n"
+        "  --metadata=FILE          where to write kernel.json (default: OUTPUT with .json)\n"
+        "  --no-metadata            do not write kernel.json\n"
+        "  --verify-each            run the IR verifier after every pass\n"
+        "  -v                       print ptxas' resource report (with --emit=cubin)\n"
+        "  --help, --version\n"
+        "INPUT '-' reads standard input.\n",
+        f);
+}
+
+static void usage_error(const char *fmt, const char *arg) {
+  fputs("gemmc: error: ", stderr);
+  fprintf(stderr, fmt, arg);
+  fputs("\nTry 'gemmc --help' for the options.\n", stderr);
+}
+
+/* `--name=value`, `--name value`: the value, advancing *i when it is the next argument. */
+static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing) {
+  const char *arg = argv[*i];
+  size_t n = strlen(name);
+  *missing = false;
+  if (strncmp(arg, name, n) != 0) return NULL;
+  if (arg[n] == '=') return arg + n + 1;
+  if (arg[n] != 0) return NULL;
+  if (*i + 1 >= argc) {
+    *missing = true;
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+static bool parse_int(const char *text, int *out) {
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (errno || end == text || *end || v < -1000000 || v > 1000000) return false;
+  *out = (int)v;
+  return true;
+}
+
+static bool valid_target(const char *name) {
+  int count = 0;
+  const gemmc_target *list = gemmc_target_list(&count);
+  for (int i = 0; i < count; i++)
+    if (list[i].arch == GEMMC_ARCH_NVPTX && strcmp(list[i].name, name) == 0) return true;
+  char valid[256] = "";
+  for (int i = 0; i < count; i++) {
+    if (list[i].arch != GEMMC_ARCH_NVPTX) continue;
+    size_t used = strlen(valid);
+    snprintf(valid + used, sizeof valid - used, "%s%s", used ? ", " : "", list[i].name);
+  }
+  driver_error("unknown target '%s' (valid targets: %s)", name, valid);
+  return false;
+}
+
+/* Returns EXIT_OK to go on, or the exit status. */
+static int parse_args(int argc, char **argv, driver_options *o) {
+  gemmc_compile_options_init(&o->compile);
+  o->compile.defines = o->defines;
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    const char *v;
+    bool missing = false;
+    if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+      print_usage(stdout);
+      exit(EXIT_OK);
+    }
+    if (!strcmp(arg, "--version")) {
+      printf("gemmc %s\n", gemmc_version());
+      exit(EXIT_OK);
+    }
+    if (!strcmp(arg, "-") || arg[0] != '-') {
+      if (o->input) {
+        usage_error("more than one input file ('%s')", arg);
+        return EXIT_USAGE;
+      }
+      o->input = arg;
+      continue;
+    }
+    if (!strncmp(arg, "-o", 2) && strncmp(arg, "-o=", 3)) {
+      if (arg[2]) {
+        o->output = arg + 2;
+      } else if (i + 1 < argc) {
+        o->output = argv[++i];
+      } else {
+        usage_error("%s needs a file name", arg);
+        return EXIT_USAGE;
+      }
+      continue;
+    }
+    if (!strncmp(arg, "-D", 2)) {
+      const char *def = arg[2] ? arg + 2 : (i + 1 < argc ? argv[++i] : NULL);
+      if (!def) {
+        usage_error("%s needs NAME=VALUE", arg);
+        return EXIT_USAGE;
+      }
+      const char *eq = strchr(def, '=');
+      if (!eq || eq == def || !eq[1]) {
+        driver_error("bad -D '%s' (expected -D NAME=VALUE)", def);
+        return EXIT_FAILED;
+      }
+      if (o->compile.num_defines == MAX_DEFINES) {
+        driver_error("more than %d -D options", MAX_DEFINES);
+        return EXIT_FAILED;
+      }
+      /* The name is cut out of argv in place: argv strings are ours to modify (C11 5.1.2.2.1). */
+      ((char *)eq)[0] = 0;
+      o->defines[o->compile.num_defines].name = def;
+      o->defines[o->compile.num_defines].value = eq + 1;
+      o->compile.num_defines++;
+      continue;
+    }
+    if (arg[1] == 'O' && arg[2] >= '0' && arg[2] <= '3' && !arg[3]) {
+      o->compile.opt_level = arg[2] - '0';
+      continue;
+    }
+    if (arg[1] == 'O') {
+      driver_error("bad optimization level '%s' (expected -O0, -O1, -O2 or -O3)", arg);
+      return EXIT_FAILED;
+    }
+    if (!strcmp(arg, "-v")) {
+      o->print_ptxas_report = true;
+      continue;
+    }
+    if ((v = option_value(argc, argv, &i, "--target", &missing))) {
+      if (!valid_target(v)) return EXIT_FAILED;
+      o->compile.target = v;
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--num-warps", &missing))) {
+      int n = 0;
+      if (!parse_int(v, &n) || n < 1 || n > 32 || (n & (n - 1))) {
+        driver_error("bad --num-warps '%s' (expected a power of two from 1 to 32)", v);
+        return EXIT_FAILED;
+      }
+      o->compile.num_warps = n;
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--emit", &missing))) {
+      static const char *const names[] = {"ttgir", "llvm", "ptx", "cubin"};
+      int k = 0;
+      while (k < 4 && strcmp(v, names[k])) k++;
+      if (k == 4) {
+        driver_error("bad --emit '%s' (expected ttgir, llvm, ptx or cubin)", v);
+        return EXIT_FAILED;
+      }
+      o->compile.stage = (gemmc_stage)k;
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--metadata", &missing))) {
+      o->metadata = v;
+      o->metadata_given = true;
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--output", &missing))) {
+      o->output = v;
+      continue;
+    }
+    if (missing) {
+      usage_error("%s needs a value", arg);
+      return EXIT_USAGE;
+    }
+    if (!strcmp(arg, "--no-metadata")) {
+      o->metadata = "";
+      o->metadata_given = true;
+      continue;
+    }
+    if (!strcmp(arg, "--verify-each")) {
+      o->compile.verify_each = true;
+      continue;
+    }
+    usage_error("unknown option '%s'", arg);
+    return EXIT_USAGE;
+  }
+  if (!o->input) {
+    usage_error("no input file%s", "");
+    return EXIT_USAGE;
+  }
+  return EXIT_OK;
+}
+
+static char *read_input(const char *path, size_t *len_out) {
+  bool from_stdin = strcmp(path, "-") == 0;
+  FILE *f = from_stdin ? stdin : fopen(path, "rb");
+  if (!f) {
+    driver_error("cannot open '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    if (len == cap) {
+      char *bigger = realloc(buf, cap * 2);
+      if (!bigger) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+    size_t n = fread(buf + len, 1, cap - len, f);
+    len += n;
+    if (n == 0) break;
+  }
+  bool read_failed = ferror(f);
+  if (!from_stdin) fclose(f);
+  if (!buf) {
+    driver_error("out of memory reading '%s'", path);
+    return NULL;
+  }
+  if (read_failed) {
+    driver_error("cannot read '%s'", path);
+    free(buf);
+    return NULL;
+  }
+  *len_out = len;
+  return buf;
+}
+
+static bool write_output(const char *path, const void *data, size_t len) {
+  bool to_stdout = strcmp(path, "-") == 0;
+  FILE *f = to_stdout ? stdout : fopen(path, "wb");
+  if (!f) {
+    driver_error("cannot write '%s': %s", path, strerror(errno));
+    return false;
+  }
+  bool ok = fwrite(data, 1, len, f) == len;
+  ok = (to_stdout ? fflush(f) == 0 : fclose(f) == 0) && ok;
+  if (!ok) driver_error("cannot write '%s': %s", path, strerror(errno));
+  return ok;
+}
+
+/* "dir/kernel.tir" -> "dir/kernel" + ext: the part after the last '/' loses its extension. */
+static char *replace_extension(const char *path, const char *ext) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  const char *dot = strrchr(base, '.');
+  size_t stem = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+  char *out = malloc(stem + strlen(ext) + 1);
+  if (!out) return NULL;
+  memcpy(out, path, stem);
+  strcpy(out + stem, ext);
+  return out;
+}
+
+int main(int argc, char **argv) {
+  driver_options o;
+  memset(&o, 0, sizeof o);
+  int status = parse_args(argc, argv, &o);
+  if (status != EXIT_OK) return status;
+
+  size_t len = 0;
+  char *text = read_input(o.input, &len);
+  if (!text) return EXIT_FAILED;
+  gemmc_context *ctx = gemmc_context_create();
+  if (!ctx) {
+    driver_error("out of memory");
+    free(text);
+    return EXIT_FAILED;
+  }
+  const char *display_name = strcmp(o.input, "-") ? o.input : "<stdin>";
+  gemmc_compiled *compiled = NULL;
+  bool ok = gemmc_compile(ctx, text, len, display_name, &o.compile, &compiled);
+  free(text);
+  if (compiled) fputs(gemmc_compiled_diagnostics(compiled), stderr);
+  if (!ok) {
+    if (!compiled) driver_error("out of memory");
+    gemmc_compiled_destroy(compiled);
+    gemmc_context_destroy(ctx);
+    return EXIT_FAILED;
+  }
+
+  static const char *const extensions[] = {".ttgir", ".ll", ".ptx", ".cubin"};
+  const void *data = NULL;
+  size_t data_len = 0;
+  switch (o.compile.stage) {
+  case GEMMC_STAGE_TTGIR: data = gemmc_compiled_ttgir(compiled, &data_len); break;
+  case GEMMC_STAGE_LLVM: data = gemmc_compiled_llvm_ir(compiled, &data_len); break;
+  case GEMMC_STAGE_PTX: data = gemmc_compiled_ptx(compiled, &data_len); break;
+  case GEMMC_STAGE_CUBIN: data = gemmc_compiled_cubin(compiled, &data_len); break;
+  }
+  char *derived_output = NULL;
+  const char *output = o.output;
+  if (!output) {
+    output = strcmp(o.input, "-") ? (derived_output = replace_extension(o.input, extensions[o.compile.stage])) : "-";
+  }
+  ok = output && data && write_output(output, data, data_len);
+
+  /* kernel.json goes beside a PTX or cubin file; for other outputs only when asked for. */
+  char *derived_metadata = NULL;
+  const char *metadata = o.metadata;
+  if (ok && !o.metadata_given && o.compile.stage >= GEMMC_STAGE_PTX && strcmp(output, "-"))
+    metadata = derived_metadata = replace_extension(output, ".json");
+  if (ok && metadata && *metadata) {
+    size_t json_len = 0;
+    const char *json = gemmc_compiled_metadata_json(compiled, &json_len);
+    ok = json && write_output(metadata, json, json_len);
+  }
+  if (ok && o.print_ptxas_report && gemmc_compiled_ptxas_report(compiled))
+    fputs(gemmc_compiled_ptxas_report(compiled), stderr);
+
+  free(derived_output);
+  free(derived_metadata);
+  gemmc_compiled_destroy(compiled);
+  gemmc_context_destroy(ctx);
+  return ok ? EXIT_OK : EXIT_FAILED;
+}
