@@ -300,7 +300,7 @@ static inline double mh_error_bound(const mh_gemm *g) {
   double u_acc = g->acc == MH_F16 ? 0x1p-11 : 0x1p-24;
   double u_in = g->in == MH_F32 && g->tf32 ? 0x1p-10 : 0.0; /* tf32 may truncate: one ulp */
   double bound = 2 * u_out + 2 * u_in + 2 * sqrt((double)g->k) * u_acc;
-  return bound < 1e-6 ? 1e-6 : bound;
+  return bound < 1e-5 ? 1e-5 : bound; /* f32: summation order alone differs by ~1e-6 */
 }
 
 typedef struct mh_check_result {
