@@ -163,6 +163,7 @@ static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
   if (!run_pass(c, module, "assign-layouts", options)) return false;
   if (c->opts.verify_each && !ir_verify(c->ctx, module)) return false;
   if (!run_pass(c, module, "coalesce", NULL)) return false;
+  if (!run_pass(c, module, "remove-layout-conversions", NULL)) return false;
   return true;
 }
 

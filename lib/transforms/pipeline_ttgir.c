@@ -1,4 +1,4 @@
-/* --pipeline=ttgir[,options]: the TTIR -> TTGIR front half as one pass (assign-layouts, then coalesce). */
+/* --pipeline=ttgir[,options]: the TTIR -> TTGIR front half as one pass (assign-layouts, coalesce, remove-layout-conversions). */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,5 +16,6 @@ bool gemmc_pass_pipeline_ttgir(gemmc_context *ctx, ir_op *module, const char *op
   const char *rest = name[len] == ',' ? name + len + 1 : NULL;
   if (!gemmc_pass_assign_layouts(ctx, module, rest, out)) return false;
   if (!ir_verify(ctx, module)) return false;
-  return gemmc_pass_coalesce(ctx, module, rest, out);
+  if (!gemmc_pass_coalesce(ctx, module, rest, out)) return false;
+  return gemmc_pass_remove_layout_conversions(ctx, module, rest, out);
 }

@@ -1,0 +1,684 @@
+/* --remove-layout-conversions (alias --tritongpu-remove-layout-conversions): fewer ttg.convert_layout ops by folding, forward propagation from anchors and backward rematerialization. */
+#include <stdio.h>
+#include <string.h>
+
+#include "context_internal.h"
+#include "gemmc/layout.h"
+#include "gemmc/passes.h"
+
+/*
+ * The pass repeats four steps until nothing changes (at most MAX_ROUNDS times):
+ *   1. fold: convert(x : L -> L) is x; convert(convert(x)) converts x directly;
+ *   2. forward: for %c = convert %x : A -> B, rewrite the elementwise users of %c (transitively,
+ *      in the same block) to A, switch reductions fed by them to A, and keep one conversion
+ *      back to B only where a user really needs B; done when it removes more conversions than
+ *      it adds (Triton's LayoutPropagation, greedily from one conversion at a time);
+ *   3. backward: for %c = convert %x : L1 -> L2, when %x is computed by cheap ops only
+ *      (elementwise, splat, make_range, constants, broadcast, expand_dims), clone them in L2
+ *      and drop the conversion (Triton's backwardRematerialization); inside a loop, values from
+ *      outside the loop are converted where they are defined, once, instead; a loop-carried
+ *      pointer whose next value can be rebuilt in L2 is carried in L2;
+ *   4. dead-code elimination of pure ops nothing uses.
+ * Clones are memoized per (value, layout), so a mask shared by a load and a store is built once
+ * in the store's layout. Loads, reductions, dots and loop-carried values are anchors: never
+ * cloned.
+ */
+
+/* Triton caps the rematerialized slice too: past this, a conversion is the cheaper choice. */
+#define MAX_SLICE_OPS 64
+#define MAX_ROUNDS 8
+
+/* ------------------------------------------------------------------ small containers */
+
+/* A growable array of pointers on the context's allocator. */
+typedef struct ptr_list {
+  gemmc_context *ctx;
+  void **items;
+  int count, cap;
+} ptr_list;
+
+static void list_push(ptr_list *l, void *p) {
+  if (l->count == l->cap) {
+    int ncap = l->cap ? l->cap * 2 : 32;
+    l->items = ctx_raw_realloc(l->ctx, l->items, (size_t)l->cap * sizeof *l->items, (size_t)ncap * sizeof *l->items);
+    l->cap = ncap;
+  }
+  l->items[l->count++] = p;
+}
+
+static bool list_contains(const ptr_list *l, const void *p) {
+  for (int i = 0; i < l->count; i++)
+    if (l->items[i] == p) return true;
+  return false;
+}
+
+static void list_free(ptr_list *l) {
+  if (l->items) ctx_raw_free(l->ctx, l->items, (size_t)l->cap * sizeof *l->items);
+  l->items = NULL;
+  l->count = l->cap = 0;
+}
+
+/* A clone of `value` in `layout` (or the value that already has it). */
+typedef struct remat_entry {
+  const ir_value *value;
+  const ir_attr *layout;
+  ir_value *result;
+} remat_entry;
+
+typedef struct rlc_state {
+  gemmc_context *ctx;
+  remat_entry *memo; /* open addressing, value NULL = empty */
+  size_t memo_cap, memo_count;
+} rlc_state;
+
+static size_t pair_hash(const void *a, const void *b) {
+  uint64_t x = (uint64_t)(uintptr_t)a * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)b;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return (size_t)x;
+}
+
+static ir_value *memo_find(const rlc_state *s, const ir_value *v, const ir_attr *layout) {
+  if (!s->memo_cap) return NULL;
+  size_t i = pair_hash(v, layout) & (s->memo_cap - 1);
+  while (s->memo[i].value) {
+    if (s->memo[i].value == v && s->memo[i].layout == layout) return s->memo[i].result;
+    i = (i + 1) & (s->memo_cap - 1);
+  }
+  return NULL;
+}
+
+static void memo_put_slot(remat_entry *table, size_t cap, remat_entry e) {
+  size_t i = pair_hash(e.value, e.layout) & (cap - 1);
+  while (table[i].value) i = (i + 1) & (cap - 1);
+  table[i] = e;
+}
+
+static void memo_insert(rlc_state *s, const ir_value *v, const ir_attr *layout, ir_value *result) {
+  if ((s->memo_count + 1) * 2 > s->memo_cap) {
+    size_t ncap = s->memo_cap ? s->memo_cap * 2 : 256;
+    remat_entry *table = ctx_raw_alloc(s->ctx, ncap * sizeof *table);
+    memset(table, 0, ncap * sizeof *table);
+    for (size_t i = 0; i < s->memo_cap; i++)
+      if (s->memo[i].value) memo_put_slot(table, ncap, s->memo[i]);
+    if (s->memo) ctx_raw_free(s->ctx, s->memo, s->memo_cap * sizeof *s->memo);
+    s->memo = table;
+    s->memo_cap = ncap;
+  }
+  memo_put_slot(s->memo, s->memo_cap, (remat_entry){v, layout, result});
+  s->memo_count++;
+}
+
+/* Clones may be erased by dead-code elimination: forget them between steps. */
+static void memo_clear(rlc_state *s) {
+  if (s->memo) memset(s->memo, 0, s->memo_cap * sizeof *s->memo);
+  s->memo_count = 0;
+}
+
+/* ------------------------------------------------------------------ IR helpers */
+
+static bool is_tensor(const ir_value *v) { return v && v->type && v->type->kind == TY_TENSOR; }
+
+static const ir_attr *encoding_of(const ir_value *v) { return is_tensor(v) ? v->type->encoding : NULL; }
+
+/* Layouts the cheap ops may be cloned into. dot_op layouts are left to accelerate-matmul:
+ * elementwise math on MMA operands needs kWidth-aware lowering. */
+static bool layout_can_host_clones(const ir_attr *layout) {
+  return layout && layout_is_distributed(layout) && layout->kind != AT_DOT_OP;
+}
+
+static bool is_convert(const ir_op *op) {
+  return op->kind == OP_CONVERT_LAYOUT && op->num_operands == 1 && op->num_results == 1 &&
+         is_tensor(op->operands[0].value) && is_tensor(&op->results[0]);
+}
+
+static bool is_elementwise_tensor_op(const ir_op *op) {
+  return (ir_op_info_of(op->kind)->traits & TRAIT_ELEMENTWISE) && op->num_results == 1 && op->num_regions == 0 &&
+         is_tensor(&op->results[0]);
+}
+
+/* The innermost scf.for around op inside its function, or NULL. */
+static ir_op *enclosing_loop(const ir_op *op) {
+  for (ir_op *p = ir_op_parent_op(op); p && p->kind != OP_FUNC && p->kind != OP_MODULE; p = ir_op_parent_op(p))
+    if (p->kind == OP_SCF_FOR) return p;
+  return NULL;
+}
+
+static bool op_is_inside(const ir_op *op, const ir_op *ancestor) {
+  for (const ir_op *p = op; p; p = ir_op_parent_op(p))
+    if (p == ancestor) return true;
+  return false;
+}
+
+/* True when v is defined inside loop (its body's arguments included). */
+static bool value_is_inside(const ir_value *v, const ir_op *loop) {
+  if (v->def_op) return op_is_inside(v->def_op, loop);
+  const ir_block *b = v->owner_block;
+  const ir_op *owner = b && b->parent ? b->parent->parent : NULL;
+  return owner && op_is_inside(owner, loop);
+}
+
+static ir_op *clone_op(gemmc_context *ctx, const ir_op *op, ir_value *const *operands, const ir_type *const *result_types) {
+  ir_op *clone = ir_op_create(ctx, op->kind, op->num_operands, operands, op->num_results, result_types, 0, op->loc);
+  clone->src_loc = op->src_loc;
+  for (int i = 0; i < op->num_attrs; i++) {
+    ir_op_set_attr(ctx, clone, op->attrs[i].name, op->attrs[i].value);
+    if (ir_op_attr_is_property(op, op->attrs[i].name)) ir_op_mark_property(ctx, clone, op->attrs[i].name);
+  }
+  for (int i = 0; i < op->num_results; i++) clone->results[i].name = op->results[i].name;
+  return clone;
+}
+
+/* A new `convert v -> layout` placed right after v's definition (so it dominates every use of v). */
+static ir_value *convert_after_def(gemmc_context *ctx, ir_value *v, const ir_attr *layout) {
+  const ir_type *to = ir_type_with_encoding(ctx, v->type, layout);
+  ir_op *anchor = v->def_op;
+  ir_block *block = anchor ? NULL : v->owner_block;
+  ir_loc *loc = anchor ? anchor->loc : (block && block->first ? block->first->loc : ir_loc_unknown(ctx));
+  ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, loc);
+  if (anchor) {
+    cvt->src_loc = anchor->src_loc;
+    ir_op_insert_after(anchor, cvt);
+  } else if (block && block->first) {
+    ir_op_insert_before(block->first, cvt);
+  } else {
+    ir_block_append_op(block, cvt);
+  }
+  return &cvt->results[0];
+}
+
+/* The uses of v whose owners are not in `keep` move to a conversion of v to `type`. */
+static void convert_outside_uses(gemmc_context *ctx, ir_value *v, const ir_type *type, const ptr_list *keep) {
+  ptr_list outside = {ctx, NULL, 0, 0};
+  for (ir_operand *u = v->first_use; u; u = u->next_use)
+    if (!list_contains(keep, u->owner)) list_push(&outside, u);
+  if (outside.count) {
+    ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &type, 0, v->def_op->loc);
+    cvt->src_loc = v->def_op->src_loc;
+    ir_op_insert_after(v->def_op, cvt);
+    for (int i = 0; i < outside.count; i++) {
+      ir_operand *u = outside.items[i];
+      ir_op_set_operand(u->owner, u->index, &cvt->results[0]);
+    }
+  }
+  list_free(&outside);
+}
+
+/* ------------------------------------------------------------------ backward rematerialization */
+
+/* What cloning a value's backward slice in a layout would take. */
+typedef struct remat_plan {
+  ptr_list seen_values, seen_layouts; /* (value, layout) pairs already counted */
+  int num_ops;                         /* cheap ops to clone */
+  int num_converts;                    /* new conversions at the slice's leaves */
+  int num_converts_in_loop;            /* of those, inside the loop the root is in */
+} remat_plan;
+
+static bool plan_seen(remat_plan *p, const ir_value *v, const ir_attr *layout) {
+  for (int i = 0; i < p->seen_values.count; i++)
+    if (p->seen_values.items[i] == v && p->seen_layouts.items[i] == layout) return true;
+  list_push(&p->seen_values, (void *)v);
+  list_push(&p->seen_layouts, (void *)layout);
+  return false;
+}
+
+/* Can v be had in `layout` by cloning cheap ops? Loop: the innermost loop the root conversion is
+ * in (values from outside it become leaves converted once, outside), or NULL. */
+static bool plan_remat(rlc_state *s, ir_value *v, const ir_attr *layout, const ir_op *loop, remat_plan *p) {
+  if (!is_tensor(v) || v->type->encoding == layout || memo_find(s, v, layout)) return true;
+  if (plan_seen(p, v, layout)) return true;
+  if (loop && !value_is_inside(v, loop)) {
+    p->num_converts++;
+    return true;
+  }
+  ir_op *def = v->def_op;
+  if (!def) return false; /* loop-carried value or tensor argument: an anchor */
+  if (is_convert(def)) {
+    if (encoding_of(def->operands[0].value) == layout) return true;
+    p->num_converts++;
+    if (loop) p->num_converts_in_loop++;
+    return true;
+  }
+  if (++p->num_ops > MAX_SLICE_OPS) return false;
+  if (is_elementwise_tensor_op(def)) {
+    for (int i = 0; i < def->num_operands; i++)
+      if (!def->operands[i].value || !plan_remat(s, def->operands[i].value, layout, loop, p)) return false;
+    return true;
+  }
+  switch (def->kind) {
+  case OP_SPLAT:
+  case OP_MAKE_RANGE: return def->num_results == 1;
+  case OP_CONSTANT: {
+    const ir_attr *value = ir_op_get_attr(def, "value");
+    return value && value->kind == AT_DENSE;
+  }
+  case OP_BROADCAST: return plan_remat(s, def->operands[0].value, layout, loop, p);
+  case OP_EXPAND_DIMS: {
+    /* the operand's slice layout is rebuilt from the new parent */
+    if (layout->kind == AT_SLICE || layout->kind == AT_LINEAR) return false;
+    int axis = (int)ir_op_get_int_attr(def, "axis", 0);
+    return plan_remat(s, def->operands[0].value, layout_slice_get(s->ctx, axis, layout), loop, p);
+  }
+  default: return false;
+  }
+}
+
+static void plan_free(remat_plan *p) {
+  list_free(&p->seen_values);
+  list_free(&p->seen_layouts);
+}
+
+/* v in `layout`: the clone of its cheap slice (memoized), a conversion at a leaf, or a plain
+ * conversion when the slice cannot be cloned (callers plan first, so that is a fallback). */
+static ir_value *remat(rlc_state *s, ir_value *v, const ir_attr *layout, const ir_op *loop) {
+  if (!is_tensor(v) || v->type->encoding == layout) return v;
+  ir_value *known = memo_find(s, v, layout);
+  if (known) return known;
+  ir_value *result = NULL;
+  ir_op *def = v->def_op;
+  if ((loop && !value_is_inside(v, loop)) || !def) {
+    result = convert_after_def(s->ctx, v, layout);
+  } else if (is_convert(def)) {
+    ir_value *src = def->operands[0].value;
+    result = encoding_of(src) == layout ? src : convert_after_def(s->ctx, src, layout);
+  } else {
+    bool cheap = is_elementwise_tensor_op(def) || def->kind == OP_SPLAT || def->kind == OP_MAKE_RANGE ||
+                 def->kind == OP_CONSTANT || def->kind == OP_BROADCAST ||
+                 (def->kind == OP_EXPAND_DIMS && layout->kind != AT_SLICE && layout->kind != AT_LINEAR);
+    if (!cheap || def->num_operands > 8 || def->num_results != 1) {
+      result = convert_after_def(s->ctx, v, layout);
+    } else {
+      ir_value *operands[8];
+      for (int i = 0; i < def->num_operands; i++) {
+        ir_value *o = def->operands[i].value;
+        const ir_attr *want = layout;
+        if (def->kind == OP_EXPAND_DIMS) want = layout_slice_get(s->ctx, (int)ir_op_get_int_attr(def, "axis", 0), layout);
+        operands[i] = o ? remat(s, o, want, loop) : NULL;
+      }
+      const ir_type *type = ir_type_with_encoding(s->ctx, v->type, layout);
+      ir_op *clone = clone_op(s->ctx, def, operands, &type);
+      if (def->kind == OP_CONSTANT) { /* a dense constant's attribute carries its type */
+        const ir_attr *value = ir_op_get_attr(def, "value");
+        if (value && value->kind == AT_DENSE)
+          ir_op_set_attr(s->ctx, clone, "value", ir_dense_attr(s->ctx, type, value->dense_splat, value->num_elems, value->elems));
+      }
+      ir_op_insert_after(def, clone);
+      result = &clone->results[0];
+    }
+  }
+  memo_insert(s, v, layout, result);
+  return result;
+}
+
+/* The scf.for whose body argument (an iter arg, not the induction variable) v is, or NULL. */
+static ir_op *iter_arg_loop(const ir_value *v) {
+  const ir_block *body = v->owner_block;
+  ir_op *loop = body && body->parent ? body->parent->parent : NULL;
+  if (!loop || loop->kind != OP_SCF_FOR || body != loop->regions[0].first || v->index < 1) return NULL;
+  int k = v->index - 1;
+  ir_op *yield = ir_block_terminator(body);
+  if (3 + k >= loop->num_operands || k >= loop->num_results || !yield || k >= yield->num_operands) return NULL;
+  return loop;
+}
+
+/* True when op only feeds `yield`, conversions to `layout` and ops the plan clones (whose old
+ * versions then die with it). */
+static bool feeds_only(const ir_op *op, const ir_op *yield, const ir_attr *layout, const remat_plan *plan, int depth) {
+  if (op == yield || (is_convert(op) && encoding_of(&op->results[0]) == layout)) return true;
+  if (depth > MAX_SLICE_OPS || op->num_results != 1 || !list_contains(&plan->seen_values, &op->results[0])) return false;
+  for (ir_operand *u = op->results[0].first_use; u; u = u->next_use)
+    if (!feeds_only(u->owner, yield, layout, plan, depth + 1)) return false;
+  return true;
+}
+
+/* %c = convert %arg : L -> L2 where %arg is carried by a loop: carry it in L2 instead, when the
+ * value yielded back can be computed in L2 without a conversion inside the loop (a pointer
+ * advanced by addptr each iteration, as in a GEMM's K loop). The initial value is converted
+ * (or rematerialized) before the loop and the loop result converted back after it. */
+static bool loop_carried_one(rlc_state *s, ir_op *cvt) {
+  ir_value *arg = cvt->operands[0].value;
+  ir_op *loop = iter_arg_loop(arg);
+  if (!loop) return false;
+  int k = arg->index - 1;
+  ir_op *yield = ir_block_terminator(loop->regions[0].first);
+  const ir_attr *layout = encoding_of(&cvt->results[0]);
+  const ir_attr *old_layout = encoding_of(arg);
+  const ir_type *old_type = arg->type;
+  /* plan with the argument already in the new layout */
+  arg->type = ir_type_with_encoding(s->ctx, old_type, layout);
+  remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0};
+  bool ok = plan_remat(s, yield->operands[k].value, layout, loop, &plan) && plan.num_converts_in_loop == 0;
+  /* Every other user must die once the yielded value is rebuilt: a user that keeps needing the
+   * old layout would make the next round carry the argument back (and so on). */
+  for (ir_operand *u = arg->first_use; ok && u; u = u->next_use)
+    ok = feeds_only(u->owner, yield, layout, &plan, 0);
+  plan_free(&plan);
+  if (!ok) {
+    arg->type = old_type;
+    return false;
+  }
+  /* the argument's other users still see the old layout, through one conversion */
+  ir_block *body = loop->regions[0].first;
+  const ir_type *old_enc_type = ir_type_with_encoding(s->ctx, arg->type, old_layout);
+  ir_op *back = ir_op_create(s->ctx, OP_CONVERT_LAYOUT, 1, &arg, 1, &old_enc_type, 0, cvt->loc);
+  back->src_loc = cvt->src_loc;
+  ir_op_insert_before(body->first, back);
+  ptr_list keep = {s->ctx, NULL, 0, 0};
+  list_push(&keep, back);
+  list_push(&keep, cvt);
+  for (ir_operand *u = arg->first_use, *next; u; u = next) {
+    next = u->next_use;
+    if (!list_contains(&keep, u->owner)) ir_op_set_operand(u->owner, u->index, &back->results[0]);
+  }
+  list_free(&keep);
+  ir_value_replace_all_uses(&cvt->results[0], arg);
+  ir_op_set_operand(yield, k, remat(s, yield->operands[k].value, layout, loop));
+  ir_value *init = loop->operands[3 + k].value;
+  remat_plan init_plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0};
+  bool cheap_init = plan_remat(s, init, layout, NULL, &init_plan) && init_plan.num_converts == 0;
+  plan_free(&init_plan);
+  ir_op_set_operand(loop, 3 + k, cheap_init ? remat(s, init, layout, NULL) : convert_after_def(s->ctx, init, layout));
+  ir_value *result = &loop->results[k];
+  result->type = arg->type;
+  ptr_list none = {s->ctx, NULL, 0, 0};
+  convert_outside_uses(s->ctx, result, old_enc_type, &none);
+  return true;
+}
+
+/* Replaces one conversion by its rematerialized source when that is worth it. */
+static bool backward_one(rlc_state *s, ir_op *cvt) {
+  ir_value *src = cvt->operands[0].value;
+  const ir_attr *to = encoding_of(&cvt->results[0]);
+  if (!cvt->results[0].first_use || !layout_can_host_clones(to) || encoding_of(src) == to) return false;
+  const ir_op *loop = enclosing_loop(cvt);
+  remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0};
+  bool ok = plan_remat(s, src, to, loop, &plan);
+  /* Worth it when no conversion is left, or every one left was hoisted out of the loop. */
+  ok = ok && (plan.num_converts == 0 || (loop && plan.num_converts_in_loop == 0));
+  plan_free(&plan);
+  if (!ok) return loop_carried_one(s, cvt);
+  ir_value *replacement = remat(s, src, to, loop);
+  ir_value_replace_all_uses(&cvt->results[0], replacement);
+  return true;
+}
+
+/* ------------------------------------------------------------------ forward propagation */
+
+/* The users of a conversion that can move to its source layout. */
+typedef struct forward_set {
+  ptr_list ops;      /* ops rewritten in place, and sinks (conversions) */
+  ptr_list values;   /* values that change layout ... */
+  ptr_list layouts;  /* ... to these */
+  ptr_list exits;    /* values some user still needs in the old layout */
+  ptr_list rejected; /* ops that stay as they are */
+  int removed;       /* conversions that disappear */
+  int added;         /* conversions that appear */
+} forward_set;
+
+/* The layout v takes when the set is applied, or NULL when v is not in it. */
+static const ir_attr *forward_layout(const forward_set *f, const ir_value *v) {
+  for (int i = 0; i < f->values.count; i++)
+    if (f->values.items[i] == v) return f->layouts.items[i];
+  return NULL;
+}
+
+static void forward_add_value(forward_set *f, ir_value *v, const ir_attr *layout) {
+  list_push(&f->values, v);
+  list_push(&f->layouts, (void *)layout);
+}
+
+/* Every tensor operand of op can be had in `layout`: it moves to it with the set, or its
+ * producers can be cloned in it without a conversion. */
+static bool operands_available(rlc_state *s, const ir_op *op, const forward_set *f, const ir_attr *layout) {
+  for (int i = 0; i < op->num_operands; i++) {
+    ir_value *o = op->operands[i].value;
+    if (!o || !is_tensor(o)) continue;
+    const ir_attr *moving = forward_layout(f, o);
+    if (moving) {
+      if (moving != layout) return false;
+      continue;
+    }
+    remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0};
+    bool ok = plan_remat(s, o, layout, NULL, &plan) && plan.num_converts == 0;
+    plan_free(&plan);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+static void forward_exit(forward_set *f, ir_value *v) {
+  if (!list_contains(&f->exits, v)) list_push(&f->exits, v);
+}
+
+/* Whether user can take its operand w in layout `layout` (w's new one); adds it and its
+ * results to the set when it can. */
+static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_attr *layout) {
+  if (!layout_can_host_clones(layout)) return false;
+  if (is_convert(user)) {
+    list_push(&f->ops, user);
+    if (encoding_of(&user->results[0]) == layout) f->removed++;
+    return true;
+  }
+  if (is_elementwise_tensor_op(user)) {
+    if (!operands_available(s, user, f, layout)) return false;
+    list_push(&f->ops, user);
+    forward_add_value(f, &user->results[0], layout);
+    return true;
+  }
+  switch (user->kind) {
+  case OP_BROADCAST:
+    if (user->num_results != 1 || !is_tensor(&user->results[0])) return false;
+    list_push(&f->ops, user);
+    forward_add_value(f, &user->results[0], layout);
+    return true;
+  case OP_EXPAND_DIMS: {
+    /* slice(axis, P) expanded along axis is P */
+    int axis = (int)ir_op_get_int_attr(user, "axis", 0);
+    if (layout->kind != AT_SLICE || layout->layout.dim != axis || !is_tensor(&user->results[0])) return false;
+    list_push(&f->ops, user);
+    forward_add_value(f, &user->results[0], layout->layout.parent);
+    return true;
+  }
+  case OP_REDUCE: {
+    if (!operands_available(s, user, f, layout)) return false;
+    int axis = (int)ir_op_get_int_attr(user, "axis", 0);
+    list_push(&f->ops, user);
+    for (int r = 0; r < user->num_results; r++)
+      if (is_tensor(&user->results[r]))
+        forward_add_value(f, &user->results[r], layout_slice_get(s->ctx, axis, layout));
+    return true;
+  }
+  default: return false;
+  }
+}
+
+/* Grows the set to a fixed point (an op whose other operand joins the set later, as in
+ * x - broadcast(max(x)), is accepted on a later sweep), then counts the conversions. */
+static void forward_collect(rlc_state *s, ir_op *cvt, forward_set *f, const ir_attr *from) {
+  ir_block *block = cvt->parent;
+  forward_add_value(f, &cvt->results[0], from);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int next = 0; next < f->values.count; next++) {
+      ir_value *w = f->values.items[next];
+      const ir_attr *layout = f->layouts.items[next];
+      for (ir_operand *u = w->first_use; u; u = u->next_use) {
+        ir_op *user = u->owner;
+        /* users in other blocks (loop bodies) would get a conversion inside them */
+        if (list_contains(&f->ops, user) || user->parent != block || list_contains(&f->rejected, user)) continue;
+        if (forward_accept(s, f, user, layout)) grew = true;
+        else if (!is_elementwise_tensor_op(user) && user->kind != OP_REDUCE) list_push(&f->rejected, user);
+      }
+    }
+  }
+  for (int i = 0; i < f->values.count; i++) {
+    ir_value *w = f->values.items[i];
+    for (ir_operand *u = w->first_use; u; u = u->next_use)
+      if (!list_contains(&f->ops, u->owner)) forward_exit(f, w);
+  }
+  for (int i = 0; i < f->exits.count; i++)
+    if (f->exits.items[i] != &cvt->results[0]) f->added++;
+  if (!list_contains(&f->exits, &cvt->results[0])) f->removed++;
+}
+
+/* Every op of the set sees its moving operands in one layout (paths through reductions and
+ * expand_dims could disagree). */
+static bool forward_consistent(const forward_set *f) {
+  for (int i = 0; i < f->ops.count; i++) {
+    const ir_op *op = f->ops.items[i];
+    if (is_convert(op) || op->kind == OP_BROADCAST || op->kind == OP_EXPAND_DIMS) continue;
+    const ir_attr *first = NULL;
+    for (int k = 0; k < op->num_operands; k++) {
+      const ir_attr *l = op->operands[k].value ? forward_layout(f, op->operands[k].value) : NULL;
+      if (!l) continue;
+      if (first && l != first) return false;
+      first = l;
+    }
+  }
+  return true;
+}
+
+/* Rewrites one op of the set: operands to their new layouts, results retyped in place, users
+ * outside the set fed through a conversion back to the old type. */
+static void forward_rewrite_op(rlc_state *s, const forward_set *f, ir_op *op, ir_op *cvt) {
+  ir_value *src = cvt->operands[0].value;
+  /* the layout of the op's elementwise operands: that of the one that moves with the set */
+  const ir_attr *operand_layout = NULL;
+  for (int i = 0; i < op->num_operands && !operand_layout; i++)
+    if (op->operands[i].value) operand_layout = forward_layout(f, op->operands[i].value);
+  for (int i = 0; i < op->num_operands; i++) {
+    ir_value *o = op->operands[i].value;
+    if (o == &cvt->results[0]) ir_op_set_operand(op, i, src);
+    else if (is_tensor(o) && !forward_layout(f, o) && operand_layout && !is_convert(op))
+      ir_op_set_operand(op, i, remat(s, o, operand_layout, NULL));
+  }
+  if (is_convert(op)) return;
+  for (int r = 0; r < op->num_results; r++) {
+    const ir_attr *layout = forward_layout(f, &op->results[r]);
+    if (!layout) continue;
+    const ir_type *old = op->results[r].type;
+    op->results[r].type = ir_type_with_encoding(s->ctx, old, layout);
+    convert_outside_uses(s->ctx, &op->results[r], old, &f->ops);
+  }
+}
+
+static bool forward_one(rlc_state *s, ir_op *cvt) {
+  const ir_attr *from = encoding_of(cvt->operands[0].value), *to = encoding_of(&cvt->results[0]);
+  if (!cvt->results[0].first_use || from == to || !layout_can_host_clones(from) || !layout_can_host_clones(to))
+    return false;
+  forward_set f = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0},
+                   {s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0};
+  forward_collect(s, cvt, &f, from);
+  bool apply = f.ops.count > 0 && f.added < f.removed && forward_consistent(&f);
+  if (apply) /* in block order, so an op's moving operands are retyped before it is */
+    for (ir_op *op = cvt->next; op; op = op->next)
+      if (list_contains(&f.ops, op)) forward_rewrite_op(s, &f, op, cvt);
+  list_free(&f.ops);
+  list_free(&f.values);
+  list_free(&f.layouts);
+  list_free(&f.exits);
+  list_free(&f.rejected);
+  return apply;
+}
+
+/* ------------------------------------------------------------------ folding and cleanup */
+
+static bool collect_converts(ir_op *op, void *user) {
+  if (is_convert(op)) list_push(user, op);
+  return true;
+}
+
+static bool fold_converts(rlc_state *s, ir_op *module) {
+  ptr_list cvts = {s->ctx, NULL, 0, 0};
+  ir_walk(module, collect_converts, &cvts);
+  bool changed = false;
+  for (int i = 0; i < cvts.count; i++) {
+    ir_op *cvt = cvts.items[i];
+    ir_value *src = cvt->operands[0].value;
+    /* convert(convert(x)) converts x; the inner one dies if nothing else uses it */
+    while (src->def_op && is_convert(src->def_op)) {
+      src = src->def_op->operands[0].value;
+      ir_op_set_operand(cvt, 0, src);
+      changed = true;
+    }
+    if (src->type == cvt->results[0].type) {
+      ir_value_replace_all_uses(&cvt->results[0], src);
+      ir_op_erase(cvt);
+      changed = true;
+    }
+  }
+  list_free(&cvts);
+  return changed;
+}
+
+typedef bool (*convert_rewrite_fn)(rlc_state *s, ir_op *cvt);
+
+/* Runs fn on every conversion that was there when it started (none is erased meanwhile). */
+static bool rewrite_converts(rlc_state *s, ir_op *module, convert_rewrite_fn fn) {
+  ptr_list cvts = {s->ctx, NULL, 0, 0};
+  ir_walk(module, collect_converts, &cvts);
+  bool changed = false;
+  for (int i = 0; i < cvts.count; i++)
+    if (is_convert(cvts.items[i]) && fn(s, cvts.items[i])) changed = true;
+  list_free(&cvts);
+  memo_clear(s);
+  return changed;
+}
+
+static bool collect_all_ops(ir_op *op, void *user) {
+  list_push(user, op);
+  return true;
+}
+
+static bool is_removable(const ir_op *op) {
+  unsigned traits = ir_op_info_of(op->kind)->traits;
+  if (!(traits & TRAIT_PURE) || (traits & TRAIT_TERMINATOR)) return false;
+  if (op->num_regions && op->kind != OP_REDUCE && op->kind != OP_SCAN) return false;
+  for (int i = 0; i < op->num_results; i++)
+    if (op->results[i].first_use) return false;
+  return true;
+}
+
+/* Erases pure ops with unused results; users come after definitions, so walk backwards. */
+static bool eliminate_dead_code(rlc_state *s, ir_op *module) {
+  bool changed = false, again = true;
+  while (again) {
+    again = false;
+    ptr_list ops = {s->ctx, NULL, 0, 0};
+    ir_walk(module, collect_all_ops, &ops);
+    ptr_list erased = {s->ctx, NULL, 0, 0};
+    for (int i = ops.count - 1; i >= 0; i--) {
+      ir_op *op = ops.items[i];
+      /* ops nested in an erased reduction are gone with it */
+      ir_op *parent = ir_op_parent_op(op);
+      if (parent && list_contains(&erased, parent)) continue;
+      if (!is_removable(op)) continue;
+      list_push(&erased, op);
+      ir_op_erase(op);
+      again = changed = true;
+    }
+    list_free(&erased);
+    list_free(&ops);
+  }
+  return changed;
+}
+
+/* ------------------------------------------------------------------ the pass */
+
+bool gemmc_pass_remove_layout_conversions(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
+  (void)options;
+  (void)out;
+  rlc_state s = {ctx, NULL, 0, 0};
+  for (int round = 0; round < MAX_ROUNDS; round++) {
+    bool changed = fold_converts(&s, module);
+    changed |= rewrite_converts(&s, module, forward_one);
+    changed |= fold_converts(&s, module);
+    changed |= rewrite_converts(&s, module, backward_one);
+    changed |= fold_converts(&s, module);
+    changed |= eliminate_dead_code(&s, module);
+    if (!changed) break;
+  }
+  if (s.memo) ctx_raw_free(ctx, s.memo, s.memo_cap * sizeof *s.memo);
+  return true;
+}

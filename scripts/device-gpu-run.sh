@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# On the GPU machine, from the repo root: runs the GPU checks and benchmarks from the carried
+# bundle (scripts/build-device.sh) and writes one log per step into ${OUT:-/tmp/gemmc-out}.
+# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only]
+set -uo pipefail
+mode=${1:-quick}
+out=${OUT:-/tmp/gemmc-out}
+mkdir -p "$out"
+# shellcheck source=/dev/null
+source scripts/device-unpack.sh > "$out/gpu.txt" 2>&1
+export GEMMC_EXAMPLES_DIR=$PWD/examples
+status=0
+step() { # step NAME COMMAND...: runs, logs, records pass/fail
+  local name=$1
+  shift
+  local start=$SECONDS
+  "$@" > "$out/$name.log" 2>&1
+  local rc=$?
+  printf '%-28s exit %-3s %4ss\n' "$name" "$rc" "$((SECONDS - start))" | tee -a "$out/summary.txt"
+  tail -3 "$out/$name.log" | sed 's/^/    /' | tee -a "$out/summary.txt"
+  [ $rc -eq 0 ] || status=1
+}
+if [ "$mode" != bench-only ]; then
+  step unit-runtime test_runtime_nodriver
+  step unit-nvptx test_nvptx
+  step vector_add bash -c 'example-vector_add n=1000003 && example-vector_add n=1 && example-vector_add n=4097 BLOCK=256 && example-vector_add n=65535 BLOCK=2048'
+  step transpose bash -c 'example-transpose m=1000 n=1000 && example-transpose m=1 n=777 && example-transpose m=129 n=65 && example-transpose m=300 n=1000 TILE=32'
+  step softmax bash -c 'example-softmax m=1823 n=781 && example-softmax m=7 n=1 && example-softmax m=64 n=1024 && example-softmax m=50 n=3000 BLOCK=4096'
+  step matmul bash -c 'example-matmul && example-matmul --dtype bf16 -M 1000 -N 300 -K 70 --b-col-major --pad 2 --config 64x64x32:g8:w4 && example-matmul --dtype i8 && example-matmul --dtype f32 --precision ieee && example-matmul --dtype f32 --precision tf32'
+  step batched_matmul example-batched_matmul --batch 16 -M 1024 -N 1024 -K 512
+  step leaky_relu example-matmul_leaky_relu --bias 1
+  step bandwidth bench-bandwidth
+  if [ "$mode" = full ]; then
+    step gemm-suite test_gpu_gemm
+  else
+    step gemm-suite-quick test_gpu_gemm --quick
+  fi
+fi
+if [ "$mode" = full ] || [ "$mode" = bench-only ]; then
+  step bench-gemm bench-gemm --csv "$out/gemm.csv" --svg "$out/gemm.svg"
+else
+  step bench-gemm-quick bench-gemm --quick --csv "$out/gemm.csv"
+fi
+exit $status
