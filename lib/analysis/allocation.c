@@ -159,7 +159,7 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
       if (!add_buffer(a, op, elems * elem_bytes(t), 128, i, end)) goto fail;
     } else {
       int64_t bytes = gemmc_allocation_scratch_bytes(op);
-      if (bytes > 0 && !add_buffer(a, op, bytes, 16, i, i)) goto fail;
+      if (bytes > 0 && !add_buffer(a, op, bytes, 16, i, last_nested(&w, gemmc_allocation_scratch_until(op)))) goto fail;
     }
   }
   free(w.ops);

@@ -164,6 +164,10 @@ static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
   if (c->opts.verify_each && !ir_verify(c->ctx, module)) return false;
   if (!run_pass(c, module, "coalesce", NULL)) return false;
   if (!run_pass(c, module, "remove-layout-conversions", NULL)) return false;
+  /* Tensor cores, then a second clean-up for the conversions the MMA layouts introduce
+   * (Triton's order: coalesce, remove-conversions, accelerate-matmul, remove-conversions). */
+  if (!run_pass(c, module, "accelerate-matmul", NULL)) return false;
+  if (!run_pass(c, module, "remove-layout-conversions", NULL)) return false;
   return true;
 }
 

@@ -164,16 +164,39 @@ typedef struct packed_frag {
   struct packed_frag *next;
 } packed_frag;
 
-static LLVMValueRef pack_register(lower_state *s, const mma_instr *mi, const lower_values *vals, const int64_t *regs,
-                                  int n, LLVMTypeRef elem) {
-  if (mi->bits == 32) return LLVMBuildBitCast(s->b, lower_elem(vals, (int)regs[0]), s->i32, "");
+/* An A or B operand: its lowered registers, or (a deferred convert) its shared buffer, read a
+ * group at a time right before the first instruction that needs it. */
+typedef struct dot_operand {
+  const lower_values *vals;
+  lower_smem_loader *loader;
+} dot_operand;
+
+static LLVMValueRef operand_reg(lower_state *s, const dot_operand *o, int64_t r) {
+  return o->loader ? lower_smem_loader_get(s, o->loader, r) : lower_elem(o->vals, (int)r);
+}
+
+static bool operand_init(lower_state *s, ir_op *op, int index, dot_operand *o) {
+  ir_value *v = op->operands[index].value;
+  o->vals = NULL;
+  o->loader = NULL;
+  if (v->def_op && lower_operand_is_deferred(v->def_op)) {
+    o->loader = lower_alloc(s, sizeof *o->loader);
+    return o->loader && lower_deferred_operand_loader(s, v->def_op, o->loader);
+  }
+  o->vals = lower_get(s, op, v);
+  return o->vals != NULL;
+}
+
+static LLVMValueRef pack_register(lower_state *s, const mma_instr *mi, const dot_operand *o, const int64_t *regs, int n,
+                                  LLVMTypeRef elem) {
+  if (mi->bits == 32) return LLVMBuildBitCast(s->b, operand_reg(s, o, regs[0]), s->i32, "");
   LLVMValueRef v = LLVMGetUndef(LLVMVectorType(elem, (unsigned)n));
-  for (int i = 0; i < n; i++) v = LLVMBuildInsertElement(s->b, v, lower_elem(vals, (int)regs[i]), lower_i32(s, i), "");
+  for (int i = 0; i < n; i++) v = LLVMBuildInsertElement(s->b, v, operand_reg(s, o, regs[i]), lower_i32(s, i), "");
   return mi->ab_as_i32 ? LLVMBuildBitCast(s->b, v, s->i32, "") : v;
 }
 
 static const packed_frag *get_fragment(lower_state *s, ir_op *op, packed_frag **cache, const mma_instr *mi,
-                                       mma_frag_kind kind, const lower_layout_info *li, const lower_values *vals,
+                                       mma_frag_kind kind, const lower_layout_info *li, const dot_operand *vals,
                                        const dot_dims *dd, int64_t batch, int64_t origin, int64_t ks) {
   for (packed_frag *p = *cache; p; p = p->next)
     if (p->batch == batch && p->origin == origin && p->ks == ks) return p;
@@ -230,9 +253,10 @@ static bool lower_dot_mma(lower_state *s, ir_op *op) {
     return false;
   }
   lower_layout_info *la = lower_layout_of(s, op, at), *lb = lower_layout_of(s, op, bt), *lc = lower_layout_of(s, op, ct);
-  const lower_values *va = lower_get(s, op, op->operands[0].value), *vb = lower_get(s, op, op->operands[1].value),
-                     *vc = lower_get(s, op, op->operands[2].value);
-  if (!la || !lb || !lc || !va || !vb || !vc) return false;
+  const lower_values *vc = lower_get(s, op, op->operands[2].value);
+  dot_operand oa, ob;
+  if (!la || !lb || !lc || !vc || !operand_init(s, op, 0, &oa) || !operand_init(s, op, 1, &ob)) return false;
+  const dot_operand *va = &oa, *vb = &ob;
   if (!warps_agree(la, lb, lc, &dd)) {
     ir_op_error(s->ctx, op, "cannot lower to %s: the operands' warps do not match the accumulator's", mi->ptx);
     return false;
@@ -305,8 +329,9 @@ static bool lower_dot_mma(lower_state *s, ir_op *op) {
     a_cache = b_cache = NULL; /* fragments of earlier k steps are not needed again */
     for (int t = 0; t < ntiles; t++) {
       const packed_frag *fa = get_fragment(s, op, &a_cache, mi, MMA_FRAG_A, la, va, &dd, tiles[t].batch, tiles[t].m0, ks);
+      if (!fa) return false;
       const packed_frag *fb = get_fragment(s, op, &b_cache, mi, MMA_FRAG_B, lb, vb, &dd, tiles[t].batch, tiles[t].n0, ks);
-      if (!fa || !fb) return false;
+      if (!fb) return false;
       LLVMValueRef args[12];
       int n = 0;
       for (int i = 0; i < a_regs; i++) args[n++] = fa->regs[i];

@@ -131,41 +131,55 @@ bool lower_shared_store(lower_state *s, ir_op *op, LLVMValueRef base, const ir_a
   return true;
 }
 
-bool lower_shared_load(lower_state *s, ir_op *op, LLVMValueRef base, const ir_attr *shared, int rank,
-                       const int64_t *shape, const ir_type *tensor, lower_values **out) {
+bool lower_smem_loader_init(lower_state *s, ir_op *op, lower_smem_loader *ld, LLVMValueRef base, const ir_attr *shared,
+                            int rank, const int64_t *shape, const ir_type *tensor) {
+  memset(ld, 0, sizeof *ld);
   lower_layout_info *li = lower_layout_of(s, op, tensor);
-  if (!li) return false;
-  lower_smem_map m;
-  if (!lower_smem_map_build(s, op, li, shared, rank, shape, &m)) return false;
-  lower_values *vals = lower_values_new(s, op, li->num_regs);
-  if (!vals) return false;
-  *out = vals;
-  bool failed = false;
-  if (lower_shared_load_ldmatrix(s, op, base, li, &m, tensor, vals, &failed)) return true;
-  if (failed) return false;
-  LLVMTypeRef et = lower_elem_type(s, tensor);
-  if (!et) {
+  if (!li || !lower_smem_map_build(s, op, li, shared, rank, shape, &ld->m)) return false;
+  ld->li = li;
+  ld->base = base;
+  ld->et = lower_elem_type(s, tensor);
+  if (!ld->et) {
     ir_op_error(s->ctx, op, "cannot load elements of %s from shared memory", ir_type_str(s->ctx, tensor));
     return false;
   }
-  LLVMTypeRef mt = memory_type(s, et);
-  int bytes = lower_elem_bytes(tensor);
-  int v = vector_width(&m, bytes);
-  LLVMTypeRef vt = v > 1 ? LLVMVectorType(mt, (unsigned)v) : mt;
-  for (int r = 0; r < li->num_regs; r += v) {
-    if (r & li->reg_dup_mask) {
-      for (int j = 0; j < v; j++) vals->v[r + j] = vals->v[(r + j) & ~li->reg_dup_mask];
-      continue;
-    }
-    LLVMValueRef off = lower_smem_offset(s, m.lw, m.lw_mask, lower_smem_reg_offset(&m, r));
-    LLVMValueRef x = LLVMBuildLoad2(s->b, vt, smem_elem_ptr(s, base, mt, off), "");
-    LLVMSetAlignment(x, (unsigned)(v * bytes < 16 ? v * bytes : 16));
-    for (int j = 0; j < v; j++) {
-      LLVMValueRef e = v > 1 ? LLVMBuildExtractElement(s->b, x, lower_i32(s, j), "") : x;
-      if (mt != et) e = LLVMBuildTrunc(s->b, e, et, "");
-      vals->v[r + j] = e;
-    }
+  ld->mt = memory_type(s, ld->et);
+  ld->bytes = lower_elem_bytes(tensor);
+  ld->out = lower_values_new(s, op, li->num_regs);
+  if (!ld->out) return false;
+  if (!lower_ldmatrix_plan(s, ld, tensor)) ld->vec = vector_width(&ld->m, ld->bytes);
+  return true;
+}
+
+/* One ld.shared vector of ld->vec registers starting at r0. */
+static void load_vector(lower_state *s, lower_smem_loader *ld, int64_t r0) {
+  int v = ld->vec;
+  LLVMTypeRef vt = v > 1 ? LLVMVectorType(ld->mt, (unsigned)v) : ld->mt;
+  LLVMValueRef off = lower_smem_offset(s, ld->m.lw, ld->m.lw_mask, lower_smem_reg_offset(&ld->m, r0));
+  LLVMValueRef x = LLVMBuildLoad2(s->b, vt, smem_elem_ptr(s, ld->base, ld->mt, off), "");
+  LLVMSetAlignment(x, (unsigned)(v * ld->bytes < 16 ? v * ld->bytes : 16));
+  for (int j = 0; j < v; j++) {
+    LLVMValueRef e = v > 1 ? LLVMBuildExtractElement(s->b, x, lower_i32(s, j), "") : x;
+    if (ld->mt != ld->et) e = LLVMBuildTrunc(s->b, e, ld->et, "");
+    ld->out->v[r0 + j] = e;
   }
+}
+
+LLVMValueRef lower_smem_loader_get(lower_state *s, lower_smem_loader *ld, int64_t r) {
+  if (ld->out->v[r]) return ld->out->v[r];
+  int64_t dup = ld->li->reg_dup_mask;
+  if (r & dup) return ld->out->v[r] = lower_smem_loader_get(s, ld, r & ~dup); /* a copy of another register */
+  if (ld->ldmatrix) lower_ldmatrix_group(s, ld, r & ~((INT64_C(1) << ld->group_shift) - 1));
+  else load_vector(s, ld, r & ~(int64_t)(ld->vec - 1));
+  return ld->out->v[r];
+}
+
+bool lower_shared_load(lower_state *s, ir_op *op, LLVMValueRef base, const ir_attr *shared, int rank,
+                       const int64_t *shape, const ir_type *tensor, lower_values **out) {
+  lower_smem_loader ld;
+  if (!lower_smem_loader_init(s, op, &ld, base, shared, rank, shape, tensor)) return false;
+  for (int r = 0; r < ld.li->num_regs; r++) lower_smem_loader_get(s, &ld, r);
+  *out = ld.out;
   return true;
 }
 
@@ -211,6 +225,14 @@ static bool lower_local_load(lower_state *s, ir_op *op) {
   if (!check_memdesc(s, op, mt)) return false;
   LLVMValueRef base = memdesc_base(s, op, op->operands[0].value);
   if (!base) return false;
+  if (lower_operand_is_deferred(op)) {
+    /* The tt.dot reads the buffer itself; nothing may read these placeholders. */
+    lower_layout_info *li = lower_layout_of(s, op, op->results[0].type);
+    lower_values *none = li ? lower_values_new(s, op, li->num_regs) : NULL;
+    if (!none) return false;
+    for (int r = 0; r < li->num_regs; r++) none->v[r] = LLVMGetUndef(lower_elem_type(s, op->results[0].type));
+    return lower_set(s, &op->results[0], none);
+  }
   lower_values *vals = NULL;
   if (!lower_shared_load(s, op, base, mt->encoding, mt->rank, mt->shape, op->results[0].type, &vals)) return false;
   return lower_set(s, &op->results[0], vals);

@@ -42,14 +42,45 @@ LLVMValueRef lower_smem_offset(lower_state *s, LLVMValueRef lw, int64_t lw_mask,
  * vectorized up to 16 bytes. */
 bool lower_shared_store(lower_state *s, ir_op *op, LLVMValueRef base, const ir_attr *shared, int rank,
                         const int64_t *shape, const ir_type *tensor, const lower_values *vals);
+/* Reads a tensor's registers from a shared buffer on demand, a whole ldmatrix (or ld.shared
+ * vector) group at a time, so that a consumer can load each group right before it needs it. */
+typedef struct lower_smem_loader {
+  LLVMValueRef base;            /* ptr addrspace(3) to the buffer */
+  const lower_layout_info *li;  /* the destination layout */
+  lower_smem_map m;
+  LLVMTypeRef et, mt;           /* element type, and its memory type (i1 -> i8) */
+  int bytes;
+  /* ldmatrix plan (lower_ldmatrix_plan) */
+  bool ldmatrix;
+  int group_shift;              /* registers per ldmatrix call: 1 << group_shift */
+  int num_mats;                 /* x1, x2, x4 */
+  bool trans;
+  LLVMValueRef addr_lw;         /* lane/warp part of the row addresses */
+  int64_t addr_mask;
+  /* ld.shared vector width (elements) otherwise */
+  int vec;
+  lower_values *out;            /* registers loaded so far (NULL entries: not yet) */
+} lower_smem_loader;
+
+bool lower_smem_loader_init(lower_state *s, ir_op *op, lower_smem_loader *ld, LLVMValueRef base, const ir_attr *shared,
+                            int rank, const int64_t *shape, const ir_type *tensor);
+/* Register r, loading its group first when needed (code goes where the builder is). */
+LLVMValueRef lower_smem_loader_get(lower_state *s, lower_smem_loader *ld, int64_t r);
 /* Loads a tensor of type `tensor` from the shared buffer at `base`: ldmatrix for 16-bit MMA dot
  * operands whose layouts allow it, vectorized ld.shared otherwise. */
 bool lower_shared_load(lower_state *s, ir_op *op, LLVMValueRef base, const ir_attr *shared, int rank,
                        const int64_t *shape, const ir_type *tensor, lower_values **out);
-/* The ldmatrix path of lower_shared_load; returns false without an error when the layouts do not
- * have the ldmatrix shape (the caller falls back to ld.shared), *failed set on a real error. */
-bool lower_shared_load_ldmatrix(lower_state *s, ir_op *op, LLVMValueRef base, const lower_layout_info *li,
-                                const lower_smem_map *m, const ir_type *tensor, lower_values *out, bool *failed);
+/* Decides whether ldmatrix can read this layout from this buffer and fills the plan fields. */
+bool lower_ldmatrix_plan(lower_state *s, lower_smem_loader *ld, const ir_type *tensor);
+/* Emits the ldmatrix of the group starting at register r0. */
+void lower_ldmatrix_group(lower_state *s, lower_smem_loader *ld, int64_t r0);
+
+/* A convert to an MMA operand, or a local_load, whose shared-memory reads are left to its tt.dot
+ * (each ldmatrix right before the instructions that use it, which keeps fewer fragments live):
+ * its only user is a tt.dot of the same block and nothing between the two writes shared memory. */
+bool lower_operand_is_deferred(const ir_op *def);
+/* The loader of a deferred operand's buffer (a convert has stored it already). */
+bool lower_deferred_operand_loader(lower_state *s, ir_op *def, lower_smem_loader *ld);
 /* Calls an intrinsic with any number of arguments (lower_call takes at most 8). */
 LLVMValueRef lower_call_n(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
 

@@ -156,20 +156,27 @@ static ir_value *convert_before(gemmc_context *ctx, ir_op *anchor, ir_value *v, 
   return &cvt->results[0];
 }
 
-/* The value to convert from: the source of a convert_layout feeding the dot (its dot_op(blocked)
- * form would hold the whole K extent per thread), else the operand itself. */
+/* The value to convert from: the first source of the convert_layout chain feeding the dot (the
+ * dot_op(blocked) form would hold the whole K extent per thread, and every hop would be a round
+ * trip through shared memory), else the operand itself. */
 static ir_value *conversion_source(ir_value *v) {
-  ir_op *def = v->def_op;
-  if (def && def->kind == OP_CONVERT_LAYOUT) {
+  for (;;) {
+    ir_op *def = v->def_op;
+    if (!def || def->kind != OP_CONVERT_LAYOUT) return v;
     ir_value *src = def->operands[0].value;
-    if (src && ir_type_is_tensor(src->type) && src->type->encoding && layout_is_distributed(src->type->encoding))
-      return src;
+    if (!src || !ir_type_is_tensor(src->type) || !src->type->encoding || !layout_is_distributed(src->type->encoding))
+      return v;
+    v = src;
   }
-  return v;
 }
 
+/* Erases the convert_layout chain that fed an operand, as far as nothing else uses it. */
 static void erase_if_unused(ir_op *op) {
-  if (op && op->kind == OP_CONVERT_LAYOUT && ir_value_num_uses(&op->results[0]) == 0) ir_op_erase(op);
+  while (op && op->kind == OP_CONVERT_LAYOUT && ir_value_num_uses(&op->results[0]) == 0) {
+    ir_op *next = op->operands[0].value->def_op;
+    ir_op_erase(op);
+    op = next;
+  }
 }
 
 /* A splat constant rebuilt with another encoding (no conversion needed for it). */

@@ -1,4 +1,5 @@
-/* --pipeline=ttgir[,options]: the TTIR -> TTGIR front half as one pass (assign-layouts, coalesce, remove-layout-conversions). */
+/* --pipeline=ttgir[,options]: the TTIR -> TTGIR front half as one pass (assign-layouts, coalesce,
+ * remove-layout-conversions, accelerate-matmul, remove-layout-conversions), as gemmc runs it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,5 +18,7 @@ bool gemmc_pass_pipeline_ttgir(gemmc_context *ctx, ir_op *module, const char *op
   if (!gemmc_pass_assign_layouts(ctx, module, rest, out)) return false;
   if (!ir_verify(ctx, module)) return false;
   if (!gemmc_pass_coalesce(ctx, module, rest, out)) return false;
+  if (!gemmc_pass_remove_layout_conversions(ctx, module, rest, out)) return false;
+  if (!gemmc_pass_accelerate_matmul(ctx, module, rest, out)) return false;
   return gemmc_pass_remove_layout_conversions(ctx, module, rest, out);
 }
