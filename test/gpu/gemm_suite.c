@@ -159,11 +159,24 @@ static void usage(FILE *f, const char *program) {
           program);
 }
 
+static int run_suite(suite *s, int argc, char **argv);
+
+/* Owns the suite's memory, so every way out of run_suite frees it (LeakSanitizer runs in CI). */
 int main(int argc, char **argv) {
   suite *s = calloc(1, sizeof *s);
   if (!s) return 2;
   s->kernels = calloc(MAX_KERNELS, sizeof *s->kernels);
-  if (!s->kernels) return 2;
+  if (!s->kernels) {
+    free(s);
+    return 2;
+  }
+  int rc = run_suite(s, argc, argv);
+  free(s->kernels);
+  free(s);
+  return rc;
+}
+
+static int run_suite(suite *s, int argc, char **argv) {
   s->seed = mh_fresh_seed();
   bool quick = false, seed_configs = false;
   const char *config_list = "128x128x64:g8:w4:s3,64x32x32:g8:w2:s5";
