@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util.h"
 #include "context_internal.h"
 #include "gemmc/axis_info.h"
 #include "gemmc/layout.h"
@@ -36,13 +37,6 @@ struct axis_info_analysis {
   ir_op *module; /* for tt.call lookups; NULL when run on a lone function */
 };
 
-static uint64_t hash_pointer(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
 
 static value_slot *slot_find(const axis_info_analysis *a, const ir_value *v) {
   if (!a->cap) return NULL;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
 #include "context_internal.h"
 #include "gemmc/layout.h"
 #include "gemmc/passes.h"
@@ -65,42 +66,22 @@ static int mma_v2_k(const ir_op *dot) {
 
 /* ------------------------------------------------------------------ warps per tile */
 
-typedef struct op_list {
-  gemmc_context *ctx;
-  ir_op **items;
-  int count, cap;
-} op_list;
-
-static void op_list_push(op_list *l, ir_op *op) {
-  for (int i = 0; i < l->count; i++)
-    if (l->items[i] == op) return;
-  if (l->count == l->cap) {
-    int ncap = l->cap ? l->cap * 2 : 32;
-    l->items = ctx_raw_realloc(l->ctx, l->items, (size_t)l->cap * sizeof *l->items, (size_t)ncap * sizeof *l->items);
-    l->cap = ncap;
-  }
-  l->items[l->count++] = op;
-}
-
-static void op_list_free(op_list *l) {
-  if (l->items) ctx_raw_free(l->ctx, l->items, (size_t)l->cap * sizeof *l->items);
-}
 
 /* Triton's slice filter: ops of the dot's own block, tt.trans excluded. */
 static bool in_slice(const ir_op *op, const ir_op *dot) { return op && op->parent == dot->parent && op->kind != OP_TRANS; }
 
 /* mlir::getSlice(dot) with that filter: the closure under operand definitions and result users. */
-static void dot_slice(ir_op *dot, op_list *slice) {
-  op_list_push(slice, dot);
+static void dot_slice(ir_op *dot, ptr_list *slice) {
+  ptr_list_push_unique(slice, dot);
   for (int i = 0; i < slice->count; i++) {
     ir_op *op = slice->items[i];
     for (int k = 0; k < op->num_operands; k++) {
       ir_value *v = op->operands[k].value;
-      if (v && in_slice(v->def_op, dot)) op_list_push(slice, v->def_op);
+      if (v && in_slice(v->def_op, dot)) ptr_list_push_unique(slice, v->def_op);
     }
     for (int r = 0; r < op->num_results; r++)
       for (ir_operand *u = op->results[r].first_use; u; u = u->next_use)
-        if (in_slice(u->owner, dot)) op_list_push(slice, u->owner);
+        if (in_slice(u->owner, dot)) ptr_list_push_unique(slice, u->owner);
   }
 }
 
@@ -109,7 +90,7 @@ static void dot_slice(ir_op *dot, op_list *slice) {
  * double along the dim with more 16x8 repetitions left (M on ties), which balances the A and B
  * registers each warp holds. */
 static void warps_per_tile_v2(gemmc_context *ctx, ir_op *dot, int64_t m, int64_t n, int num_warps, int *wm, int *wn) {
-  op_list slice = {ctx, NULL, 0, 0};
+  ptr_list slice = {ctx, NULL, 0, 0};
   /* Batched dots skip the chained-dot rule, as in Triton. */
   if (dot->results[0].type->rank == 2) dot_slice(dot, &slice);
   bool chained = false;
@@ -121,12 +102,12 @@ static void warps_per_tile_v2(gemmc_context *ctx, ir_op *dot, int64_t m, int64_t
     if (t->encoding && t->encoding->kind == AT_NVIDIA_MMA) {
       *wm = t->encoding->layout.warps_per_cta[t->rank - 2];
       *wn = t->encoding->layout.warps_per_cta[t->rank - 1];
-      op_list_free(&slice);
+      ptr_list_free(&slice);
       return;
     }
     chained = true;
   }
-  op_list_free(&slice);
+  ptr_list_free(&slice);
   if (chained) {
     *wm = m >= n ? num_warps : 1;
     *wn = m >= n ? 1 : num_warps;
@@ -272,7 +253,7 @@ static void rewrite_dot(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, int 
 /* ------------------------------------------------------------------ the pass */
 
 static bool collect_dots(ir_op *op, void *user) {
-  if (op->kind == OP_DOT) op_list_push(user, op);
+  if (op->kind == OP_DOT) ptr_list_push_unique(user, op);
   return true;
 }
 
@@ -304,7 +285,7 @@ bool gemmc_pass_accelerate_matmul(gemmc_context *ctx, ir_op *module, const char 
   }
   /* mma.sync needs sm_80 (Triton gives up on sm_7x too); Hopper uses it until wgmma lands. */
   if (cc < 80) return true;
-  op_list dots = {ctx, NULL, 0, 0};
+  ptr_list dots = {ctx, NULL, 0, 0};
   ir_walk(module, collect_dots, &dots);
   for (int i = 0; i < dots.count; i++) {
     ir_op *dot = dots.items[i];
@@ -337,6 +318,6 @@ bool gemmc_pass_accelerate_matmul(gemmc_context *ctx, ir_op *module, const char 
     int k_width = bits >= 32 ? 1 : (int)(32 / bits);
     rewrite_dot(ctx, dot, mma, k_width);
   }
-  op_list_free(&dots);
+  ptr_list_free(&dots);
   return true;
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util.h"
 #include "context_internal.h"
 #include "gemmc/layout.h"
 #include "gemmc/passes.h"
@@ -57,13 +58,6 @@ typedef struct assign_state {
 
 /* ------------------------------------------------------------------ value table */
 
-static uint64_t hash_pointer(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
 
 static int value_find(const assign_state *s, const ir_value *v) {
   if (!s->slot_cap) return -1;

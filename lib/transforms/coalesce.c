@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util.h"
 #include "context_internal.h"
 #include "gemmc/axis_info.h"
 #include "gemmc/layout.h"
@@ -10,33 +11,6 @@
 /* Widest vector a thread can load or store, in bits (ld.global.v4.b32). */
 #define MAX_VECTOR_BITS 128
 
-/* A growable array of ops on the context's allocator. */
-typedef struct op_list {
-  gemmc_context *ctx;
-  ir_op **items;
-  int count, cap;
-} op_list;
-
-static void op_list_push(op_list *l, ir_op *op) {
-  if (l->count == l->cap) {
-    int ncap = l->cap ? l->cap * 2 : 32;
-    l->items = ctx_raw_realloc(l->ctx, l->items, (size_t)l->cap * sizeof *l->items, (size_t)ncap * sizeof *l->items);
-    l->cap = ncap;
-  }
-  l->items[l->count++] = op;
-}
-
-static bool op_list_contains(const op_list *l, const ir_op *op) {
-  for (int i = 0; i < l->count; i++)
-    if (l->items[i] == op) return true;
-  return false;
-}
-
-static void op_list_free(op_list *l) {
-  if (l->items) ctx_raw_free(l->ctx, l->items, (size_t)l->cap * sizeof *l->items);
-  l->items = NULL;
-  l->count = l->cap = 0;
-}
 
 /* The pointer operand of a global memory access (Triton's getMemAccessPtr), or NULL. */
 static ir_value *mem_access_ptr(const ir_op *op) {
@@ -69,13 +43,13 @@ static ir_op *block_arg_parent(const ir_value *v) {
   return b && b->parent ? b->parent->parent : NULL;
 }
 
-static void slice_add(op_list *slice, ir_op *op) {
-  if (op && !op_list_contains(slice, op)) op_list_push(slice, op);
+static void slice_add(ptr_list *slice, ir_op *op) {
+  if (op && !ptr_list_contains(slice, op)) ptr_list_push(slice, op);
 }
 
 /* mlir::getSlice(op): the closure of op under backward slices (operand definitions, and the
  * op owning a block argument) and forward slices (users of results, ops nested in regions). */
-static void compute_slice(ir_op *root, op_list *slice) {
+static void compute_slice(ir_op *root, ptr_list *slice) {
   slice_add(slice, root);
   for (int i = 0; i < slice->count; i++) {
     ir_op *op = slice->items[i];
@@ -138,20 +112,20 @@ static const ir_attr *coalesced_encoding(gemmc_context *ctx, const axis_info_ana
 
   /* Pointers computed from the same values, with the same shape and order, are accessed
    * together: take the best vector width among them. */
-  op_list same = {ctx, NULL, 0, 0};
-  op_list_push(&same, op);
+  ptr_list same = {ctx, NULL, 0, 0};
+  ptr_list_push(&same, op);
   if (ptr->def_op) {
-    op_list slice = {ctx, NULL, 0, 0};
+    ptr_list slice = {ctx, NULL, 0, 0};
     compute_slice(op, &slice);
     for (int i = 0; i < slice.count; i++) {
       ir_op *use = slice.items[i];
       ir_value *val = mem_access_ptr(use);
-      if (!val || !same_shape(val->type, t) || op_list_contains(&same, use)) continue;
+      if (!val || !same_shape(val->type, t) || ptr_list_contains(&same, use)) continue;
       int cur[IR_MAX_RANK];
       axis_info_order_from_contiguity(axis_info_of(ai, val), rank, cur);
-      if (same_order(order, cur, rank)) op_list_push(&same, use);
+      if (same_order(order, cur, rank)) ptr_list_push(&same, use);
     }
-    op_list_free(&slice);
+    ptr_list_free(&slice);
   }
 
   int64_t num_elems = ir_type_num_elements(t);
@@ -161,7 +135,7 @@ static const ir_attr *coalesced_encoding(gemmc_context *ctx, const axis_info_ana
     unsigned cur = elements_per_thread(ai, same.items[i], order);
     if (cur > per_thread) per_thread = cur;
   }
-  op_list_free(&same);
+  ptr_list_free(&same);
   int64_t cap = num_elems / num_threads;
   if (cap < 1) cap = 1;
   if ((int64_t)per_thread > cap) per_thread = (unsigned)cap;
@@ -234,14 +208,14 @@ static void rewrite_memory_op(gemmc_context *ctx, ir_op *op, const ir_attr *enco
 /* ------------------------------------------------------------------ the pass */
 
 typedef struct collect_walk {
-  op_list *ops;
+  ptr_list *ops;
 } collect_walk;
 
 static bool collect_memory_ops(ir_op *op, void *user) {
   collect_walk *w = user;
   ir_value *ptr = mem_access_ptr(op);
   /* only tensors of pointers (block pointers keep their layout here) */
-  if (ptr && is_tensor_of_pointers(ptr->type)) op_list_push(w->ops, op);
+  if (ptr && is_tensor_of_pointers(ptr->type)) ptr_list_push(w->ops, op);
   return true;
 }
 
@@ -255,16 +229,16 @@ bool gemmc_pass_coalesce(gemmc_context *ctx, ir_op *module, const char *options,
                 threads_per_warp);
     return false;
   }
-  op_list ops = {ctx, NULL, 0, 0};
+  ptr_list ops = {ctx, NULL, 0, 0};
   collect_walk w = {&ops};
   ir_walk(module, collect_memory_ops, &w);
   if (ops.count == 0) {
-    op_list_free(&ops);
+    ptr_list_free(&ops);
     return true;
   }
   axis_info_analysis *ai = axis_info_run(ctx, module);
   if (!ai) {
-    op_list_free(&ops);
+    ptr_list_free(&ops);
     ir_op_error(ctx, module, "coalesce: out of memory");
     return false;
   }
@@ -282,6 +256,6 @@ bool gemmc_pass_coalesce(gemmc_context *ctx, ir_op *module, const char *options,
   if (ok)
     for (int i = 0; i < ops.count; i++) rewrite_memory_op(ctx, ops.items[i], layouts[i]);
   ctx_raw_free(ctx, layouts, (size_t)ops.count * sizeof *layouts);
-  op_list_free(&ops);
+  ptr_list_free(&ops);
   return ok;
 }

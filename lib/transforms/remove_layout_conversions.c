@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util.h"
 #include "context_internal.h"
 #include "gemmc/layout.h"
 #include "gemmc/passes.h"
@@ -30,33 +31,6 @@
 
 /* ------------------------------------------------------------------ small containers */
 
-/* A growable array of pointers on the context's allocator. */
-typedef struct ptr_list {
-  gemmc_context *ctx;
-  void **items;
-  int count, cap;
-} ptr_list;
-
-static void list_push(ptr_list *l, void *p) {
-  if (l->count == l->cap) {
-    int ncap = l->cap ? l->cap * 2 : 32;
-    l->items = ctx_raw_realloc(l->ctx, l->items, (size_t)l->cap * sizeof *l->items, (size_t)ncap * sizeof *l->items);
-    l->cap = ncap;
-  }
-  l->items[l->count++] = p;
-}
-
-static bool list_contains(const ptr_list *l, const void *p) {
-  for (int i = 0; i < l->count; i++)
-    if (l->items[i] == p) return true;
-  return false;
-}
-
-static void list_free(ptr_list *l) {
-  if (l->items) ctx_raw_free(l->ctx, l->items, (size_t)l->cap * sizeof *l->items);
-  l->items = NULL;
-  l->count = l->cap = 0;
-}
 
 /* A clone of `value` in `layout` (or the value that already has it). */
 typedef struct remat_entry {
@@ -192,7 +166,7 @@ static ir_value *convert_after_def(gemmc_context *ctx, ir_value *v, const ir_att
 static void convert_outside_uses(gemmc_context *ctx, ir_value *v, const ir_type *type, const ptr_list *keep) {
   ptr_list outside = {ctx, NULL, 0, 0};
   for (ir_operand *u = v->first_use; u; u = u->next_use)
-    if (!list_contains(keep, u->owner)) list_push(&outside, u);
+    if (!ptr_list_contains(keep, u->owner)) ptr_list_push(&outside, u);
   if (outside.count) {
     ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &type, 0, v->def_op->loc);
     cvt->src_loc = v->def_op->src_loc;
@@ -202,7 +176,7 @@ static void convert_outside_uses(gemmc_context *ctx, ir_value *v, const ir_type 
       ir_op_set_operand(u->owner, u->index, &cvt->results[0]);
     }
   }
-  list_free(&outside);
+  ptr_list_free(&outside);
 }
 
 /* ------------------------------------------------------------------ backward rematerialization */
@@ -218,8 +192,8 @@ typedef struct remat_plan {
 static bool plan_seen(remat_plan *p, const ir_value *v, const ir_attr *layout) {
   for (int i = 0; i < p->seen_values.count; i++)
     if (p->seen_values.items[i] == v && p->seen_layouts.items[i] == layout) return true;
-  list_push(&p->seen_values, (void *)v);
-  list_push(&p->seen_layouts, (void *)layout);
+  ptr_list_push(&p->seen_values, (void *)v);
+  ptr_list_push(&p->seen_layouts, (void *)layout);
   return false;
 }
 
@@ -265,8 +239,8 @@ static bool plan_remat(rlc_state *s, ir_value *v, const ir_attr *layout, const i
 }
 
 static void plan_free(remat_plan *p) {
-  list_free(&p->seen_values);
-  list_free(&p->seen_layouts);
+  ptr_list_free(&p->seen_values);
+  ptr_list_free(&p->seen_layouts);
 }
 
 /* v in `layout`: the clone of its cheap slice (memoized), a conversion at a leaf, or a plain
@@ -326,7 +300,7 @@ static ir_op *iter_arg_loop(const ir_value *v) {
  * versions then die with it). */
 static bool feeds_only(const ir_op *op, const ir_op *yield, const ir_attr *layout, const remat_plan *plan, int depth) {
   if (op == yield || (is_convert(op) && encoding_of(&op->results[0]) == layout)) return true;
-  if (depth > MAX_SLICE_OPS || op->num_results != 1 || !list_contains(&plan->seen_values, &op->results[0])) return false;
+  if (depth > MAX_SLICE_OPS || op->num_results != 1 || !ptr_list_contains(&plan->seen_values, &op->results[0])) return false;
   for (ir_operand *u = op->results[0].first_use; u; u = u->next_use)
     if (!feeds_only(u->owner, yield, layout, plan, depth + 1)) return false;
   return true;
@@ -365,13 +339,13 @@ static bool loop_carried_one(rlc_state *s, ir_op *cvt) {
   back->src_loc = cvt->src_loc;
   ir_op_insert_before(body->first, back);
   ptr_list keep = {s->ctx, NULL, 0, 0};
-  list_push(&keep, back);
-  list_push(&keep, cvt);
+  ptr_list_push(&keep, back);
+  ptr_list_push(&keep, cvt);
   for (ir_operand *u = arg->first_use, *next; u; u = next) {
     next = u->next_use;
-    if (!list_contains(&keep, u->owner)) ir_op_set_operand(u->owner, u->index, &back->results[0]);
+    if (!ptr_list_contains(&keep, u->owner)) ir_op_set_operand(u->owner, u->index, &back->results[0]);
   }
-  list_free(&keep);
+  ptr_list_free(&keep);
   ir_value_replace_all_uses(&cvt->results[0], arg);
   ir_op_set_operand(yield, k, remat(s, yield->operands[k].value, layout, loop));
   ir_value *init = loop->operands[3 + k].value;
@@ -424,8 +398,8 @@ static const ir_attr *forward_layout(const forward_set *f, const ir_value *v) {
 }
 
 static void forward_add_value(forward_set *f, ir_value *v, const ir_attr *layout) {
-  list_push(&f->values, v);
-  list_push(&f->layouts, (void *)layout);
+  ptr_list_push(&f->values, v);
+  ptr_list_push(&f->layouts, (void *)layout);
 }
 
 /* Every tensor operand of op can be had in `layout`: it moves to it with the set, or its
@@ -448,7 +422,7 @@ static bool operands_available(rlc_state *s, const ir_op *op, const forward_set 
 }
 
 static void forward_exit(forward_set *f, ir_value *v) {
-  if (!list_contains(&f->exits, v)) list_push(&f->exits, v);
+  if (!ptr_list_contains(&f->exits, v)) ptr_list_push(&f->exits, v);
 }
 
 /* Whether user can take its operand w in layout `layout` (w's new one); adds it and its
@@ -456,34 +430,34 @@ static void forward_exit(forward_set *f, ir_value *v) {
 static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_attr *layout) {
   if (!layout_can_host_clones(layout)) return false;
   if (is_convert(user)) {
-    list_push(&f->ops, user);
+    ptr_list_push(&f->ops, user);
     if (encoding_of(&user->results[0]) == layout) f->removed++;
     return true;
   }
   if (is_elementwise_tensor_op(user)) {
     if (!operands_available(s, user, f, layout)) return false;
-    list_push(&f->ops, user);
+    ptr_list_push(&f->ops, user);
     forward_add_value(f, &user->results[0], layout);
     return true;
   }
   switch (user->kind) {
   case OP_BROADCAST:
     if (user->num_results != 1 || !is_tensor(&user->results[0])) return false;
-    list_push(&f->ops, user);
+    ptr_list_push(&f->ops, user);
     forward_add_value(f, &user->results[0], layout);
     return true;
   case OP_EXPAND_DIMS: {
     /* slice(axis, P) expanded along axis is P */
     int axis = (int)ir_op_get_int_attr(user, "axis", 0);
     if (layout->kind != AT_SLICE || layout->layout.dim != axis || !is_tensor(&user->results[0])) return false;
-    list_push(&f->ops, user);
+    ptr_list_push(&f->ops, user);
     forward_add_value(f, &user->results[0], layout->layout.parent);
     return true;
   }
   case OP_REDUCE: {
     if (!operands_available(s, user, f, layout)) return false;
     int axis = (int)ir_op_get_int_attr(user, "axis", 0);
-    list_push(&f->ops, user);
+    ptr_list_push(&f->ops, user);
     for (int r = 0; r < user->num_results; r++)
       if (is_tensor(&user->results[r]))
         forward_add_value(f, &user->results[r], layout_slice_get(s->ctx, axis, layout));
@@ -506,20 +480,20 @@ static void forward_collect(rlc_state *s, ir_op *cvt, forward_set *f, const ir_a
       for (ir_operand *u = w->first_use; u; u = u->next_use) {
         ir_op *user = u->owner;
         /* users in other blocks (loop bodies) would get a conversion inside them */
-        if (list_contains(&f->ops, user) || user->parent != block || list_contains(&f->rejected, user)) continue;
+        if (ptr_list_contains(&f->ops, user) || user->parent != block || ptr_list_contains(&f->rejected, user)) continue;
         if (forward_accept(s, f, user, layout)) grew = true;
-        else if (!is_elementwise_tensor_op(user) && user->kind != OP_REDUCE) list_push(&f->rejected, user);
+        else if (!is_elementwise_tensor_op(user) && user->kind != OP_REDUCE) ptr_list_push(&f->rejected, user);
       }
     }
   }
   for (int i = 0; i < f->values.count; i++) {
     ir_value *w = f->values.items[i];
     for (ir_operand *u = w->first_use; u; u = u->next_use)
-      if (!list_contains(&f->ops, u->owner)) forward_exit(f, w);
+      if (!ptr_list_contains(&f->ops, u->owner)) forward_exit(f, w);
   }
   for (int i = 0; i < f->exits.count; i++)
     if (f->exits.items[i] != &cvt->results[0]) f->added++;
-  if (!list_contains(&f->exits, &cvt->results[0])) f->removed++;
+  if (!ptr_list_contains(&f->exits, &cvt->results[0])) f->removed++;
 }
 
 /* Every op of the set sees its moving operands in one layout (paths through reductions and
@@ -573,19 +547,19 @@ static bool forward_one(rlc_state *s, ir_op *cvt) {
   bool apply = f.ops.count > 0 && f.added < f.removed && forward_consistent(&f);
   if (apply) /* in block order, so an op's moving operands are retyped before it is */
     for (ir_op *op = cvt->next; op; op = op->next)
-      if (list_contains(&f.ops, op)) forward_rewrite_op(s, &f, op, cvt);
-  list_free(&f.ops);
-  list_free(&f.values);
-  list_free(&f.layouts);
-  list_free(&f.exits);
-  list_free(&f.rejected);
+      if (ptr_list_contains(&f.ops, op)) forward_rewrite_op(s, &f, op, cvt);
+  ptr_list_free(&f.ops);
+  ptr_list_free(&f.values);
+  ptr_list_free(&f.layouts);
+  ptr_list_free(&f.exits);
+  ptr_list_free(&f.rejected);
   return apply;
 }
 
 /* ------------------------------------------------------------------ folding and cleanup */
 
 static bool collect_converts(ir_op *op, void *user) {
-  if (is_convert(op)) list_push(user, op);
+  if (is_convert(op)) ptr_list_push(user, op);
   return true;
 }
 
@@ -608,7 +582,7 @@ static bool fold_converts(rlc_state *s, ir_op *module) {
       changed = true;
     }
   }
-  list_free(&cvts);
+  ptr_list_free(&cvts);
   return changed;
 }
 
@@ -621,13 +595,13 @@ static bool rewrite_converts(rlc_state *s, ir_op *module, convert_rewrite_fn fn)
   bool changed = false;
   for (int i = 0; i < cvts.count; i++)
     if (is_convert(cvts.items[i]) && fn(s, cvts.items[i])) changed = true;
-  list_free(&cvts);
+  ptr_list_free(&cvts);
   memo_clear(s);
   return changed;
 }
 
 static bool collect_all_ops(ir_op *op, void *user) {
-  list_push(user, op);
+  ptr_list_push(user, op);
   return true;
 }
 
@@ -652,14 +626,14 @@ static bool eliminate_dead_code(rlc_state *s, ir_op *module) {
       ir_op *op = ops.items[i];
       /* ops nested in an erased reduction are gone with it */
       ir_op *parent = ir_op_parent_op(op);
-      if (parent && list_contains(&erased, parent)) continue;
+      if (parent && ptr_list_contains(&erased, parent)) continue;
       if (!is_removable(op)) continue;
-      list_push(&erased, op);
+      ptr_list_push(&erased, op);
       ir_op_erase(op);
       again = changed = true;
     }
-    list_free(&erased);
-    list_free(&ops);
+    ptr_list_free(&erased);
+    ptr_list_free(&ops);
   }
   return changed;
 }
