@@ -396,8 +396,8 @@ static inline void mh_check_str(const mh_check_result *r, char *buf, size_t n) {
 
 /* ------------------------------------------------------------------ configs and -D constants */
 
-/* One point of the seed's autotuning space. num_stages is recorded and passed along as soon as
- * the compile options have it (software pipelining); until then it changes nothing. */
+/* One point of the seed's autotuning space; num_stages is the depth of the K loop's cp.async
+ * ring (gemmc_compile_options.num_stages). */
 typedef struct mh_config {
   int block_m, block_n, block_k, group_m, num_warps, num_stages;
 } mh_config;
@@ -662,7 +662,7 @@ static inline bool mh_kernel_build(gemmc_runtime *rt, const char *path, const mh
   opts.num_warps = c->num_warps;
   opts.defines = d->items;
   opts.num_defines = d->count;
-  /* TODO(pipelining): pass c->num_stages once gemmc_compile_options has it. */
+  if (c->num_stages > 0) opts.num_stages = c->num_stages;
   double t0 = mh_now_seconds();
   bool ok = gemmc_compile(k->ctx, text, len, path, &opts, &k->compiled);
   k->compile_seconds = mh_now_seconds() - t0;

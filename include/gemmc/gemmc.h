@@ -45,6 +45,7 @@ typedef struct gemmc_define {
 typedef struct gemmc_compile_options {
   const char *target;   /* "sm_80" .. "sm_90a"; NULL: "sm_90a" */
   int num_warps;        /* 0: the module's ttg.num-warps, else 4 (TTIR) */
+  int num_stages;       /* K-loop software pipelining depth for TTIR (shared-memory stages); 0: 3, 1: off */
   int opt_level;        /* LLVM pipeline default<O0..3> */
   gemmc_stage stage;    /* where to stop */
   const gemmc_define *defines; /* caller-owned array of num_defines entries */
@@ -52,7 +53,7 @@ typedef struct gemmc_compile_options {
   bool verify_each;     /* run the IR verifier after every pass (it always runs after parsing) */
 } gemmc_compile_options;
 
-/* Fills *opts with the defaults: target sm_90a, num_warps 0, opt_level 3, stage PTX, no defines. */
+/* Fills *opts with the defaults: target sm_90a, num_warps 0, num_stages 3, opt_level 3, stage PTX, no defines. */
 void gemmc_compile_options_init(gemmc_compile_options *opts);
 
 /* ------------------------------------------------------------------ kernel description */
@@ -127,6 +128,19 @@ const void *gemmc_compiled_cubin(const gemmc_compiled *c, size_t *len);
 /* ptxas -v's report (registers, spills, shared memory) when the cubin stage ran, else NULL. */
 const char *gemmc_compiled_ptxas_report(const gemmc_compiled *c);
 const gemmc_kernel_metadata *gemmc_compiled_kernel(const gemmc_compiled *c);
+
+/* Wall-clock milliseconds of each compile phase (what `gemmc --time` prints); 0 for a phase the
+ * compile did not reach. Process start-up (loading libLLVM) happens before and is not counted. */
+typedef struct gemmc_phase_times {
+  double parse_ms;    /* -D expansion, parsing, verification */
+  double passes_ms;   /* TTGIR passes (assign-layouts .. remove-layout-conversions), verification */
+  double lower_ms;    /* TTGIR -> LLVM IR */
+  double llvm_opt_ms; /* the LLVM -O pipeline */
+  double codegen_ms;  /* LLVM NVPTX code generation */
+  double ptxas_ms;    /* ptxas, for --emit=cubin */
+  double total_ms;    /* all of gemmc_compile, including what the phases above leave out */
+} gemmc_phase_times;
+const gemmc_phase_times *gemmc_compiled_phase_times(const gemmc_compiled *c);
 /* kernel.json: everything a host program needs to launch the PTX without gemmc. */
 const char *gemmc_compiled_metadata_json(const gemmc_compiled *c, size_t *len);
 

@@ -95,6 +95,12 @@ bool gemmc_target_optimize(const gemmc_target *t, LLVMModuleRef m, int opt_level
 bool gemmc_target_emit_ptx(const gemmc_target *t, LLVMModuleRef m, int opt_level, char **ptx_out,
                            size_t *len_out, char *err, size_t errlen);
 
+/* Emits PTX for m that gemmc_target_optimize has already optimized, without the clone and the
+ * second optimization gemmc_target_emit_ptx pays for (compile time). Code generation mutates m:
+ * afterwards m is only good for LLVMDisposeModule. Output and checks as gemmc_target_emit_ptx. */
+bool gemmc_target_codegen_ptx(const gemmc_target *t, LLVMModuleRef m, int opt_level,
+                              char **ptx_out, size_t *len_out, char *err, size_t errlen);
+
 /* Emits AMDGPU assembly (text) for m, from a clone like gemmc_target_emit_ptx. Linking to a
  * .hsaco needs ld.lld and is not done here. */
 bool gemmc_target_emit_amdgpu_asm(const gemmc_target *t, LLVMModuleRef m, int opt_level,

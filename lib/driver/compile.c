@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <llvm-c/Core.h>
@@ -43,6 +44,7 @@ struct gemmc_compiled {
   const gemmc_target *target;
   LLVMContextRef llvm_ctx;
   LLVMModuleRef llvm_module;
+  gemmc_phase_times times;
 };
 
 const char *gemmc_version(void) { return GEMMC_VERSION; }
@@ -51,6 +53,7 @@ void gemmc_compile_options_init(gemmc_compile_options *opts) {
   memset(opts, 0, sizeof *opts);
   opts->target = DEFAULT_TARGET;
   opts->opt_level = 3;
+  opts->num_stages = 3;
   opts->stage = GEMMC_STAGE_PTX;
 }
 
@@ -115,6 +118,13 @@ static bool fail(gemmc_compiled *c, const char *fmt, ...) {
 
 /* ------------------------------------------------------------------ pipeline steps */
 
+/* A monotonic clock in milliseconds, for the phase times. */
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 typedef struct encoding_walk {
   bool any_encoded, any_plain;
 } encoding_walk;
@@ -168,6 +178,13 @@ static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
    * (Triton's order: coalesce, remove-conversions, accelerate-matmul, remove-conversions). */
   if (!run_pass(c, module, "accelerate-matmul", NULL)) return false;
   if (!run_pass(c, module, "remove-layout-conversions", NULL)) return false;
+  /* K loops feeding mma.sync: a cp.async ring of num_stages shared-memory stages (the pass
+   * leaves every other loop alone). */
+  int num_stages = c->opts.num_stages ? c->opts.num_stages : 3;
+  if (num_stages >= 2 && (c->target->caps & GEMMC_CAP_CP_ASYNC)) {
+    snprintf(options, sizeof options, "num-stages=%d,max-shared=%d", num_stages, c->target->shared_mem_per_block);
+    if (!run_pass(c, module, "pipeline-loads", options)) return false;
+  }
   return true;
 }
 
@@ -199,7 +216,9 @@ static bool assemble_cubin(gemmc_compiled *c) {
   if (fd < 0) return fail(c, "cannot create a temporary file for the cubin: %s", strerror(errno));
   close(fd);
   char report[8192], err[8192];
+  double start = now_ms();
   bool ok = gemmc_target_run_ptxas(c->ptx.data, c->target, path, report, sizeof report, err, sizeof err);
+  c->times.ptxas_ms = now_ms() - start;
   if (!ok) {
     unlink(path);
     return fail(c, "%s", err);
@@ -227,8 +246,10 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
   gemmc_lowered_kernel lowered[4];
   int num_lowered = 0;
   memset(lowered, 0, sizeof lowered);
+  double start = now_ms();
   if (!gemmc_lower_to_llvm(c->ctx, module, c->target, c->llvm_ctx, &c->llvm_module, lowered, 4, &num_lowered))
     return false;
+  c->times.lower_ms = now_ms() - start;
   if (!c->llvm_module) return fail(c, "internal error: lowering made no LLVM module");
   for (int i = 0; i < num_lowered; i++) {
     if (!lowered[i].name || strcmp(lowered[i].name, c->kernel.name) != 0) continue;
@@ -239,12 +260,24 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
   }
 
   char err[4096];
+  if (c->opts.stage >= GEMMC_STAGE_PTX && c->target->arch != GEMMC_ARCH_NVPTX)
+    return fail(c, "target %s: only NVIDIA targets emit PTX (use --emit=llvm)", c->target->name);
+  /* One -O pipeline, in place: its result is both the LLVM IR we keep and what the code
+   * generator gets (optimizing a clone for the PTX and the module again for the text doubled
+   * the LLVM time). */
+  start = now_ms();
+  if (!gemmc_target_optimize(c->target, c->llvm_module, c->opts.opt_level, err, sizeof err))
+    return fail(c, "LLVM optimization failed: %s", err);
+  c->times.llvm_opt_ms = now_ms() - start;
+  if (!keep_llvm_text(c)) return false;
   if (c->opts.stage >= GEMMC_STAGE_PTX) {
-    if (c->target->arch != GEMMC_ARCH_NVPTX)
-      return fail(c, "target %s: only NVIDIA targets emit PTX (use --emit=llvm)", c->target->name);
     char *ptx = NULL;
     size_t len = 0;
-    if (!gemmc_target_emit_ptx(c->target, c->llvm_module, c->opts.opt_level, &ptx, &len, err, sizeof err))
+    start = now_ms();
+    /* Code generation mutates the module; nothing reads it afterwards. */
+    bool emitted = gemmc_target_codegen_ptx(c->target, c->llvm_module, c->opts.opt_level, &ptx, &len, err, sizeof err);
+    c->times.codegen_ms = now_ms() - start;
+    if (!emitted)
       return fail(c, "PTX emission failed: %s", err);
     bool ok = own_copy(c->ctx, &c->ptx, ptx, len);
     free(ptx);
@@ -262,11 +295,6 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
     int64_t dynamic = c->kernel.dynamic_shared_bytes - declared;
     c->kernel.dynamic_shared_bytes = has_extern && dynamic > 0 ? dynamic : 0;
   }
-  /* The LLVM IR the PTX came from: the same default<On> pipeline, run in place now that the
-   * code generator (which works on a clone) is done with the module. */
-  if (!gemmc_target_optimize(c->target, c->llvm_module, c->opts.opt_level, err, sizeof err))
-    return fail(c, "LLVM optimization failed: %s", err);
-  if (!keep_llvm_text(c)) return false;
   if (c->opts.stage >= GEMMC_STAGE_CUBIN && !assemble_cubin(c)) return false;
   return true;
 }
@@ -285,6 +313,7 @@ static bool compile_steps(gemmc_compiled *c, const char *text, size_t len) {
     return false;
   }
 
+  double start = now_ms();
   c->original.name = c->filename;
   c->original.text = ir_strdup(ctx, text, len);
   c->original.len = len;
@@ -293,8 +322,11 @@ static bool compile_steps(gemmc_compiled *c, const char *text, size_t len) {
   ir_op *module = ir_parse_module(ctx, c->expansion.text, c->expansion.len, c->filename);
   if (!module || ir_error_count(ctx) != c->errors_before) return false;
   if (!ir_verify(ctx, module)) return false;
+  c->times.parse_ms = now_ms() - start;
+  start = now_ms();
   if (!to_ttgir(c, module)) return false;
   if (!ir_verify(ctx, module)) return false;
+  c->times.passes_ms = now_ms() - start;
   if (!keep_ttgir(c, module)) return false;
   if (!metadata_from_module(ctx, module, &c->kernel)) return false;
   c->kernel.target = c->target->name;
@@ -330,6 +362,7 @@ bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char 
   ir_set_diag_handler(ctx, collect_diagnostic, c);
   jmp_buf out_of_memory;
   ctx->bailout = &out_of_memory;
+  double start = now_ms();
   if (setjmp(out_of_memory) == 0) {
     c->ok = compile_steps(c, text ? text : "", len) && ctx->num_errors == c->errors_before;
   } else {
@@ -338,6 +371,7 @@ bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char 
   }
   ctx->bailout = saved_bailout;
   ir_set_diag_handler(ctx, saved_handler, saved_user);
+  c->times.total_ms = now_ms() - start;
 
   if (c->llvm_module) LLVMDisposeModule(c->llvm_module);
   if (c->llvm_ctx) LLVMContextDispose(c->llvm_ctx);
@@ -378,6 +412,7 @@ const char *gemmc_compiled_llvm_ir(const gemmc_compiled *c, size_t *len) { retur
 const char *gemmc_compiled_ptx(const gemmc_compiled *c, size_t *len) { return text_of(&c->ptx, len); }
 const void *gemmc_compiled_cubin(const gemmc_compiled *c, size_t *len) { return text_of(&c->cubin, len); }
 const char *gemmc_compiled_ptxas_report(const gemmc_compiled *c) { return c->ptxas_report.data; }
+const gemmc_phase_times *gemmc_compiled_phase_times(const gemmc_compiled *c) { return c ? &c->times : NULL; }
 const gemmc_kernel_metadata *gemmc_compiled_kernel(const gemmc_compiled *c) {
   return c && c->has_kernel ? &c->kernel : NULL;
 }

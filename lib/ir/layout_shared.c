@@ -31,10 +31,15 @@ typedef struct shared_dims {
 static bool shared_dims_of(const ir_attr *layout, int rank, shared_dims *sd) {
   sd->num_outer = 0;
   if (layout->kind == AT_SWIZZLED_SHARED) {
+    /* An encoding of lower rank than the buffer (Triton's pipeline rings: a 2-D operand layout
+     * on a stages x M x K buffer) lays out the trailing dims; the leading ones are outermost. */
     const int *order = layout->layout.order;
-    sd->col = order[0];
-    sd->row = rank >= 2 ? order[1] : -1;
-    for (int i = 2; i < rank; i++) sd->outer[sd->num_outer++] = order[i];
+    int own = layout->layout.rank > 0 && layout->layout.rank < rank ? layout->layout.rank : rank;
+    int shift = rank - own;
+    sd->col = order[0] + shift;
+    sd->row = own >= 2 ? order[1] + shift : -1;
+    for (int i = 2; i < own; i++) sd->outer[sd->num_outer++] = order[i] + shift;
+    for (int d = shift - 1; d >= 0; d--) sd->outer[sd->num_outer++] = d;
     return true;
   }
   if (layout->kind == AT_NVMMA_SHARED) {

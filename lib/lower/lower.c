@@ -210,6 +210,9 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_LOCAL_STORE:
   case OP_LOCAL_DEALLOC:
   case OP_MEMDESC_INDEX: return lower_local_memory(s, op);
+  case OP_ASYNC_COPY:
+  case OP_ASYNC_COMMIT_GROUP:
+  case OP_ASYNC_WAIT: return lower_async(s, op);
   case OP_INT_TO_PTR:
   case OP_PTR_TO_INT:
   case OP_TT_BITCAST:

@@ -126,6 +126,7 @@ bool lower_memory(lower_state *s, ir_op *op);      /* load/store/addptr/splat/..
 bool lower_control(lower_state *s, ir_op *op);     /* scf.for / scf.if */
 bool lower_reduce(lower_state *s, ir_op *op);
 bool lower_convert(lower_state *s, ir_op *op);
+bool lower_async(lower_state *s, ir_op *op);       /* cp.async copies, commit, wait (lower_async.c) */
 /* Maps every register of dst to a register of src when the two layouts place data on the same
  * lanes and warps after projecting dst coordinates onto src (`project`); false when not. */
 typedef void (*lower_project_fn)(const void *ctx, const int64_t *dst_coord, int64_t *src_coord);

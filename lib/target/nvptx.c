@@ -55,8 +55,21 @@ static bool has_directive(const char *text, const char *directive_and_word) {
   return false;
 }
 
-bool gemmc_target_emit_ptx(const gemmc_target *t, LLVMModuleRef m, int opt_level, char **ptx_out,
-                           size_t *len_out, char *err, size_t errlen) {
+/* LLVM quietly falls back to defaults for settings it does not take, so check the result. */
+static bool check_ptx_header(const gemmc_target *t, const char *ptx, char *err, size_t errlen) {
+  char expected_version[32], expected_target[32];
+  snprintf(expected_version, sizeof expected_version, ".version %d.%d", t->ptx_version / 10,
+           t->ptx_version % 10);
+  snprintf(expected_target, sizeof expected_target, ".target %s", t->cpu);
+  if (!has_directive(ptx, expected_version) || !has_directive(ptx, expected_target))
+    return target_fail(err, errlen, "LLVM emitted PTX without '%s' and '%s'", expected_version,
+                       expected_target);
+  return true;
+}
+
+/* emit_ptx and codegen_ptx differ only in whether the module is cloned and optimized first. */
+static bool emit_ptx_common(const gemmc_target *t, LLVMModuleRef m, int opt_level, bool optimized,
+                            char **ptx_out, size_t *len_out, char *err, size_t errlen) {
   if (!ptx_out)
     return target_fail(err, errlen, "no output pointer for the PTX");
   *ptx_out = NULL;
@@ -64,22 +77,28 @@ bool gemmc_target_emit_ptx(const gemmc_target *t, LLVMModuleRef m, int opt_level
     return target_fail(err, errlen, "target %s is not an NVIDIA target", t ? t->name : "(null)");
   char *ptx = NULL;
   size_t len = 0;
-  if (!target_emit_assembly(t, m, opt_level, &ptx, &len, err, errlen))
+  bool ok = optimized ? target_codegen_optimized(t, m, opt_level, &ptx, &len, err, errlen)
+                      : target_emit_assembly(t, m, opt_level, &ptx, &len, err, errlen);
+  if (!ok)
     return false;
-  /* LLVM quietly falls back to defaults for settings it does not take, so check the result. */
-  char expected_version[32], expected_target[32];
-  snprintf(expected_version, sizeof expected_version, ".version %d.%d", t->ptx_version / 10,
-           t->ptx_version % 10);
-  snprintf(expected_target, sizeof expected_target, ".target %s", t->cpu);
-  if (!has_directive(ptx, expected_version) || !has_directive(ptx, expected_target)) {
+  if (!check_ptx_header(t, ptx, err, errlen)) {
     free(ptx);
-    return target_fail(err, errlen, "LLVM emitted PTX without '%s' and '%s'", expected_version,
-                       expected_target);
+    return false;
   }
   *ptx_out = ptx;
   if (len_out)
     *len_out = len;
   return true;
+}
+
+bool gemmc_target_emit_ptx(const gemmc_target *t, LLVMModuleRef m, int opt_level, char **ptx_out,
+                           size_t *len_out, char *err, size_t errlen) {
+  return emit_ptx_common(t, m, opt_level, false, ptx_out, len_out, err, errlen);
+}
+
+bool gemmc_target_codegen_ptx(const gemmc_target *t, LLVMModuleRef m, int opt_level,
+                              char **ptx_out, size_t *len_out, char *err, size_t errlen) {
+  return emit_ptx_common(t, m, opt_level, true, ptx_out, len_out, err, errlen);
 }
 
 bool gemmc_target_find_ptxas(char *path_out, size_t path_len) {

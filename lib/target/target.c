@@ -218,7 +218,13 @@ bool gemmc_target_validate(const gemmc_target *t, char *err, size_t errlen) {
   return validate_features(t, err, errlen);
 }
 
-static LLVMCodeGenOptLevel codegen_level(int opt_level) {
+/* NVPTX at -O3 generates code at LLVM's Default level: Aggressive only swaps EarlyCSE for two
+ * GVN runs in NVPTX's IR passes (NVPTXPassConfig::addEarlyCSEOrGVNPass), about a third of code
+ * generation time, for the same PTX on our kernels up to register numbering (ptxas: equal or
+ * fewer registers; docs/performance.md, "Compile time"). */
+static LLVMCodeGenOptLevel codegen_level(const gemmc_target *t, int opt_level) {
+  if (t->arch == GEMMC_ARCH_NVPTX && opt_level == 3)
+    return LLVMCodeGenLevelDefault;
   switch (opt_level) {
   case 0: return LLVMCodeGenLevelNone;
   case 1: return LLVMCodeGenLevelLess;
@@ -245,13 +251,33 @@ bool target_create_machine(const gemmc_target *t, int opt_level, LLVMTargetMachi
     return false;
   }
   LLVMTargetMachineRef tm =
-      LLVMCreateTargetMachine(llvm_target, t->triple, t->cpu, t->features, codegen_level(opt_level),
+      LLVMCreateTargetMachine(llvm_target, t->triple, t->cpu, t->features, codegen_level(t, opt_level),
                               LLVMRelocDefault, LLVMCodeModelDefault);
   if (!tm)
     return target_fail(err, errlen, "LLVM could not create a target machine for %s", t->name);
   *tm_out = tm;
   return true;
 }
+
+/* The NVPTX -O3 pipeline: default<O3> (114 passes) trimmed to what changes the PTX of gemmc's
+ * kernels. They are one straight-line kernel function with at most a few counted loops, no
+ * calls, allocas or memcpys, so the inliner, IPO, coroutine, vectorizer, DSE and memcpyopt
+ * passes of default<O3> found nothing to do yet took half its time (DSE alone a fifth), and
+ * InstCombine ran 8 times where 4 reach the same fixed point. Every pass dropped was checked
+ * to leave the PTX of every example kernel unchanged (docs/performance.md, "Compile time").
+ * Loop rotation, LICM, indvars and GVN stay: they shape the K loop. */
+#define SIMPLIFYCFG                                                                               \
+  "simplifycfg<bonus-inst-threshold=1;no-forward-switch-cond;switch-range-to-icmp;"              \
+  "no-switch-to-lookup;keep-loops;no-hoist-common-insts;no-sink-common-insts;speculate-blocks;"  \
+  "simplify-cond-branch;no-speculate-unpredictables>"
+#define INSTCOMBINE "instcombine<max-iterations=1;no-use-loop-info;no-verify-fixpoint>"
+static const char nvptx_o3_pipeline[] =
+    "function(nvvm-reflect,nvvm-intr-range," SIMPLIFYCFG ",sroa<modify-cfg>,early-cse<>,"
+    INSTCOMBINE ",early-cse<memssa>," INSTCOMBINE ",reassociate,"
+    "loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,"
+    "loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>)," SIMPLIFYCFG ","
+    INSTCOMBINE ",loop(indvars,loop-deletion,loop-unroll-full),gvn<>,sccp,bdce," INSTCOMBINE
+    ",adce,infer-alignment,div-rem-pairs," SIMPLIFYCFG "),globaldce";
 
 bool target_optimize_with_machine(const gemmc_target *t, LLVMTargetMachineRef tm, LLVMModuleRef m,
                                   int opt_level, char *err, size_t errlen) {
@@ -267,8 +293,10 @@ bool target_optimize_with_machine(const gemmc_target *t, LLVMTargetMachineRef tm
   LLVMSetModuleDataLayout(m, layout);
   LLVMDisposeTargetData(layout);
 
-  char pipeline[16];
-  snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);
+  char default_pipeline[16];
+  snprintf(default_pipeline, sizeof default_pipeline, "default<O%d>", opt_level);
+  const char *pipeline = t->arch == GEMMC_ARCH_NVPTX && opt_level == 3 ? nvptx_o3_pipeline
+                                                                       : default_pipeline;
   LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
   LLVMErrorRef error = LLVMRunPasses(m, pipeline, tm, options);
   LLVMDisposePassBuilderOptions(options);
@@ -291,6 +319,34 @@ bool gemmc_target_optimize(const gemmc_target *t, LLVMModuleRef m, int opt_level
   return ok;
 }
 
+/* Runs the code generator on m (already optimized, triple and data layout set) into malloc'ed,
+ * NUL-terminated assembly text. Code generation mutates m. */
+static bool codegen_to_text(const gemmc_target *t, LLVMTargetMachineRef tm, LLVMModuleRef m,
+                            char **text_out, size_t *len_out, char *err, size_t errlen) {
+  LLVMMemoryBufferRef buffer = NULL;
+  char *message = NULL;
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &message, &buffer)) {
+    target_fail(err, errlen, "LLVM code generation for %s failed: %s", t->name,
+                message ? message : "");
+    LLVMDisposeMessage(message);
+    return false;
+  }
+  size_t size = LLVMGetBufferSize(buffer);
+  char *text = malloc(size + 1);
+  bool ok = text != NULL;
+  if (!ok) {
+    target_fail(err, errlen, "out of memory (%zu bytes of assembly)", size);
+  } else {
+    memcpy(text, LLVMGetBufferStart(buffer), size);
+    text[size] = '\0';
+    *text_out = text;
+    if (len_out)
+      *len_out = size;
+  }
+  LLVMDisposeMemoryBuffer(buffer);
+  return ok;
+}
+
 bool target_emit_assembly(const gemmc_target *t, LLVMModuleRef m, int opt_level, char **text_out,
                           size_t *len_out, char *err, size_t errlen) {
   *text_out = NULL;
@@ -300,31 +356,27 @@ bool target_emit_assembly(const gemmc_target *t, LLVMModuleRef m, int opt_level,
   if (!target_create_machine(t, opt_level, &tm, err, errlen))
     return false;
   LLVMModuleRef clone = LLVMCloneModule(m);
-  bool ok = target_optimize_with_machine(t, tm, clone, opt_level, err, errlen);
-  LLVMMemoryBufferRef buffer = NULL;
-  char *message = NULL;
-  if (ok && LLVMTargetMachineEmitToMemoryBuffer(tm, clone, LLVMAssemblyFile, &message, &buffer)) {
-    ok = target_fail(err, errlen, "LLVM code generation for %s failed: %s", t->name,
-                     message ? message : "");
-    LLVMDisposeMessage(message);
-    buffer = NULL;
-  }
-  if (ok) {
-    size_t size = LLVMGetBufferSize(buffer);
-    char *text = malloc(size + 1);
-    if (!text) {
-      ok = target_fail(err, errlen, "out of memory (%zu bytes of assembly)", size);
-    } else {
-      memcpy(text, LLVMGetBufferStart(buffer), size);
-      text[size] = '\0';
-      *text_out = text;
-      if (len_out)
-        *len_out = size;
-    }
-  }
-  if (buffer)
-    LLVMDisposeMemoryBuffer(buffer);
+  bool ok = target_optimize_with_machine(t, tm, clone, opt_level, err, errlen) &&
+            codegen_to_text(t, tm, clone, text_out, len_out, err, errlen);
   LLVMDisposeModule(clone);
+  LLVMDisposeTargetMachine(tm);
+  return ok;
+}
+
+bool target_codegen_optimized(const gemmc_target *t, LLVMModuleRef m, int opt_level,
+                              char **text_out, size_t *len_out, char *err, size_t errlen) {
+  *text_out = NULL;
+  if (len_out)
+    *len_out = 0;
+  LLVMTargetMachineRef tm = NULL;
+  if (!target_create_machine(t, opt_level, &tm, err, errlen))
+    return false;
+  /* Cheap, and makes a module that skipped gemmc_target_optimize (-O0 callers) still match tm. */
+  LLVMSetTarget(m, t->triple);
+  LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
+  LLVMSetModuleDataLayout(m, layout);
+  LLVMDisposeTargetData(layout);
+  bool ok = codegen_to_text(t, tm, m, text_out, len_out, err, errlen);
   LLVMDisposeTargetMachine(tm);
   return ok;
 }

@@ -26,6 +26,11 @@ bool target_optimize_with_machine(const gemmc_target *t, LLVMTargetMachineRef tm
 bool target_emit_assembly(const gemmc_target *t, LLVMModuleRef m, int opt_level, char **text_out,
                           size_t *len_out, char *err, size_t errlen);
 
+/* Emits m, which the caller has already optimized, as assembly text without cloning it: code
+ * generation mutates m, so m is only good for disposal afterwards. */
+bool target_codegen_optimized(const gemmc_target *t, LLVMModuleRef m, int opt_level,
+                              char **text_out, size_t *len_out, char *err, size_t errlen);
+
 void target_amdgpu_mark_kernel(LLVMModuleRef m, LLVMValueRef fn, int max_threads);
 
 #endif /* GEMMC_LIB_TARGET_H */

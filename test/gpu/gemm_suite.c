@@ -291,8 +291,6 @@ done:
   printf("%d passed, %d failed\n", passed, failed);
   for (int i = 0; i < s->num_kernels; i++)
     if (s->kernels[i].ok) mh_kernel_destroy(rt, &s->kernels[i].kernel);
-  gemmc_runtime_destroy(rt);
-  free(s->kernels);
-  free(s);
+  gemmc_runtime_destroy(rt); /* s and s->kernels belong to main, which frees them */
   return failed ? 1 : 0;
 }

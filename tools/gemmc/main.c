@@ -19,6 +19,7 @@ typedef struct driver_options {
   gemmc_compile_options compile;
   gemmc_define defines[MAX_DEFINES];
   bool print_ptxas_report;
+  bool print_times; /* --time */
 } driver_options;
 
 static void driver_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -38,6 +39,7 @@ static void print_usage(FILE *f) {
         "  -o FILE                  output file ('-' for stdout; default: INPUT with the emitted extension)\n"
         "  --target=sm_80|sm_86|sm_89|sm_90|sm_90a   GPU to compile for (default sm_90a)\n"
         "  --num-warps=N            warps per block for TTIR input (default 4; TTGIR keeps its own)\n"
+        "  --num-stages=N           K-loop pipelining depth for TTIR input (cp.async stages, default 3; 1: off)\n"
         "  --emit=ttgir|llvm|ptx|cubin   what to write (default ptx; cubin needs ptxas on PATH)\n"
         "  -D NAME=VALUE            set the compile-time constant $NAME / ${NAME} (repeatable)\n"
         "  -O0 -O1 -O2 -O3          LLVM optimization level (default -O3)\n"
@@ -45,6 +47,7 @@ static void print_usage(FILE *f) {
         "  --no-metadata            do not write kernel.json\n"
         "  --verify-each            run the IR verifier after every pass\n"
         "  -v                       print ptxas' resource report (with --emit=cubin)\n"
+        "  --time                   print each compile phase's wall time (ms) to stderr\n"
         "  --help, --version\n"
         "INPUT '-' reads standard input.\n",
         f);
@@ -178,6 +181,15 @@ static int parse_args(int argc, char **argv, driver_options *o) {
       o->compile.num_warps = n;
       continue;
     }
+    if (!missing && (v = option_value(argc, argv, &i, "--num-stages", &missing))) {
+      int n = 0;
+      if (!parse_int(v, &n) || n < 1 || n > 8) {
+        driver_error("bad --num-stages '%s' (expected 1 to 8; 1 turns software pipelining off)", v);
+        return EXIT_FAILED;
+      }
+      o->compile.num_stages = n;
+      continue;
+    }
     if (!missing && (v = option_value(argc, argv, &i, "--emit", &missing))) {
       static const char *const names[] = {"ttgir", "llvm", "ptx", "cubin"};
       int k = 0;
@@ -207,6 +219,10 @@ static int parse_args(int argc, char **argv, driver_options *o) {
       o->metadata_given = true;
       continue;
     }
+    if (!strcmp(arg, "--time")) {
+      o->print_times = true;
+      continue;
+    }
     if (!strcmp(arg, "--verify-each")) {
       o->compile.verify_each = true;
       continue;
@@ -219,6 +235,26 @@ static int parse_args(int argc, char **argv, driver_options *o) {
     return EXIT_USAGE;
   }
   return EXIT_OK;
+}
+
+/* --time: one line per phase, then the sum, so a regression shows which phase it is in. */
+static void print_phase_times(const gemmc_phase_times *t) {
+  const struct {
+    const char *name;
+    double ms;
+  } rows[] = {
+      {"parse + verify", t->parse_ms},   {"TTGIR passes", t->passes_ms},
+      {"lower to LLVM IR", t->lower_ms}, {"LLVM optimization", t->llvm_opt_ms},
+      {"NVPTX codegen", t->codegen_ms},  {"ptxas", t->ptxas_ms},
+  };
+  double phases = 0;
+  fputs("gemmc: compile time (ms):\n", stderr);
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    fprintf(stderr, "  %-20s %9.2f\n", rows[i].name, rows[i].ms);
+    phases += rows[i].ms;
+  }
+  fprintf(stderr, "  %-20s %9.2f\n", "other", t->total_ms > phases ? t->total_ms - phases : 0.0);
+  fprintf(stderr, "  %-20s %9.2f\n", "total (gemmc_compile)", t->total_ms);
 }
 
 static char *read_input(const char *path, size_t *len_out) {
@@ -306,6 +342,7 @@ int main(int argc, char **argv) {
   bool ok = gemmc_compile(ctx, text, len, display_name, &o.compile, &compiled);
   free(text);
   if (compiled) fputs(gemmc_compiled_diagnostics(compiled), stderr);
+  if (compiled && o.print_times) print_phase_times(gemmc_compiled_phase_times(compiled));
   if (!ok) {
     if (!compiled) driver_error("out of memory");
     gemmc_compiled_destroy(compiled);

@@ -1,0 +1,522 @@
+/* --pipeline-loads=num-stages=N: software pipelining of K loops: tt.load -> convert(dot_op) -> tt.dot becomes a cp.async ring of N shared-memory stages. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gemmc/layout.h"
+#include "gemmc/passes.h"
+
+/*
+ * The loop
+ *
+ *   scf.for %k = %lb to %ub step %st iter_args(%p = %p0, %acc = %c0) {
+ *     %x = tt.load f(%p, %k)            // address and mask from %k and the pointer recurrence
+ *     %y = ttg.convert_layout %x -> #ttg.dot_op<..>
+ *     %acc2 = tt.dot %y, .., %acc
+ *     scf.yield g(%p), %acc2
+ *   }
+ *
+ * becomes (S = num-stages; Triton's cp.async scheme for mma.sync):
+ *
+ *   %ring = ttg.local_alloc : !ttg.memdesc<S x shape>        one per pipelined load
+ *   stage p = 0 .. S-2: copies of iteration p into slot p, masked with lb + p*st < ub; commit
+ *   scf.for %k .. iter_args(%p = <pointer of iteration S-1>, %acc = %c0) {
+ *     ttg.async_wait {num = S-2}              iteration i's copies have landed (+ barrier)
+ *     copies of iteration i+S-1 into slot (i+S-1)%S, masked with k + (S-1)*st < ub; commit
+ *     %y = ttg.local_load (memdesc_index %ring[i%S])      read by the dot (ldmatrix)
+ *     %acc2 = tt.dot %y, .., %acc
+ *     scf.yield g'(%p), %acc2                 the recurrence runs S-1 iterations ahead
+ *   }
+ *   ttg.async_wait {num = 0}; ttg.local_dealloc %ring
+ *
+ * The slot written in iteration i is the one iteration i-1 read; the barrier of the wait at the
+ * top of iteration i orders the two, so each iteration needs one barrier only.
+ *
+ * "Stage 0" is the backward slice of the loads inside the body: pure ops, the induction
+ * variable, values from outside the loop, and the iter_args whose yielded values are themselves
+ * in the slice (the pointer recurrence). The loop is left alone when a recurrence arg is used by
+ * anything else (or after the loop), or when the slice holds an op that is not pure.
+ */
+
+enum { MAX_PIPELINED = 8 };
+
+typedef struct pipelined_load {
+  ir_op *load, *convert;
+  ir_op *alloc; /* the ring */
+  const ir_type *ring_type, *slot_type;
+} pipelined_load;
+
+/* A growable list of ops kept in the arena (passes run once; the arena is freed with the context). */
+typedef struct op_set {
+  ir_op **ops;
+  int n, cap;
+} op_set;
+
+typedef struct value_map {
+  const ir_value **from;
+  ir_value **to;
+  int n, cap;
+} value_map;
+
+typedef struct loop_plan {
+  ir_op *loop;
+  ir_block *body;
+  int num_stages;
+  pipelined_load loads[MAX_PIPELINED];
+  int num_loads;
+  op_set stage0;     /* body ops of the slice, not the loads */
+  bool *recurrence;  /* per iter arg: advanced ahead of the loop */
+  int num_iter;
+} loop_plan;
+
+/* ---------------------------------------------------------------- small containers */
+
+static bool set_has(const op_set *s, const ir_op *op) {
+  for (int i = 0; i < s->n; i++)
+    if (s->ops[i] == op) return true;
+  return false;
+}
+
+static void set_add(gemmc_context *ctx, op_set *s, ir_op *op) {
+  if (set_has(s, op)) return;
+  if (s->n == s->cap) {
+    int cap = s->cap ? s->cap * 2 : 32;
+    ir_op **ops = ir_alloc(ctx, sizeof *ops * (size_t)cap);
+    if (s->n) memcpy(ops, s->ops, sizeof *ops * (size_t)s->n);
+    s->ops = ops;
+    s->cap = cap;
+  }
+  s->ops[s->n++] = op;
+}
+
+static ir_value *map_get(const value_map *m, ir_value *v) {
+  for (int i = m->n - 1; i >= 0; i--)
+    if (m->from[i] == v) return m->to[i];
+  return v;
+}
+
+static void map_put(gemmc_context *ctx, value_map *m, const ir_value *from, ir_value *to) {
+  if (m->n == m->cap) {
+    int cap = m->cap ? m->cap * 2 : 64;
+    const ir_value **f = ir_alloc(ctx, sizeof *f * (size_t)cap);
+    ir_value **t = ir_alloc(ctx, sizeof *t * (size_t)cap);
+    if (m->n) {
+      memcpy(f, m->from, sizeof *f * (size_t)m->n);
+      memcpy(t, m->to, sizeof *t * (size_t)m->n);
+    }
+    m->from = f;
+    m->to = t;
+    m->cap = cap;
+  }
+  m->from[m->n] = from;
+  m->to[m->n] = to;
+  m->n++;
+}
+
+/* ---------------------------------------------------------------- IR builders (insert before anchor) */
+
+static ir_value *emit(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, int n, ir_value *const *operands,
+                      const ir_type *result) {
+  ir_op *op = ir_op_create(ctx, kind, n, operands, result ? 1 : 0, result ? &result : NULL, 0, anchor->loc);
+  ir_op_insert_before(anchor, op);
+  return result ? &op->results[0] : NULL;
+}
+
+static ir_value *emit_i32(gemmc_context *ctx, ir_op *anchor, int64_t v) {
+  const ir_type *i32 = ir_int_type(ctx, 32);
+  ir_op *op = ir_op_create(ctx, OP_CONSTANT, 0, NULL, 1, &i32, 0, anchor->loc);
+  ir_op_set_attr(ctx, op, "value", ir_int_attr(ctx, v, i32));
+  ir_op_insert_before(anchor, op);
+  return &op->results[0];
+}
+
+static ir_value *emit_binary(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *a, ir_value *b) {
+  ir_value *ops[2] = {a, b};
+  return emit(ctx, anchor, kind, 2, ops, a->type);
+}
+
+static ir_value *emit_slt(gemmc_context *ctx, ir_op *anchor, ir_value *a, ir_value *b) {
+  ir_value *ops[2] = {a, b};
+  const ir_type *i1 = ir_type_with_element(ctx, a->type, ir_int_type(ctx, 1));
+  ir_op *op = ir_op_create(ctx, OP_CMPI, 2, ops, 1, &i1, 0, anchor->loc);
+  ir_op_set_attr(ctx, op, "predicate", ir_keyword_attr(ctx, "slt"));
+  ir_op_insert_before(anchor, op);
+  return &op->results[0];
+}
+
+static ir_op *emit_async_wait(gemmc_context *ctx, ir_op *anchor, int num) {
+  const ir_type *tok = ir_token_type(ctx);
+  ir_op *op = ir_op_create(ctx, OP_ASYNC_WAIT, 0, NULL, 1, &tok, 0, anchor->loc);
+  ir_op_set_attr(ctx, op, "num", ir_i32_attr(ctx, num));
+  ir_op_insert_before(anchor, op);
+  return op;
+}
+
+static bool constant_int(const ir_value *v, int64_t *out) {
+  const ir_op *def = v->def_op;
+  if (!def || def->kind != OP_CONSTANT) return false;
+  const ir_attr *a = ir_op_get_attr(def, "value");
+  if (!a || a->kind != AT_INT) return false;
+  *out = a->int_value;
+  return true;
+}
+
+/* Zero splat constant (cp.async fills masked-off bytes with zeros, which is what `other` must be). */
+static bool is_zero_splat(const ir_value *v) {
+  const ir_op *def = v->def_op;
+  if (!def || def->kind != OP_CONSTANT) return false;
+  const ir_attr *a = ir_op_get_attr(def, "value");
+  if (!a || a->kind != AT_DENSE || !a->dense_splat || a->num_elems != 1) return false;
+  const ir_attr *e = a->elems[0];
+  return (e->kind == AT_INT && e->int_value == 0) || (e->kind == AT_FLOAT && e->float_value == 0.0) ||
+         (e->kind == AT_BOOL && e->int_value == 0);
+}
+
+/* ---------------------------------------------------------------- analysis */
+
+static bool is_mma_operand_convert(const ir_op *op) {
+  if (op->kind != OP_CONVERT_LAYOUT) return false;
+  const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
+  if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst) || !src->encoding || !dst->encoding) return false;
+  const ir_attr *e = dst->encoding;
+  return e->kind == AT_DOT_OP && e->layout.parent && e->layout.parent->kind == AT_NVIDIA_MMA &&
+         e->layout.parent->layout.version_major == 2 && layout_is_distributed(src->encoding);
+}
+
+/* tt.load (element 8/16/32 bits, `other` zero or absent) whose only use is a convert to an
+ * mma.sync operand whose only use is a tt.dot of the same block. */
+static ir_op *pipelinable_convert(const ir_op *load) {
+  if (load->kind != OP_LOAD || !ir_value_has_one_use(&load->results[0])) return NULL;
+  const ir_type *t = load->results[0].type;
+  if (!ir_type_is_tensor(t) || t->rank != 2 || !t->encoding || !layout_is_distributed(t->encoding)) return NULL;
+  unsigned bits = ir_type_bits(ir_type_element(t));
+  if (bits != 8 && bits != 16 && bits != 32) return NULL;
+  if (load->num_operands > 2 && !is_zero_splat(load->operands[2].value)) return NULL;
+  if (ir_op_get_attr(load, "isVolatile")) return NULL;
+  ir_op *cvt = load->results[0].first_use->owner;
+  if (!is_mma_operand_convert(cvt) || cvt->parent != load->parent || !ir_value_has_one_use(&cvt->results[0]))
+    return NULL;
+  ir_op *dot = cvt->results[0].first_use->owner;
+  if (dot->kind != OP_DOT || dot->parent != load->parent) return NULL;
+  return cvt;
+}
+
+/* Adds the body ops that v depends on to stage 0. False when the slice leaves what stage 0 may
+ * hold (a non-pure op, an op with regions). */
+static bool add_slice(gemmc_context *ctx, loop_plan *lp, ir_value *v);
+
+static bool add_op_slice(gemmc_context *ctx, loop_plan *lp, ir_op *op) {
+  if (set_has(&lp->stage0, op)) return true;
+  unsigned traits = ir_op_info_of(op->kind)->traits;
+  if (!(traits & TRAIT_PURE) || op->num_regions) return false;
+  set_add(ctx, &lp->stage0, op);
+  for (int i = 0; i < op->num_operands; i++)
+    if (!add_slice(ctx, lp, op->operands[i].value)) return false;
+  return true;
+}
+
+static bool add_slice(gemmc_context *ctx, loop_plan *lp, ir_value *v) {
+  if (v->owner_block == lp->body) {
+    if (v->index == 0) return true; /* the induction variable */
+    int k = v->index - 1;
+    if (lp->recurrence[k]) return true;
+    lp->recurrence[k] = true;
+    ir_op *yield = ir_block_terminator(lp->body);
+    return add_slice(ctx, lp, yield->operands[k].value);
+  }
+  ir_op *def = v->def_op;
+  if (!def) return true; /* an argument of an enclosing block */
+  if (def->parent != lp->body) {
+    /* Defined outside the loop, or nested in an op of the body (then that op is in the slice). */
+    for (ir_op *p = def; p; p = ir_op_parent_op(p))
+      if (p->parent == lp->body) return p == def ? true : add_op_slice(ctx, lp, p);
+    return true;
+  }
+  return add_op_slice(ctx, lp, def);
+}
+
+/* True when every use of v is by a stage-0 op, a pipelined load, or the yield at a recurrence
+ * position: after the rewrite such a value only feeds the prefetch. */
+static bool only_feeds_stage0(const loop_plan *lp, const ir_value *v) {
+  for (const ir_operand *u = v->first_use; u; u = u->next_use) {
+    const ir_op *o = u->owner;
+    if (set_has(&lp->stage0, o)) continue;
+    if (o->kind == OP_SCF_YIELD && o->parent == lp->body && lp->recurrence[u->index]) continue;
+    bool is_load = false;
+    for (int j = 0; j < lp->num_loads; j++) is_load |= lp->loads[j].load == o;
+    if (!is_load) return false;
+  }
+  return true;
+}
+
+/* Values that depend on a recurrence arg hold "iteration i+S-1" after the rewrite: they must not
+ * reach anything outside stage 0. */
+static bool recurrence_is_private(gemmc_context *ctx, const loop_plan *lp) {
+  for (int k = 0; k < lp->num_iter; k++) {
+    if (!lp->recurrence[k]) continue;
+    if (ir_value_num_uses(&lp->loop->results[k]) > 0) return false;
+    if (!only_feeds_stage0(lp, lp->body->args[k + 1])) return false;
+  }
+  /* Forward taint in body order (stage 0 is in the body, and SSA order is body order). */
+  bool *tainted = ir_alloc(ctx, sizeof *tainted * (size_t)(lp->stage0.n + 1));
+  for (ir_op *op = lp->body->first; op; op = op->next) {
+    int idx = -1;
+    for (int i = 0; i < lp->stage0.n; i++)
+      if (lp->stage0.ops[i] == op) idx = i;
+    if (idx < 0) continue;
+    for (int i = 0; i < op->num_operands && !tainted[idx]; i++) {
+      const ir_value *v = op->operands[i].value;
+      if (v->owner_block == lp->body && v->index > 0 && lp->recurrence[v->index - 1]) tainted[idx] = true;
+      for (int j = 0; j < lp->stage0.n && !tainted[idx]; j++)
+        if (tainted[j] && v->def_op == lp->stage0.ops[j]) tainted[idx] = true;
+    }
+    if (tainted[idx] && !only_feeds_stage0(lp, &op->results[0])) return false;
+  }
+  return true;
+}
+
+static bool plan_loop(gemmc_context *ctx, ir_op *loop, int num_stages, loop_plan *lp) {
+  memset(lp, 0, sizeof *lp);
+  lp->loop = loop;
+  lp->body = ir_region_entry(&loop->regions[0]);
+  lp->num_stages = num_stages;
+  lp->num_iter = loop->num_operands - 3;
+  if (!lp->body || lp->body->next || lp->body->num_args != lp->num_iter + 1) return false;
+  if (!ir_type_is_int(lp->body->args[0]->type, 32)) return false;
+  ir_op *yield = ir_block_terminator(lp->body);
+  if (!yield || yield->kind != OP_SCF_YIELD || yield->num_operands != lp->num_iter) return false;
+  for (ir_op *op = lp->body->first; op; op = op->next) {
+    ir_op *cvt = pipelinable_convert(op);
+    if (!cvt || lp->num_loads == MAX_PIPELINED) continue;
+    lp->loads[lp->num_loads++] = (pipelined_load){op, cvt, NULL, NULL, NULL};
+  }
+  if (lp->num_loads == 0) return false;
+  lp->recurrence = ir_alloc(ctx, sizeof *lp->recurrence * (size_t)(lp->num_iter + 1));
+  for (int j = 0; j < lp->num_loads; j++) {
+    ir_op *load = lp->loads[j].load;
+    for (int i = 0; i < load->num_operands; i++)
+      if (!add_slice(ctx, lp, load->operands[i].value)) return false;
+  }
+  return recurrence_is_private(ctx, lp);
+}
+
+/* ---------------------------------------------------------------- the rewrite */
+
+/* Clones the stage-0 ops (body order) before anchor with `map`, then one async copy per load into
+ * slot `slot` of its ring (mask &= pred), and one commit group. */
+static void emit_stage0(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, value_map *map, ir_value *slot,
+                        ir_value *pred) {
+  for (ir_op *op = lp->body->first; op; op = op->next) {
+    if (!set_has(&lp->stage0, op)) continue;
+    ir_value *operands[16];
+    const ir_type *types[4];
+    if (op->num_operands > 16 || op->num_results > 4) continue; /* plan_loop admits pure ops only; all are small */
+    for (int i = 0; i < op->num_operands; i++) operands[i] = map_get(map, op->operands[i].value);
+    for (int i = 0; i < op->num_results; i++) types[i] = op->results[i].type;
+    ir_op *clone = ir_op_create(ctx, op->kind, op->num_operands, operands, op->num_results, types, 0, op->loc);
+    clone->src_loc = op->src_loc;
+    for (int i = 0; i < op->num_attrs; i++) {
+      ir_op_set_attr(ctx, clone, op->attrs[i].name, op->attrs[i].value);
+      if (ir_op_attr_is_property(op, op->attrs[i].name)) ir_op_mark_property(ctx, clone, op->attrs[i].name);
+    }
+    ir_op_insert_before(anchor, clone);
+    for (int i = 0; i < op->num_results; i++) map_put(ctx, map, &op->results[i], &clone->results[i]);
+  }
+  const ir_type *tok = ir_token_type(ctx);
+  ir_value *tokens[MAX_PIPELINED];
+  for (int j = 0; j < lp->num_loads; j++) {
+    pipelined_load *pl = &lp->loads[j];
+    ir_value *ptr = map_get(map, pl->load->operands[0].value);
+    ir_value *ring = &pl->alloc->results[0];
+    ir_value *idx_ops[2] = {ring, slot};
+    ir_value *dst = emit(ctx, anchor, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
+    const ir_type *mask_type = ir_type_with_element(ctx, ptr->type, ir_int_type(ctx, 1));
+    ir_value *mask = emit(ctx, anchor, OP_SPLAT, 1, &pred, mask_type);
+    if (pl->load->num_operands > 1) mask = emit_binary(ctx, anchor, OP_ANDI, map_get(map, pl->load->operands[1].value), mask);
+    ir_value *copy_ops[3] = {ptr, dst, mask};
+    ir_op *copy = ir_op_create(ctx, OP_ASYNC_COPY, 3, copy_ops, 1, &tok, 0, pl->load->loc);
+    for (int i = 0; i < pl->load->num_attrs; i++) {
+      const char *name = pl->load->attrs[i].name;
+      if (strcmp(name, "cache") == 0 || strcmp(name, "evict") == 0) ir_op_set_attr(ctx, copy, name, pl->load->attrs[i].value);
+    }
+    ir_op_insert_before(anchor, copy);
+    tokens[j] = &copy->results[0];
+  }
+  ir_op *commit = ir_op_create(ctx, OP_ASYNC_COMMIT_GROUP, lp->num_loads, tokens, 1, &tok, 0, anchor->loc);
+  ir_op_insert_before(anchor, commit);
+}
+
+/* The recurrence values stage 0 yields, after emit_stage0 filled `map`. */
+static void advance_recurrence(loop_plan *lp, const value_map *map, ir_value **current) {
+  ir_op *yield = ir_block_terminator(lp->body);
+  for (int k = 0; k < lp->num_iter; k++)
+    if (lp->recurrence[k]) current[k] = map_get(map, yield->operands[k].value);
+}
+
+static bool make_rings(gemmc_context *ctx, loop_plan *lp, int64_t max_shared) {
+  int64_t bytes_per_stage = 0;
+  for (int j = 0; j < lp->num_loads; j++) {
+    const ir_type *t = lp->loads[j].load->results[0].type;
+    bytes_per_stage += ir_type_num_elements(t) * (int64_t)(ir_type_bits(ir_type_element(t)) / 8);
+  }
+  /* Fewer stages rather than a kernel that cannot launch. */
+  while (lp->num_stages >= 2 && max_shared > 0 && lp->num_stages * bytes_per_stage > max_shared) lp->num_stages--;
+  if (lp->num_stages < 2) return false;
+  const ir_attr *smem = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
+  for (int j = 0; j < lp->num_loads; j++) {
+    pipelined_load *pl = &lp->loads[j];
+    const ir_type *t = pl->load->results[0].type;
+    const ir_attr *dot = pl->convert->results[0].type->encoding;
+    int order[IR_MAX_RANK];
+    layout_order(t->encoding, t->rank, order);
+    const ir_attr *shared = layout_swizzled_shared_for_dot_operand(ctx, dot->layout.op_idx, dot->layout.k_width, t->rank,
+                                                                   t->shape, order, (int)ir_type_bits(ir_type_element(t)));
+    if (!shared) return false;
+    int64_t ring_shape[IR_MAX_RANK + 1];
+    ring_shape[0] = lp->num_stages;
+    memcpy(ring_shape + 1, t->shape, sizeof(int64_t) * (size_t)t->rank);
+    pl->ring_type = ir_memdesc_type(ctx, t->rank + 1, ring_shape, t->elem, shared, smem, true, 0, NULL);
+    pl->slot_type = ir_memdesc_type(ctx, t->rank, t->shape, t->elem, shared, smem, true, 0, NULL);
+  }
+  return true;
+}
+
+static void erase_dead_stage0(loop_plan *lp) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (int i = 0; i < lp->stage0.n; i++) {
+      ir_op *op = lp->stage0.ops[i];
+      if (!op) continue;
+      bool used = false;
+      for (int r = 0; r < op->num_results; r++) used |= op->results[r].first_use != NULL;
+      if (used) continue;
+      ir_op_erase(op);
+      lp->stage0.ops[i] = NULL;
+      changed = true;
+    }
+  }
+}
+
+static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
+  ir_op *loop = lp->loop;
+  ir_block *body = lp->body;
+  ir_value *lb = loop->operands[0].value, *ub = loop->operands[1].value, *step = loop->operands[2].value;
+  int S = lp->num_stages;
+  int64_t lb_c = 0, step_c = 0;
+  bool const_bounds = constant_int(lb, &lb_c) && constant_int(step, &step_c);
+
+  /* Earlier shared-memory readers (a conversion before the loop) may still use these bytes. */
+  emit_async_wait(ctx, loop, 0);
+  for (int j = 0; j < lp->num_loads; j++) {
+    pipelined_load *pl = &lp->loads[j];
+    pl->alloc = ir_op_create(ctx, OP_LOCAL_ALLOC, 0, NULL, 1, &pl->ring_type, 0, pl->load->loc);
+    ir_op_insert_before(loop, pl->alloc);
+  }
+
+  /* Prologue: iterations 0 .. S-2. */
+  ir_value **current = ir_alloc(ctx, sizeof *current * (size_t)(lp->num_iter + 1));
+  for (int k = 0; k < lp->num_iter; k++) current[k] = loop->operands[3 + k].value;
+  for (int p = 0; p < S - 1; p++) {
+    ir_value *iv;
+    if (const_bounds) iv = emit_i32(ctx, loop, lb_c + p * step_c);
+    else iv = p == 0 ? lb : emit_binary(ctx, loop, OP_ADDI, lb, emit_binary(ctx, loop, OP_MULI, step, emit_i32(ctx, loop, p)));
+    value_map map = {0};
+    map_put(ctx, &map, body->args[0], iv);
+    for (int k = 0; k < lp->num_iter; k++)
+      if (lp->recurrence[k]) map_put(ctx, &map, body->args[k + 1], current[k]);
+    emit_stage0(ctx, lp, loop, &map, emit_i32(ctx, loop, p), emit_slt(ctx, loop, iv, ub));
+    advance_recurrence(lp, &map, current);
+  }
+  for (int k = 0; k < lp->num_iter; k++)
+    if (lp->recurrence[k]) ir_op_set_operand(loop, 3 + k, current[k]);
+  ir_value *ahead = const_bounds ? emit_i32(ctx, loop, (S - 1) * step_c)
+                                 : emit_binary(ctx, loop, OP_MULI, step, emit_i32(ctx, loop, S - 1));
+
+  /* Body: wait for iteration i, prefetch iteration i+S-1, read slot i%S right before the dot. */
+  ir_op *top = body->first;
+  ir_value *iv = body->args[0];
+  ir_value *i = iv;
+  if (!const_bounds || lb_c != 0 || step_c != 1) {
+    i = emit_binary(ctx, top, OP_SUBI, iv, lb);
+    i = emit_binary(ctx, top, OP_DIVSI, i, step);
+  }
+  ir_value *read_slot = emit_binary(ctx, top, OP_REMSI, i, emit_i32(ctx, top, S));
+  ir_value *write_slot =
+      emit_binary(ctx, top, OP_REMSI, emit_binary(ctx, top, OP_ADDI, i, emit_i32(ctx, top, S - 1)), emit_i32(ctx, top, S));
+  emit_async_wait(ctx, top, S - 2);
+  ir_value *iv_ahead = emit_binary(ctx, top, OP_ADDI, iv, ahead);
+  value_map map = {0};
+  map_put(ctx, &map, iv, iv_ahead);
+  emit_stage0(ctx, lp, top, &map, write_slot, emit_slt(ctx, top, iv_ahead, ub));
+  ir_op *yield = ir_block_terminator(body);
+  for (int k = 0; k < lp->num_iter; k++)
+    if (lp->recurrence[k]) ir_op_set_operand(yield, k, map_get(&map, yield->operands[k].value));
+  for (int j = 0; j < lp->num_loads; j++) {
+    pipelined_load *pl = &lp->loads[j];
+    ir_op *dot = pl->convert->results[0].first_use->owner;
+    ir_value *idx_ops[2] = {&pl->alloc->results[0], read_slot};
+    ir_value *src = emit(ctx, dot, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
+    ir_value *tile = emit(ctx, dot, OP_LOCAL_LOAD, 1, &src, pl->convert->results[0].type);
+    ir_value_replace_all_uses(&pl->convert->results[0], tile);
+    ir_op_erase(pl->convert);
+    ir_op_erase(pl->load);
+  }
+  erase_dead_stage0(lp);
+
+  /* After the loop: no copy may still be landing in the ring (masked ones write zeros). */
+  ir_op *after = loop->next;
+  if (!after) return;
+  emit_async_wait(ctx, after, 0);
+  for (int j = 0; j < lp->num_loads; j++) {
+    ir_value *ring = &lp->loads[j].alloc->results[0];
+    emit(ctx, after, OP_LOCAL_DEALLOC, 1, &ring, NULL);
+  }
+}
+
+/* ---------------------------------------------------------------- driver */
+
+typedef struct loop_walk {
+  ir_op **loops;
+  int n, cap;
+  gemmc_context *ctx;
+} loop_walk;
+
+static bool collect_loop(ir_op *op, void *user) {
+  loop_walk *w = user;
+  if (op->kind != OP_SCF_FOR) return true;
+  if (w->n == w->cap) {
+    int cap = w->cap ? w->cap * 2 : 8;
+    ir_op **loops = ir_alloc(w->ctx, sizeof *loops * (size_t)cap);
+    if (w->n) memcpy(loops, w->loops, sizeof *loops * (size_t)w->n);
+    w->loops = loops;
+    w->cap = cap;
+  }
+  w->loops[w->n++] = op;
+  return true;
+}
+
+bool gemmc_pass_pipeline_loads(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
+  (void)out;
+  bool ok = true;
+  int64_t num_stages = gemmc_pass_option_int(options, "num-stages", 3, &ok);
+  int64_t max_shared = gemmc_pass_option_int(options, "max-shared", 0, &ok);
+  if (!ok || num_stages < 1 || num_stages > 16 || max_shared < 0) {
+    ir_op_error(ctx, module, "pipeline-loads: options are num-stages=1..16 and max-shared=BYTES (0: no limit)");
+    return false;
+  }
+  if (num_stages < 2) return true;
+  loop_walk w = {NULL, 0, 0, ctx};
+  ir_walk(module, collect_loop, &w);
+  for (int i = 0; i < w.n; i++) {
+    loop_plan lp;
+    /* Innermost loops only: a loop holding another keeps its loads where they are. */
+    bool innermost = true;
+    for (int j = 0; j < w.n; j++)
+      for (ir_op *p = ir_op_parent_op(w.loops[j]); p && innermost; p = ir_op_parent_op(p))
+        if (p == w.loops[i]) innermost = false;
+    if (!innermost || !plan_loop(ctx, w.loops[i], (int)num_stages, &lp)) continue;
+    if (!make_rings(ctx, &lp, max_shared)) continue;
+    rewrite_loop(ctx, &lp);
+  }
+  return true;
+}
