@@ -3,45 +3,6 @@
 
 #include "lower_tensorcore.h"
 
-/* Elements per copy that the shared side allows: registers 0..v-1 at offsets 0..v-1 and every
- * other basis a multiple of v (the same rule as st.shared vectors). */
-static int shared_vector(const lower_smem_map *m, int elem_bytes) {
-  int v = 1, bits = 0;
-  while (bits < m->num_bases[0] && m->off[0][bits] == (INT64_C(1) << bits) && v * 2 * elem_bytes <= 16) {
-    v *= 2;
-    bits++;
-  }
-  while (v > 1) {
-    bool aligned = true;
-    for (int k = 0; k < 3 && aligned; k++)
-      for (int i = k == 0 ? bits : 0; i < m->num_bases[k]; i++)
-        if (m->off[k][i] % v != 0) aligned = false;
-    if (aligned) break;
-    v /= 2;
-    bits--;
-  }
-  return v;
-}
-
-/* Elements per copy that the global side allows: contiguous registers, pointer alignment and
- * mask constancy (as tt.load's vectors). */
-static int global_vector(lower_state *s, const ir_value *ptr, const ir_value *mask, int elem_bytes) {
-  const ir_type *t = ptr->type;
-  int order[IR_MAX_RANK];
-  layout_order(t->encoding, t->rank, order);
-  int64_t v = layout_contig_per_thread(t->encoding, t->rank, t->shape, order[0]);
-  int64_t align = axis_info_ptr_alignment(s->axis, ptr);
-  if (align < v) v = align;
-  if (16 / elem_bytes < v) v = 16 / elem_bytes;
-  if (mask) {
-    int64_t m = axis_info_mask_alignment(s->axis, mask);
-    if (m < v) v = m;
-  }
-  if (v < 1) v = 1;
-  while (v & (v - 1)) v &= v - 1;
-  return (int)v;
-}
-
 static bool is_zero_constant(const ir_value *v) {
   const ir_op *def = v->def_op;
   const ir_attr *a = def && def->kind == OP_CONSTANT ? ir_op_get_attr(def, "value") : NULL;
@@ -75,8 +36,8 @@ static bool lower_async_copy(lower_state *s, ir_op *op) {
   lower_smem_map map;
   if (!lower_smem_map_build(s, op, li, mt->encoding, mt->rank, mt->shape, &map)) return false;
   int bytes = lower_elem_bytes(mt);
-  int vec = shared_vector(&map, bytes);
-  int gvec = global_vector(s, ptr, mask, bytes);
+  int vec = lower_smem_vector_width(&map, bytes);
+  int gvec = lower_global_vector_width(s, ptr, mask, 8 * bytes);
   if (gvec < vec) vec = gvec;
   int chunk = vec * bytes;
   for (int r0 = 0; r0 < li->num_regs; r0 += vec) {

@@ -122,7 +122,10 @@ bool lower_bases_equal(const layout_linear *a, const layout_linear *b, layout_in
 /* ---------------------------------------------------------------- families */
 bool lower_elementwise(lower_state *s, ir_op *op); /* arith, math, casts, constants */
 bool lower_program_id(lower_state *s, ir_op *op);
-bool lower_memory(lower_state *s, ir_op *op);      /* load/store/addptr/splat/... */
+bool lower_memory(lower_state *s, ir_op *op);
+/* Elements per global access of a tensor of pointers: min(contiguous registers along the
+ * fastest dim, pointer alignment, mask constancy, 128 bits), a power of two; 1 for scalars. */
+int lower_global_vector_width(lower_state *s, const ir_value *ptr, const ir_value *mask, int elem_bits);      /* load/store/addptr/splat/... */
 bool lower_control(lower_state *s, ir_op *op);     /* scf.for / scf.if */
 bool lower_reduce(lower_state *s, ir_op *op);
 bool lower_convert(lower_state *s, ir_op *op);

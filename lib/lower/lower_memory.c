@@ -114,7 +114,7 @@ static int mem_bits(const ir_type *elem) {
 
 /* Elements per access: min(contiguous registers along the fastest dim, pointer alignment in
  * elements, mask constancy, 128 bits). */
-static int vector_width(lower_state *s, const ir_op *op, const ir_value *ptr, const ir_value *mask, int bits) {
+int lower_global_vector_width(lower_state *s, const ir_value *ptr, const ir_value *mask, int bits) {
   const ir_type *t = ptr->type;
   if (!ir_type_is_tensor(t)) return 1;
   int order[IR_MAX_RANK];
@@ -127,7 +127,6 @@ static int vector_width(lower_state *s, const ir_op *op, const ir_value *ptr, co
     int64_t m = axis_info_mask_alignment(s->axis, mask);
     if (m < vec) vec = m;
   }
-  (void)op;
   if (vec < 1) vec = 1;
   while (vec & (vec - 1)) vec &= vec - 1;
   return (int)vec;
@@ -243,7 +242,7 @@ static bool lower_load(lower_state *s, ir_op *op) {
     dup = li->reg_dup_mask;
   }
   int bits = mem_bits(elem);
-  int vec = vector_width(s, op, ptr, mask, bits);
+  int vec = lower_global_vector_width(s, ptr, mask, bits);
   lower_values *out = lower_values_new(s, op, n);
   if (!out) return false;
   char mods[32];
@@ -324,7 +323,7 @@ static bool lower_store(lower_state *s, ir_op *op) {
     owner = LLVMBuildICmp(s->b, LLVMIntEQ, s->tid, lower_i32(s, 0), "");
   }
   int bits = mem_bits(elem);
-  int vec = vector_width(s, op, ptr, mask, bits);
+  int vec = lower_global_vector_width(s, ptr, mask, bits);
   char mods[32];
   cache_modifiers(op, true, mods, sizeof mods);
   int total = vec * bits;

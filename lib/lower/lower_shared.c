@@ -73,7 +73,7 @@ LLVMValueRef lower_smem_offset(lower_state *s, LLVMValueRef lw, int64_t lw_mask,
 
 /* Elements per st/ld.shared: registers 0..v-1 at offsets 0..v-1, every other offset a multiple
  * of v, at most 16 bytes. */
-static int vector_width(const lower_smem_map *m, int elem_bytes) {
+int lower_smem_vector_width(const lower_smem_map *m, int elem_bytes) {
   int max_elems = elem_bytes >= 16 ? 1 : 16 / elem_bytes;
   int v = 1, bits = 0;
   while (bits < m->num_bases[0] && m->off[0][bits] == (INT64_C(1) << bits) && v * 2 <= max_elems) {
@@ -114,7 +114,7 @@ bool lower_shared_store(lower_state *s, ir_op *op, LLVMValueRef base, const ir_a
   }
   LLVMTypeRef mt = memory_type(s, et);
   int bytes = lower_elem_bytes(tensor);
-  int v = vector_width(&m, bytes);
+  int v = lower_smem_vector_width(&m, bytes);
   LLVMTypeRef vt = v > 1 ? LLVMVectorType(mt, (unsigned)v) : mt;
   for (int r = 0; r < li->num_regs; r += v) {
     if (r & li->reg_dup_mask) continue; /* a copy of a register stored already */
@@ -147,7 +147,7 @@ bool lower_smem_loader_init(lower_state *s, ir_op *op, lower_smem_loader *ld, LL
   ld->bytes = lower_elem_bytes(tensor);
   ld->out = lower_values_new(s, op, li->num_regs);
   if (!ld->out) return false;
-  if (!lower_ldmatrix_plan(s, ld, tensor)) ld->vec = vector_width(&ld->m, ld->bytes);
+  if (!lower_ldmatrix_plan(s, ld, tensor)) ld->vec = lower_smem_vector_width(&ld->m, ld->bytes);
   return true;
 }
 

@@ -30,6 +30,9 @@ typedef struct lower_smem_map {
 
 /* Builds the map of `reg` (a tensor's layout info) into a shared buffer of `shape` with layout
  * `shared`; false (error at op) when the layouts do not fit. */
+/* Elements per shared-memory vector access for a register -> offset map: registers 0..v-1 at
+ * offsets 0..v-1 and every other basis a multiple of v, at most 16 bytes. */
+int lower_smem_vector_width(const lower_smem_map *m, int elem_bytes);
 bool lower_smem_map_build(lower_state *s, const ir_op *op, const lower_layout_info *reg, const ir_attr *shared,
                           int rank, const int64_t *shape, lower_smem_map *m);
 /* Compile-time offset of register r (lane 0, warp 0). */
