@@ -2,13 +2,15 @@
 """Mutation fuzzing of gemmc-opt: every mutated input must give exit 0 or 1 and no crash.
 
 Usage: fuzz-parser.py GEMMC_OPT SEED_FILE... [--count N] [--seed S]
-Mutations: byte flips, deletions, duplications, truncations, token swaps, garbage bytes and
-splices between seeds. A run fails on a signal, a sanitizer report, an exit code other than 0
+Mutations: byte flips, deletions, duplications, truncations, token swaps, garbage bytes,
+splices between seeds, and numbers replaced by other sizes (so that many mutants still verify
+and reach the later stages when the program is `gemmc`). A run fails on a signal, a sanitizer report, an exit code other than 0
 or 1, a time-out, or an error message that lacks `file:line:col: error:` / `error:`.
 """
 import argparse
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -24,7 +26,7 @@ def mutate(rng, data, seeds):
     for _ in range(rng.randint(1, 4)):
         if not data:
             data = bytearray(rng.choice(seeds))
-        kind = rng.randrange(8)
+        kind = rng.randrange(9)
         i = rng.randrange(len(data))
         if kind == 0:
             data[i] = rng.randrange(256)
@@ -43,8 +45,14 @@ def mutate(rng, data, seeds):
             other = rng.choice(seeds)
             j = rng.randrange(len(other))
             data[i:] = other[j:]
-        else:
+        elif kind == 7:
             data[i:i] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
+        else:
+            numbers = [m for m in re.finditer(rb"(?<![%#\w])\d+", bytes(data))]
+            if numbers:
+                m = rng.choice(numbers)
+                size = rng.choice([0, 1, 2, 3, 4, 8, 16, 32, 64, 128, 256, 7, 1 << 20])
+                data[m.start():m.end()] = str(size).encode()
     return bytes(data)
 
 
