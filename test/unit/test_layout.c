@@ -6,19 +6,7 @@
 #include "gemmc/ir.h"
 #include "gemmc/layout.h"
 
-static int failures;
-static int checks;
-
-#define CHECK(cond, ...)                                                                         \
-  do {                                                                                           \
-    checks++;                                                                                    \
-    if (!(cond)) {                                                                               \
-      failures++;                                                                                \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                     \
-      printf(__VA_ARGS__);                                                                       \
-      printf("\n");                                                                              \
-    }                                                                                            \
-  } while (0)
+#include "check.h"
 
 /* ------------------------------------------------------------------ helpers */
 

@@ -7,19 +7,7 @@
 #include "gemmc/layout.h"
 #include "lower/lower_tensorcore.h"
 
-static int failures;
-static int checks;
-
-#define CHECK(cond, ...)                                                                         \
-  do {                                                                                           \
-    checks++;                                                                                    \
-    if (!(cond)) {                                                                               \
-      failures++;                                                                                \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                     \
-      printf(__VA_ARGS__);                                                                       \
-      printf("\n");                                                                              \
-    }                                                                                            \
-  } while (0)
+#include "check.h"
 
 /* ------------------------------------------------------------------ the PTX ISA, written out again */
 
