@@ -58,7 +58,7 @@ static bool map_grow(lower_state *s) {
   lower_value_map *m = &s->map;
   size_t cap = m->cap ? m->cap * 2 : 1024;
   const ir_value **keys = calloc(cap, sizeof *keys);
-  lower_values *vals = calloc(cap, sizeof *vals);
+  lower_values **vals = calloc(cap, sizeof *vals);
   if (!keys || !vals) {
     free(keys);
     free(vals);
@@ -80,17 +80,26 @@ static bool map_grow(lower_state *s) {
   return true;
 }
 
+/* The map holds pointers to lowered values in the lowering's chunks, never the values
+ * themselves: callers keep what lower_get returns across later lower_set calls (a loop keeps
+ * its bounds while its body is lowered), and a table that grows must not move them. */
 bool lower_set(lower_state *s, const ir_value *v, const lower_values *vals) {
   lower_value_map *m = &s->map;
   if ((m->count + 1) * 2 > m->cap && !map_grow(s)) {
     ir_error(s->ctx, v->loc, "out of memory while lowering to LLVM IR");
     return false;
   }
+  lower_values *stable = lower_alloc(s, sizeof *stable);
+  if (!stable) {
+    ir_error(s->ctx, v->loc, "out of memory while lowering to LLVM IR");
+    return false;
+  }
+  *stable = *vals;
   size_t j = hash_ptr(v) & (m->cap - 1);
   while (m->keys[j] && m->keys[j] != v) j = (j + 1) & (m->cap - 1);
   if (!m->keys[j]) m->count++;
   m->keys[j] = v;
-  m->vals[j] = *vals;
+  m->vals[j] = stable;
   return true;
 }
 
@@ -107,7 +116,7 @@ const lower_values *lower_get(lower_state *s, const ir_op *op, const ir_value *v
   if (m->cap) {
     size_t j = hash_ptr(v) & (m->cap - 1);
     while (m->keys[j]) {
-      if (m->keys[j] == v) return &m->vals[j];
+      if (m->keys[j] == v) return m->vals[j];
       j = (j + 1) & (m->cap - 1);
     }
   }

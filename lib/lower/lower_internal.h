@@ -39,10 +39,11 @@ typedef struct lower_layout_info {
   struct lower_layout_info *next;
 } lower_layout_info;
 
-/* Pointer-keyed hash map ir_value* -> lower_values (open addressing). */
+/* Pointer-keyed hash map ir_value* -> lower_values (open addressing). The values live in the
+ * lowering's chunks, so a pointer from lower_get stays valid while the map grows. */
 typedef struct lower_value_map {
   const ir_value **keys;
-  lower_values *vals;
+  lower_values **vals;
   size_t cap, count;
 } lower_value_map;
 
