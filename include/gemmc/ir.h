@@ -43,6 +43,18 @@ char *ir_strdup(gemmc_context *ctx, const char *s, size_t len);
 const char *ir_intern_string(gemmc_context *ctx, const char *s, size_t len);
 bool gemmc_context_out_of_memory(const gemmc_context *ctx);
 
+/* Caps the bytes the context takes from its allocator (IR, tables, scratch; not LLVM's memory):
+ * an allocation past the cap fails like one the allocator refused. 0 restores the default,
+ * GEMMC_DEFAULT_MEMORY_LIMIT (gemmc/limits.h). */
+void gemmc_context_set_memory_limit(gemmc_context *ctx, size_t bytes);
+size_t gemmc_context_memory_in_use(const gemmc_context *ctx);
+/* True when the last allocation failure was the memory limit rather than the allocator. */
+bool gemmc_context_over_memory_limit(const gemmc_context *ctx);
+/* Runs fn(ctx, user) as an entry point: an allocation failure anywhere inside unwinds back here
+ * and becomes an "out of memory" error, and guard returns false. Returns fn's result otherwise.
+ * Memory a failed fn had taken stays with the context until gemmc_context_destroy. */
+bool gemmc_context_guard(gemmc_context *ctx, bool (*fn)(gemmc_context *ctx, void *user), void *user);
+
 /* ------------------------------------------------------------------ diagnostics */
 
 typedef enum { IR_DIAG_ERROR, IR_DIAG_WARNING, IR_DIAG_NOTE, IR_DIAG_REMARK } ir_diag_severity;

@@ -2,6 +2,13 @@
 #include <string.h>
 
 #include "driver_internal.h"
+#include "gemmc/limits.h"
+
+/* Errors reported before the expansion gives up: a file with thousands of bad references
+ * gets a useful start of the list in bounded time. */
+#define MAX_DEFINE_ERRORS 64
+/* "Did you mean" hints are looked for in names up to this long. */
+#define MAX_HINT_NAME 256
 
 /* A constant known to this expansion: from the file's defaults or the command line. */
 typedef struct constant {
@@ -19,7 +26,10 @@ typedef struct expander {
   const ir_source *src;
   constant *constants;
   int num_constants, cap_constants;
+  int *index; /* open addressing over constants by name hash: index + 1, 0 is empty */
+  size_t index_cap;
   bool ok;
+  int num_errors;
 } expander;
 
 static bool is_ident_start(char c) {
@@ -32,15 +42,42 @@ static void error_at(expander *x, int line, int col, const char *fmt, const char
   ir_loc *loc = ir_loc_file(x->ctx, x->src, line, col);
   char message[512];
   snprintf(message, sizeof message, fmt, alen, a, blen, b);
-  ir_error(x->ctx, loc, "%s", message);
+  if (x->num_errors < MAX_DEFINE_ERRORS) ir_error(x->ctx, loc, "%s", message);
+  else if (x->num_errors == MAX_DEFINE_ERRORS) ir_error(x->ctx, loc, "too many errors in constant references; stopping");
+  x->num_errors++;
   x->ok = false;
 }
 
+static bool too_many_errors(const expander *x) { return x->num_errors > MAX_DEFINE_ERRORS; }
+
+/* The slot of name in the index: the constant's, or the empty one where it would go. */
+static int *index_slot(expander *x, const char *name, size_t len) {
+  size_t i = (size_t)hash_bytes(name, len) & (x->index_cap - 1);
+  for (;; i = (i + 1) & (x->index_cap - 1)) {
+    int k = x->index[i];
+    if (!k) return &x->index[i];
+    const constant *c = &x->constants[k - 1];
+    if (c->name_len == len && memcmp(c->name, name, len) == 0) return &x->index[i];
+  }
+}
+
 static constant *find_constant(expander *x, const char *name, size_t len) {
-  for (int i = 0; i < x->num_constants; i++)
-    if (x->constants[i].name_len == len && memcmp(x->constants[i].name, name, len) == 0)
-      return &x->constants[i];
-  return NULL;
+  if (!x->index_cap) return NULL;
+  int k = *index_slot(x, name, len);
+  return k ? &x->constants[k - 1] : NULL;
+}
+
+static void index_grow(expander *x) {
+  size_t ncap = x->index_cap ? x->index_cap * 2 : 64;
+  int *old = x->index;
+  size_t old_cap = x->index_cap;
+  x->index = ir_alloc(x->ctx, ncap * sizeof *x->index);
+  x->index_cap = ncap;
+  for (size_t i = 0; i < old_cap; i++)
+    if (old[i]) {
+      const constant *c = &x->constants[old[i] - 1];
+      *index_slot(x, c->name, c->name_len) = old[i];
+    }
 }
 
 static constant *add_constant(expander *x, const char *name, size_t len) {
@@ -53,10 +90,12 @@ static constant *add_constant(expander *x, const char *name, size_t len) {
     x->constants = grown;
     x->cap_constants = ncap;
   }
+  if ((size_t)(x->num_constants + 1) * 2 > x->index_cap) index_grow(x);
   c = &x->constants[x->num_constants++];
   memset(c, 0, sizeof *c);
   c->name = name;
   c->name_len = len;
+  *index_slot(x, name, len) = x->num_constants;
   return c;
 }
 
@@ -139,19 +178,22 @@ static bool read_command_line(expander *x, const gemmc_define *defines, int num_
 
 /* The "did you mean" hint for `$BLOCK_Mx`: a known constant that is a prefix of the name. */
 static constant *prefix_constant(expander *x, const char *name, size_t len) {
-  constant *best = NULL;
-  for (int i = 0; i < x->num_constants; i++) {
-    constant *c = &x->constants[i];
-    if (c->name_len < len && !memcmp(c->name, name, c->name_len) && (!best || c->name_len > best->name_len))
-      best = c;
+  if (len > MAX_HINT_NAME) return NULL;
+  for (size_t n = len - 1; n > 0; n--) { /* the longest prefix that is a constant */
+    constant *c = find_constant(x, name, n);
+    if (c) return c;
   }
-  return best;
+  return NULL;
 }
 
 bool defines_expand(gemmc_context *ctx, const ir_source *src, const gemmc_define *defines,
                     int num_defines, define_expansion *out) {
   memset(out, 0, sizeof *out);
-  expander x = {ctx, src, NULL, 0, 0, true};
+  expander x = {ctx, src, NULL, 0, 0, NULL, 0, true, 0};
+  if (num_defines < 0 || (num_defines > 0 && !defines)) {
+    ir_error(ctx, NULL, "num_defines is %d but defines is %s", num_defines, defines ? "set" : "NULL");
+    return false;
+  }
   read_defaults(&x);
   if (!read_command_line(&x, defines, num_defines)) x.ok = false;
 
@@ -166,7 +208,13 @@ bool defines_expand(gemmc_context *ctx, const ir_source *src, const gemmc_define
   const char *line_start = text;
   int shift = 0; /* expanded column minus original column on this line */
   enum { CODE, STRING, COMMENT } state = CODE;
-  for (const char *p = text; p < end;) {
+  for (const char *p = text; p < end && !too_many_errors(&x);) {
+    if (b.len > GEMMC_MAX_INPUT_BYTES) {
+      ir_error(ctx, NULL, "%s: the text with its constants substituted is larger than %zu MiB, the most gemmc reads",
+               src->name, GEMMC_MAX_INPUT_BYTES >> 20);
+      x.ok = false;
+      break;
+    }
     char c = *p;
     if (c == '\n') {
       sb_put(&b, p, 1);
@@ -236,8 +284,9 @@ bool defines_expand(gemmc_context *ctx, const ir_source *src, const gemmc_define
     s->original_col = col;
     s->original_len = (int)(after - p);
     s->expanded_col = col + shift;
-    s->expanded_len = (int)k->value_len;
-    shift += (int)k->value_len - s->original_len;
+    /* Values and lines are bounded by GEMMC_MAX_INPUT_BYTES (checked above) well inside int. */
+    s->expanded_len = k->value_len > GEMMC_MAX_INPUT_BYTES ? (int)GEMMC_MAX_INPUT_BYTES : (int)k->value_len;
+    shift += s->expanded_len - s->original_len;
     sb_put(&b, k->value, k->value_len);
     p = after;
   }
@@ -266,7 +315,14 @@ bool defines_expand(gemmc_context *ctx, const ir_source *src, const gemmc_define
 
 int defines_original_column(const define_expansion *e, int line, int col) {
   int shift = 0;
-  for (int i = 0; i < e->num_substs; i++) {
+  /* Substitutions are in text order: binary search for the first one on this line. */
+  int lo = 0, hi = e->num_substs;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (e->substs[mid].line < line) lo = mid + 1;
+    else hi = mid;
+  }
+  for (int i = lo; i < e->num_substs; i++) {
     const define_subst *s = &e->substs[i];
     if (s->line != line) continue;
     if (col < s->expanded_col) break;

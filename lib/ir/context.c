@@ -1,13 +1,23 @@
 /* The context: arena memory, interning tables and the diagnostics sink. */
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "context_internal.h"
+#include "gemmc/limits.h"
 
 struct arena_chunk {
   arena_chunk *next;
   size_t size;
+};
+
+/* The header in front of every block the context takes from its allocator (32 bytes, so the
+ * block stays 16-byte aligned). */
+struct raw_block {
+  raw_block *prev, *next;
+  size_t size; /* bytes after the header */
+  size_t pad;
 };
 
 static void *default_alloc(void *user, void *ptr, size_t old_size, size_t new_size) {
@@ -26,12 +36,14 @@ static void default_diag(void *user, ir_diag_severity sev, const ir_loc *loc, co
 }
 
 gemmc_context *gemmc_context_create_with_allocator(gemmc_alloc_fn fn, void *user) {
+  if (!fn) return NULL;
   gemmc_context *ctx = fn(user, NULL, 0, sizeof *ctx);
   if (!ctx) return NULL;
   memset(ctx, 0, sizeof *ctx);
   ctx->alloc = fn;
   ctx->alloc_user = user;
   ctx->diag = default_diag;
+  ctx->memory_limit = GEMMC_DEFAULT_MEMORY_LIMIT;
   jmp_buf fail;
   if (setjmp(fail)) { /* the allocator gave up while making the cached types */
     ctx->bailout = NULL;
@@ -52,43 +64,131 @@ gemmc_context *gemmc_context_create(void) {
 
 void gemmc_context_destroy(gemmc_context *ctx) {
   if (!ctx) return;
-  arena_chunk *c = ctx->chunks;
-  while (c) {
-    arena_chunk *next = c->next;
-    ctx->alloc(ctx->alloc_user, c, c->size, 0);
-    c = next;
+  /* Arena chunks, intern tables and any scratch buffer an unwind left behind. */
+  raw_block *b = ctx->raw_blocks;
+  while (b) {
+    raw_block *next = b->next;
+    ctx->alloc(ctx->alloc_user, b, sizeof *b + b->size, 0);
+    b = next;
   }
-  intern_table *tables[] = {&ctx->types, &ctx->attrs, &ctx->strings};
-  for (size_t i = 0; i < 3; i++)
-    if (tables[i]->entries)
-      ctx->alloc(ctx->alloc_user, tables[i]->entries, tables[i]->cap * sizeof(intern_entry), 0);
   ctx->alloc(ctx->alloc_user, ctx, sizeof *ctx, 0);
 }
+
+void gemmc_context_set_memory_limit(gemmc_context *ctx, size_t bytes) {
+  if (ctx) ctx->memory_limit = bytes ? bytes : GEMMC_DEFAULT_MEMORY_LIMIT;
+}
+
+size_t gemmc_context_memory_in_use(const gemmc_context *ctx) { return ctx ? ctx->bytes_in_use : 0; }
 
 static void fail_oom(gemmc_context *ctx) {
   ctx->out_of_memory = true;
   if (ctx->bailout) longjmp(*ctx->bailout, 1);
 }
 
+/* Would `extra` more bytes stay within the limit? Records the reason when not. */
+static bool within_limit(gemmc_context *ctx, size_t extra) {
+  if (extra <= ctx->memory_limit && ctx->bytes_in_use <= ctx->memory_limit - extra) return true;
+  ctx->over_memory_limit = true;
+  return false;
+}
+
+static void block_link(gemmc_context *ctx, raw_block *b, size_t size) {
+  b->size = size;
+  b->prev = NULL;
+  b->next = ctx->raw_blocks;
+  if (b->next) b->next->prev = b;
+  ctx->raw_blocks = b;
+  ctx->bytes_in_use += size;
+}
+
+static void block_unlink(gemmc_context *ctx, raw_block *b) {
+  if (b->prev) b->prev->next = b->next;
+  else ctx->raw_blocks = b->next;
+  if (b->next) b->next->prev = b->prev;
+  ctx->bytes_in_use -= b->size < ctx->bytes_in_use ? b->size : ctx->bytes_in_use;
+}
+
 void *ctx_raw_alloc(gemmc_context *ctx, size_t size) {
-  void *p = ctx->alloc(ctx->alloc_user, NULL, 0, size ? size : 1);
-  if (!p) fail_oom(ctx);
-  return p;
+  if (!size) size = 1;
+  if (size > SIZE_MAX - sizeof(raw_block) || !within_limit(ctx, size)) {
+    fail_oom(ctx);
+    return NULL;
+  }
+  raw_block *b = ctx->alloc(ctx->alloc_user, NULL, 0, sizeof *b + size);
+  if (!b) {
+    fail_oom(ctx);
+    return NULL;
+  }
+  block_link(ctx, b, size);
+  return b + 1;
 }
 
 void ctx_raw_free(gemmc_context *ctx, void *p, size_t size) {
-  if (p) ctx->alloc(ctx->alloc_user, p, size, 0);
+  (void)size; /* the header knows it */
+  if (!p) return;
+  raw_block *b = (raw_block *)p - 1;
+  block_unlink(ctx, b);
+  ctx->alloc(ctx->alloc_user, b, sizeof *b + b->size, 0);
 }
 
 void *ctx_raw_realloc(gemmc_context *ctx, void *p, size_t old_size, size_t new_size) {
-  void *q = ctx->alloc(ctx->alloc_user, p, old_size, new_size ? new_size : 1);
-  if (!q) fail_oom(ctx);
-  return q;
+  (void)old_size;
+  if (!p) return ctx_raw_alloc(ctx, new_size);
+  if (!new_size) new_size = 1;
+  raw_block *b = (raw_block *)p - 1;
+  size_t grow = new_size > b->size ? new_size - b->size : 0;
+  if (new_size > SIZE_MAX - sizeof(raw_block) || !within_limit(ctx, grow)) {
+    fail_oom(ctx);
+    return NULL;
+  }
+  /* Unlinked while the allocator moves it; relinked whichever way it goes. */
+  size_t old = b->size;
+  block_unlink(ctx, b);
+  raw_block *q = ctx->alloc(ctx->alloc_user, b, sizeof *b + old, sizeof *b + new_size);
+  if (!q) {
+    block_link(ctx, b, old);
+    fail_oom(ctx);
+    return NULL;
+  }
+  block_link(ctx, q, new_size);
+  return q + 1;
 }
 
 bool gemmc_context_out_of_memory(const gemmc_context *ctx) { return ctx->out_of_memory; }
 
+bool gemmc_context_over_memory_limit(const gemmc_context *ctx) { return ctx && ctx->over_memory_limit; }
+
+/* The diagnostic for an unwind that memory exhaustion caused (one per unwind). */
+static void report_out_of_memory(gemmc_context *ctx) {
+  if (ctx->over_memory_limit)
+    ir_error(ctx, NULL, "out of memory: the input needs more than the context's limit of %zu MiB of IR memory",
+             ctx->memory_limit >> 20);
+  else
+    ir_error(ctx, NULL, "out of memory");
+}
+
+bool gemmc_context_guard(gemmc_context *ctx, bool (*fn)(gemmc_context *ctx, void *user), void *user) {
+  if (!ctx || !fn) return false;
+  jmp_buf *outer = ctx->bailout;
+  jmp_buf here;
+  volatile bool ok = false;
+  if (setjmp(here) == 0) {
+    ctx->bailout = &here;
+    ok = fn(ctx, user);
+  } else {
+    ctx->bailout = outer;
+    ok = false;
+    report_out_of_memory(ctx);
+  }
+  ctx->bailout = outer;
+  return ok;
+}
+
 void *ir_alloc(gemmc_context *ctx, size_t size) {
+  if (size > SIZE_MAX / 2) { /* no arena holds it; also keeps the rounding below from wrapping */
+    fail_oom(ctx);
+    return NULL;
+  }
   size = (size + 15) & ~(size_t)15;
   if (size > ctx->cur_left) {
     size_t chunk = size + sizeof(arena_chunk) + 16 > 65536 ? size + sizeof(arena_chunk) + 16 : 65536;
@@ -109,7 +209,8 @@ void *ir_alloc(gemmc_context *ctx, size_t size) {
 }
 
 char *ir_strdup(gemmc_context *ctx, const char *s, size_t len) {
-  char *p = ir_alloc(ctx, len + 1);
+  char *p = len < SIZE_MAX ? ir_alloc(ctx, len + 1) : NULL;
+  if (!p) return NULL;
   if (len) memcpy(p, s, len);
   p[len] = 0;
   return p;

@@ -7,6 +7,7 @@
 #include "gemmc/ir.h"
 
 typedef struct arena_chunk arena_chunk;
+typedef struct raw_block raw_block;
 
 /* Open-addressing hash set of uniqued objects keyed by their canonical bytes. */
 typedef struct intern_entry {
@@ -24,6 +25,12 @@ typedef struct intern_table {
 struct gemmc_context {
   gemmc_alloc_fn alloc;
   void *alloc_user;
+  /* Every block from the allocator (arena chunks, tables, scratch buffers) is on this list, so
+   * an unwind after an allocation failure leaks nothing: the context frees them all. */
+  raw_block *raw_blocks;
+  size_t bytes_in_use;  /* user bytes of the blocks above */
+  size_t memory_limit;  /* gemmc_context_set_memory_limit */
+  bool over_memory_limit; /* the failure was the limit, not the allocator */
   arena_chunk *chunks;
   char *cur;
   size_t cur_left;

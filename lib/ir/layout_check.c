@@ -1,6 +1,7 @@
 /* layout_check: is a layout encoding valid for a tensor rank, warp count and warp size? */
 #include <stddef.h>
 
+#include "gemmc/limits.h"
 #include "layout_internal.h"
 
 /* "<what> multiplies to P, expected E" for powers of two P <= 256, as static strings: the library
@@ -37,9 +38,11 @@ static bool all_pow2(const int *v, int rank) {
   return true;
 }
 
+/* Saturates at INT64_MAX: entries come from the input (up to 2^24 each, 8 of them). */
 static int64_t product(const int *v, int rank) {
   int64_t p = 1;
-  for (int d = 0; d < rank; d++) p *= v[d];
+  for (int d = 0; d < rank; d++)
+    if (__builtin_mul_overflow(p, (int64_t)v[d], &p)) return INT64_MAX;
   return p;
 }
 
@@ -67,6 +70,9 @@ static const char *check_warps(const int *wpc, int rank, int num_warps) {
 
 static const char *check_blocked(const ir_layout_params *p, int rank, int num_warps, int threads_per_warp) {
   if (!all_pow2(p->size_per_thread, rank)) return "sizePerThread entries must be powers of two";
+  if (product(p->size_per_thread, rank) > GEMMC_MAX_ELEMS_PER_THREAD)
+    return "sizePerThread multiplies to more than 16384, the most elements per thread gemmc allows";
+  _Static_assert(GEMMC_MAX_ELEMS_PER_THREAD == 16384, "the message above names the limit");
   if (!all_pow2(p->threads_per_warp, rank)) return "threadsPerWarp entries must be powers of two";
   if (!is_permutation(p->order, rank)) return "order is not a permutation of the dims";
   const char *m = check_lanes(p->threads_per_warp, rank, threads_per_warp);

@@ -4,6 +4,8 @@
 
 #include "context_internal.h"
 #include "gemmc/layout.h"
+#include "gemmc/limits.h"
+#include "util.h"
 
 /* A value that is visible at the current point of the walk, with the block depth it was defined at
  * (-1: its block has been left, so it is no longer visible). */
@@ -12,12 +14,15 @@ typedef struct visible_entry {
   int depth;
 } visible_entry;
 
-/* An encoding already checked for a given tensor rank: each bad layout is reported once, not
- * once per value that uses it. */
-typedef struct checked_layout {
-  const ir_attr *encoding;
-  int rank;
-} checked_layout;
+/* A type already checked (types are interned: one entry per distinct type), with what one
+ * thread holds of it; each bad type is reported once, at the first op that makes a value of it.
+ * Encodings are entered too (keyed by the attribute, with the rank they were checked for), so
+ * that a bad layout is reported once however many shapes use it. */
+typedef struct checked_type {
+  const void *type;    /* an ir_type or an encoding ir_attr; NULL: empty slot */
+  int64_t per_thread;  /* types: elements per thread, 0 when the type has no layout;
+                          encodings: the rank, negated when the layout was invalid */
+} checked_type;
 
 typedef struct verifier {
   gemmc_context *ctx;
@@ -35,8 +40,11 @@ typedef struct verifier {
   int barrier;                 /* values defined at a smaller depth are outside the isolated op */
   const ir_op *isolating_op;   /* innermost isolated-from-above op being walked */
   bool dominance_off;          /* scratch allocation failed: skip dominance, do not guess */
-  checked_layout *checked;
+  checked_type *checked; /* open-addressing set keyed by type */
   size_t num_checked, cap_checked;
+  bool checked_full;       /* scratch allocation failed: types are checked again each time */
+  int64_t module_per_thread; /* per-thread elements of every tensor value so far */
+  bool reported_module_size;
 } verifier;
 
 /* ------------------------------------------------------------------ diagnostics */
@@ -256,36 +264,123 @@ static void check_operand_dominance(verifier *v, const ir_op *op, int index) {
 
 /* ------------------------------------------------------------------ layout encodings */
 
-/* Layout rules live in the layout library; this is the one place the verifier asks it, and it
- * adds the op and value to the message. Each (encoding, rank) is checked once per run. */
-static void verify_encoding(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
-  if (!ir_type_is_tensor(t) || !t->encoding) return;
-  for (size_t i = 0; i < v->num_checked; i++)
-    if (v->checked[i].encoding == t->encoding && v->checked[i].rank == t->rank) return;
-  if (v->num_checked == v->cap_checked) {
-    size_t ncap = v->cap_checked ? v->cap_checked * 2 : 16;
-    checked_layout *nc = ctx_raw_realloc(v->ctx, v->checked, v->cap_checked * sizeof *nc, ncap * sizeof *nc);
-    if (nc) {
-      v->checked = nc;
-      v->cap_checked = ncap;
+/* The set of checked types: finds type's slot, inserting it; NULL when the set cannot grow. */
+static checked_type *checked_slot(verifier *v, const void *t, bool *fresh) {
+  *fresh = false;
+  if (v->checked_full) return NULL;
+  if ((v->num_checked + 1) * 2 > v->cap_checked) {
+    size_t ncap = v->cap_checked ? v->cap_checked * 2 : 64;
+    checked_type *fresh_table = ctx_raw_alloc(v->ctx, ncap * sizeof *fresh_table);
+    if (!fresh_table) {
+      v->checked_full = true;
+      return NULL;
     }
+    memset(fresh_table, 0, ncap * sizeof *fresh_table);
+    for (size_t i = 0; i < v->cap_checked; i++) {
+      if (!v->checked[i].type) continue;
+      size_t j = hash_pointer(v->checked[i].type) & (ncap - 1);
+      while (fresh_table[j].type) j = (j + 1) & (ncap - 1);
+      fresh_table[j] = v->checked[i];
+    }
+    ctx_raw_free(v->ctx, v->checked, v->cap_checked * sizeof *v->checked);
+    v->checked = fresh_table;
+    v->cap_checked = ncap;
   }
-  if (v->num_checked < v->cap_checked) {
-    v->checked[v->num_checked].encoding = t->encoding;
-    v->checked[v->num_checked].rank = t->rank;
+  size_t i = hash_pointer(t) & (v->cap_checked - 1);
+  while (v->checked[i].type && v->checked[i].type != t) i = (i + 1) & (v->cap_checked - 1);
+  if (!v->checked[i].type) {
+    v->checked[i].type = t;
+    v->checked[i].per_thread = 0;
     v->num_checked++;
+    *fresh = true;
   }
+  return &v->checked[i];
+}
+
+/* Layout rules live in the layout library; this is the one place the verifier asks it, and it
+ * adds the op and value to the message. Returns the elements per thread (0: unknown). */
+static int64_t check_encoding(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
   if (!ir_attr_is_layout(t->encoding)) {
     verr(v, op, "%s has type %s whose encoding is not a layout", what, ts(v, t));
-    return;
+    return 0;
   }
   if (!layout_is_distributed(t->encoding)) {
     verr(v, op, "%s has type %s: a tensor encoding must be a distributed layout, got #%s", what,
          ts(v, t), ir_attr_kind_name(t->encoding->kind));
-    return;
+    return 0;
   }
-  const char *problem = layout_check(t->encoding, t->rank, v->num_warps, v->threads_per_warp);
-  if (problem) verr(v, op, "%s has an invalid encoding %s: %s", what, as(v, t->encoding), problem);
+  bool fresh;
+  checked_type *seen = checked_slot(v, t->encoding, &fresh);
+  if (seen && !fresh && (seen->per_thread == t->rank || seen->per_thread == -t->rank)) {
+    if (seen->per_thread < 0) return 0; /* reported already */
+  } else {
+    const char *problem = layout_check(t->encoding, t->rank, v->num_warps, v->threads_per_warp);
+    if (seen) seen->per_thread = problem ? -t->rank : t->rank;
+    if (problem) {
+      verr(v, op, "%s has an invalid encoding %s: %s", what, as(v, t->encoding), problem);
+      return 0;
+    }
+  }
+  /* 0 when the layout library cannot evaluate the layout (a kind the lowering does not support
+   * either, which reports it); layout_check has bounded sizePerThread for those. */
+  int64_t per_thread = layout_elems_per_thread(t->encoding, t->rank, t->shape);
+  if (per_thread > GEMMC_MAX_ELEMS_PER_THREAD) {
+    verr(v, op, "%s has type %s whose layout gives each thread %lld elements; gemmc allows at most %lld "
+                "(a smaller sizePerThread or more warps)",
+         what, ts(v, t), (long long)per_thread, (long long)GEMMC_MAX_ELEMS_PER_THREAD);
+    return 0;
+  }
+  return per_thread;
+}
+
+/* The limits every later stage relies on, for one value type: tensor dims are powers of two
+ * (Triton's rule; layouts are linear maps over GF(2)), tensors and shared buffers are not
+ * absurdly large, and a layout gives each thread a bounded number of elements. Returns the
+ * elements per thread (0 when the type has no layout or is invalid). */
+static int64_t check_value_type(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
+  if (!t || (t->kind != TY_TENSOR && t->kind != TY_MEMDESC)) return 0;
+  if (t->kind == TY_MEMDESC) {
+    int64_t n = ir_type_num_elements(t);
+    if (n > GEMMC_MAX_MEMDESC_ELEMENTS)
+      verr(v, op, "%s has type %s with %lld elements; gemmc allows at most %lld in one shared-memory buffer", what,
+           ts(v, t), (long long)n, (long long)GEMMC_MAX_MEMDESC_ELEMENTS);
+    return 0;
+  }
+  for (int d = 0; d < t->rank; d++)
+    if (!is_pow2(t->shape[d])) {
+      verr(v, op, "%s has type %s: tensor dimensions must be powers of two (dimension %d is %lld)", what, ts(v, t), d,
+           (long long)t->shape[d]);
+      return 0;
+    }
+  int64_t n = ir_type_num_elements(t);
+  if (n > GEMMC_MAX_TENSOR_ELEMENTS) {
+    verr(v, op, "%s has type %s with %lld elements; a tensor may have at most %lld (Triton's limit)", what, ts(v, t),
+         (long long)n, (long long)GEMMC_MAX_TENSOR_ELEMENTS);
+    return 0;
+  }
+  return t->encoding ? check_encoding(v, op, what, t) : 0;
+}
+
+/* Checks a value's type once per distinct type and adds what each thread holds of the value to
+ * the module's total, which bounds the lowering's work. */
+static void verify_value_type(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
+  if (!t || (t->kind != TY_TENSOR && t->kind != TY_MEMDESC)) return;
+  bool fresh;
+  checked_type *slot = checked_slot(v, t, &fresh);
+  int64_t per_thread;
+  if (slot && !fresh) {
+    per_thread = slot->per_thread;
+  } else {
+    per_thread = check_value_type(v, op, what, t);
+    if (slot) slot->per_thread = per_thread;
+  }
+  v->module_per_thread += per_thread; /* each term is at most 2^14: no overflow */
+  if (v->module_per_thread > GEMMC_MAX_MODULE_ELEMS_PER_THREAD && !v->reported_module_size) {
+    v->reported_module_size = true;
+    verr(v, op, "the module's tensor values hold more than %lld elements per thread in all; the kernel is too "
+                "large for gemmc to lower in reasonable time (smaller tiles or more warps)",
+         (long long)GEMMC_MAX_MODULE_ELEMS_PER_THREAD);
+  }
 }
 
 /* ------------------------------------------------------------------ structure */
@@ -969,9 +1064,21 @@ static const char *func_name_of(const ir_op *func) {
   return a && a->str ? a->str : "?";
 }
 
+/* A symbol gemmc turns into a PTX name (after ir_ptx_symbol_name's escaping): not empty, not huge. */
+static void check_symbol_name(verifier *v, const ir_op *op, const char *what, const char *name) {
+  size_t n = strlen(name);
+  if (n == 0)
+    verr(v, op, "%s must not be empty", what);
+  else if (n > GEMMC_MAX_SYMBOL_BYTES)
+    verr(v, op, "%s is %zu bytes long; gemmc allows at most %d", what, n, GEMMC_MAX_SYMBOL_BYTES);
+}
+
 static void verify_func(verifier *v, const ir_op *op) {
   const ir_attr *name = ir_op_get_attr(op, "sym_name");
-  if (!name || (name->kind != AT_STRING && name->kind != AT_SYMBOL)) verr(v, op, "requires a 'sym_name' attribute");
+  if (!name || (name->kind != AT_STRING && name->kind != AT_SYMBOL) || !name->str)
+    verr(v, op, "requires a 'sym_name' attribute");
+  else
+    check_symbol_name(v, op, "the function name", name->str);
   const ir_type *ft = func_type_of(op);
   if (!ft) {
     verr(v, op, "requires a 'function_type' attribute holding a function type");
@@ -1049,7 +1156,13 @@ static void verify_module(verifier *v, const ir_op *op) {
   int64_t tpw = ir_module_int_attr(op, "ttg.threads-per-warp", 32);
   if (tpw != 32 && tpw != 64) verr(v, op, "ttg.threads-per-warp must be 32 or 64, got %lld", (long long)tpw);
   int64_t nw = ir_module_int_attr(op, "ttg.num-warps", 1);
-  if (!is_pow2(nw)) verr(v, op, "ttg.num-warps must be a positive power of two, got %lld", (long long)nw);
+  int64_t threads;
+  if (!is_pow2(nw))
+    verr(v, op, "ttg.num-warps must be a positive power of two, got %lld", (long long)nw);
+  else if ((tpw == 32 || tpw == 64) &&
+           (__builtin_mul_overflow(nw, tpw, &threads) || threads > GEMMC_MAX_THREADS_PER_BLOCK))
+    verr(v, op, "ttg.num-warps = %lld with %lld threads per warp is more than the %d threads a block can hold",
+         (long long)nw, (long long)tpw, GEMMC_MAX_THREADS_PER_BLOCK);
   if (op->regions[0].first != op->regions[0].last) verr(v, op, "body must have exactly one block");
 }
 
@@ -1275,7 +1388,7 @@ static void verify_block(verifier *v, const ir_op *owner, const ir_block *b) {
     if (!arg->type)
       verr(v, owner, "%s has no type", what);
     else
-      verify_encoding(v, owner, what, arg->type);
+      verify_value_type(v, owner, what, arg->type);
     vis_define(v, arg);
   }
   for (const ir_op *o = b->first; o; o = o->next) {
@@ -1297,11 +1410,19 @@ static void verify_op(verifier *v, const ir_op *op) {
       if (!seen_before) check_operand_dominance(v, op, i);
     }
   verify_terminator_position(v, op);
+  int errors_before = v->num_errors;
   if (well_formed) verify_op_semantics(v, op);
-  for (int i = 0; i < op->num_results; i++) {
+  /* An op that broke its own rules has said what is wrong with its result types. */
+  bool results_reported = v->num_errors > errors_before;
+  for (int i = 0; i < op->num_results && !results_reported; i++) {
     char what[48];
     snprintf(what, sizeof what, "result #%d", i);
-    if (op->results[i].type) verify_encoding(v, op, what, op->results[i].type);
+    if (op->results[i].type) verify_value_type(v, op, what, op->results[i].type);
+  }
+  /* Every later stage recurses over regions: the nesting is bounded here, before them. */
+  if (op->num_regions && v->depth >= GEMMC_MAX_REGION_DEPTH) {
+    verr(v, op, "regions are nested more than %d deep", GEMMC_MAX_REGION_DEPTH);
+    return;
   }
   bool isolated = ir_op_info_of(op->kind)->traits & TRAIT_ISOLATED;
   int saved_barrier = v->barrier;
@@ -1324,8 +1445,12 @@ bool ir_verify(gemmc_context *ctx, ir_op *op) {
   v.root = op;
   v.isolating_op = op;
   const ir_op *module = op->kind == OP_MODULE ? op : ir_op_ancestor_of_kind(op, OP_MODULE);
-  v.num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 0);
-  v.threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", 32);
+  /* Out-of-range values are reported by verify_module; the layout checks then use 0 (unknown)
+   * rather than a truncated number. */
+  int64_t num_warps = ir_module_int_attr(module, "ttg.num-warps", 0);
+  int64_t threads_per_warp = ir_module_int_attr(module, "ttg.threads-per-warp", 32);
+  v.num_warps = num_warps > 0 && num_warps <= GEMMC_MAX_THREADS_PER_BLOCK ? (int)num_warps : 0;
+  v.threads_per_warp = threads_per_warp > 0 && threads_per_warp <= GEMMC_MAX_THREADS_PER_BLOCK ? (int)threads_per_warp : 0;
   verify_op(&v, op);
   ctx_raw_free(ctx, v.table, v.table_cap * sizeof *v.table);
   ctx_raw_free(ctx, v.stack, v.stack_cap * sizeof *v.stack);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemmc/limits.h"
 #include "parse_state.h"
 #include "parser.h"
 #define YYSTYPE TIR_STYPE
@@ -180,6 +181,13 @@ ir_op *ir_parse_module(gemmc_context *ctx, const char *text, size_t len, const c
   src->text = text;
   src->len = len;
   ps->src = src;
+  if (len > GEMMC_MAX_INPUT_BYTES) {
+    /* Refused at once: every stage after this is sized for inputs up to the limit. */
+    ir_error(ctx, ir_loc_file(ctx, src, 1, 1), "the input is %zu bytes; gemmc reads at most %zu MiB (%zu bytes)",
+             len, GEMMC_MAX_INPUT_BYTES >> 20, GEMMC_MAX_INPUT_BYTES);
+    ctx_raw_free(ctx, ps, sizeof *ps);
+    return NULL;
+  }
   bool ok = false;
   jmp_buf *outer = ctx->bailout;
   if (setjmp(ps->bailout) == 0) {
