@@ -1,5 +1,6 @@
 /* Parser support: types, numbers, dense constants, dictionaries and layout encodings. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +208,24 @@ static double float_from_bits(ir_float_kind k, uint64_t bits) {
   }
 }
 
+/* The smallest magnitude that rounds to infinity (or past the largest finite value, for the f8
+ * types that have no infinity) in a float type: the largest finite value plus half an ulp. */
+static double float_overflow_threshold(ir_float_kind k) {
+  switch (k) {
+  case FLT_F16: return 65504.0 + 16.0;
+  case FLT_BF16: return ldexp(2.0 - ldexp(1.0, -7), 127) + ldexp(1.0, 119);
+  case FLT_F32:
+  case FLT_TF32: return (double)FLT_MAX + ldexp(1.0, 103);
+  case FLT_F64: return INFINITY; /* strtod's own overflow (inf) is the test */
+  case FLT_F8E4M3FN: return 448.0 + 16.0;
+  case FLT_F8E5M2: return 57344.0 + 4096.0;
+  case FLT_F8E4M3FNUZ: return 240.0 + 8.0;
+  case FLT_F8E5M2FNUZ: return 57344.0 + 4096.0;
+  case FLT_F8E4M3B11FNUZ: return 30.0 + 1.0;
+  default: return INFINITY;
+  }
+}
+
 const ir_attr *parse_number_attr(parse_state *ps, const parsed_number *num, const ir_type *type) {
   const char *t = num->text;
   if (type && type->kind != TY_INT && type->kind != TY_FLOAT && type->kind != TY_INDEX) {
@@ -221,6 +240,14 @@ const ir_attr *parse_number_attr(parse_state *ps, const parsed_number *num, cons
       parse_error_at(ps, num->pos, "hexadecimal literal '%s' is too large", t);
       return NULL;
     }
+    /* The bits of the value, as MLIR reads hex: they must fit the type's width, exactly as the
+     * decimal spelling must fit its range (0xFFFFFFFF : i32 is -1; 0x1FFFFFFFF : i32 is an error). */
+    unsigned width = type ? (type->kind == TY_INDEX ? 64 : type->width) : 64;
+    if (width < 64 && (bits >> width) != 0) {
+      parse_error_at(ps, num->pos, "hexadecimal literal '%s' does not fit in %u bits (type '%s')", t, width,
+                     ir_type_str(ps->ctx, type));
+      return NULL;
+    }
     if (want_float) {
       if (num->negative) {
         parse_error_at(ps, num->pos, "hexadecimal float literal cannot be negated");
@@ -228,6 +255,7 @@ const ir_attr *parse_number_attr(parse_state *ps, const parsed_number *num, cons
       }
       return ir_float_attr(ps->ctx, float_from_bits(type->float_kind, bits), type);
     }
+    if (type && type->kind == TY_INT && type->width == 1) return ir_bool_attr(ps->ctx, bits != 0);
     return ir_int_attr(ps->ctx, (int64_t)bits, type);
   }
   if (want_float) {
@@ -235,8 +263,16 @@ const ir_attr *parse_number_attr(parse_state *ps, const parsed_number *num, cons
       parse_error_at(ps, num->pos, "integer literal '%s' for a float type; write '%s.0'", t, t);
       return NULL;
     }
+    const ir_type *ft = type ? type : ir_float_type(ps->ctx, FLT_F64);
     double v = strtod(t, NULL);
-    return ir_float_attr(ps->ctx, num->negative ? -v : v, type ? type : ir_float_type(ps->ctx, FLT_F64));
+    /* A decimal that rounds to infinity in its type is an error (MLIR: "floating point value too
+     * large"); write infinity in hexadecimal. Underflow to zero is accepted, as in MLIR. */
+    if (isinf(v) || fabs(v) >= float_overflow_threshold(ft->float_kind)) {
+      parse_error_at(ps, num->pos, "float literal '%s%s' is too large for type '%s'", num->negative ? "-" : "", t,
+                     ir_type_str(ps->ctx, ft));
+      return NULL;
+    }
+    return ir_float_attr(ps->ctx, num->negative ? -v : v, ft);
   }
   if (num->token == FLOAT) {
     parse_error_at(ps, num->pos, "float literal '%s' for integer type '%s'", t,

@@ -59,6 +59,9 @@ const char *parse_string_literal(parse_state *ps, const char *text, int len) {
     } else
       out[n++] = e;
   }
+  /* Strings are NUL-terminated everywhere after the parser (names, attributes, kernel.json):
+   * a NUL inside one would silently cut it short, so it is refused (docs/ir.md). */
+  if (memchr(out, 0, n)) return NULL;
   return ir_intern_string(ps->ctx, out, n);
 }
 

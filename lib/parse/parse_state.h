@@ -155,6 +155,8 @@ typedef struct parse_state {
 
 /* scanner helpers */
 const char *parse_token_text(parse_state *ps, const char *text, int len);
+/* Decodes a quoted string literal (quotes included) into an interned string; NULL when it
+ * holds a NUL byte, escaped or raw, which gemmc refuses. */
 const char *parse_string_literal(parse_state *ps, const char *text, int len);
 bool parse_value_is_definition(parse_state *ps);
 int parse_classify_word(parse_state *ps, const char *text, int len, void *yylval);
