@@ -76,7 +76,10 @@ typedef struct gemmc_kernel_arg {
 } gemmc_kernel_arg;
 
 typedef struct gemmc_kernel_metadata {
-  const char *name;     /* the kernel symbol in the PTX (the tt.func name) */
+  const char *name;     /* the kernel symbol in the PTX: the tt.func name when it is a valid PTX
+                           identifier of letters, digits and '_', else that name with every
+                           other byte written $xx (a.b -> a$2eb, 1abc -> $31abc; see
+                           gemmc_ptx_symbol_name in gemmc/target.h). Pass it to cuModuleGetFunction. */
   int num_args;
   const gemmc_kernel_arg *args;
   int num_warps;
@@ -92,6 +95,7 @@ typedef struct gemmc_kernel_metadata {
   int num_constants;
   const char *const *constant_names;
   const char *const *constant_values;
+  const char *source_name; /* the tt.func name as written in the .tir (without '@') */
 } gemmc_kernel_metadata;
 
 /* The value of constant `name` of a compiled kernel, or NULL. Owned by the compile result. */

@@ -106,6 +106,11 @@ bool gemmc_target_codegen_ptx(const gemmc_target *t, LLVMModuleRef m, int opt_le
 bool gemmc_target_emit_amdgpu_asm(const gemmc_target *t, LLVMModuleRef m, int opt_level,
                                   char **asm_out, size_t *len_out, char *err, size_t errlen);
 
+/* The PTX name of a kernel called `name` in the .tir (lib/target/symbol_name.c has the rule):
+ * valid identifiers of letters, digits and '_' are kept; other bytes become `$xx`. Writes at
+ * most out_size bytes including the NUL; returns the length the name needs (at most 3 * strlen). */
+size_t gemmc_ptx_symbol_name(const char *name, char *out, size_t out_size);
+
 /* True when an executable `ptxas` is on PATH (its path copied to path_out when given). */
 bool gemmc_target_find_ptxas(char *path_out, size_t path_len);
 

@@ -252,7 +252,7 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
   c->times.lower_ms = now_ms() - start;
   if (!c->llvm_module) return fail(c, "internal error: lowering made no LLVM module");
   for (int i = 0; i < num_lowered; i++) {
-    if (!lowered[i].name || strcmp(lowered[i].name, c->kernel.name) != 0) continue;
+    if (!lowered[i].name || strcmp(lowered[i].name, c->kernel.source_name) != 0) continue;
     if (lowered[i].num_warps > 0) c->kernel.num_warps = lowered[i].num_warps;
     if (lowered[i].threads_per_warp > 0) c->kernel.threads_per_warp = lowered[i].threads_per_warp;
     if (lowered[i].threads_per_block > 0) c->kernel.threads_per_block = lowered[i].threads_per_block;

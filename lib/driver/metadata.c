@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "driver_internal.h"
+#include "gemmc/target.h"
 
 static bool is_public_func(const ir_op *op) {
   if (op->kind != OP_FUNC || !op->num_regions || !op->regions[0].first) return false; /* declarations */
@@ -71,7 +72,11 @@ bool metadata_from_module(gemmc_context *ctx, ir_op *module, gemmc_kernel_metada
     return false;
   }
   const ir_attr *name = ir_op_get_attr(kernel, "sym_name");
-  md->name = name && name->str ? name->str : "";
+  md->source_name = name && name->str ? name->str : "";
+  size_t symbol_len = gemmc_ptx_symbol_name(md->source_name, NULL, 0);
+  char *symbol = ir_alloc(ctx, symbol_len + 1);
+  gemmc_ptx_symbol_name(md->source_name, symbol, symbol_len + 1);
+  md->name = symbol;
   const ir_block *entry = kernel->regions[0].first;
   const ir_attr *arg_attrs = ir_op_get_attr(kernel, "arg_attrs");
   md->num_args = entry->num_args;
@@ -153,17 +158,33 @@ int metadata_ptx_param_count(const char *ptx, const char *kernel_name) {
 
 /* ------------------------------------------------------------------ kernel.json */
 
+/* The length of the UTF-8 sequence at p (1..4), or 0 when it is not valid UTF-8. */
+static int utf8_length(const unsigned char *p) {
+  int n = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+  if (n == 2 && p[0] < 0xC2) return 0; /* overlong */
+  for (int i = 1; i < n; i++)
+    if ((p[i] & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+/* A JSON string. Valid UTF-8 is copied; a byte that is not (kernel names may hold any byte)
+ * is written as the code point of the same number (\u00XX), so the file stays valid JSON. */
 static void json_string(strbuf *b, const char *s) {
   sb_put(b, "\"", 1);
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+    int n = utf8_length(p);
     if (*p == '"' || *p == '\\') {
       sb_put(b, "\\", 1);
       sb_put(b, p, 1);
-    } else if (*p < 0x20) {
+    } else if (*p < 0x20 || n == 0) {
       sb_printf(b, "\\u%04x", *p);
+      n = 1;
     } else {
-      sb_put(b, p, 1);
+      sb_put(b, p, (size_t)n);
+      p += n;
+      continue;
     }
+    p++;
   }
   sb_put(b, "\"", 1);
 }
@@ -184,6 +205,8 @@ char *metadata_to_json(gemmc_context *ctx, const gemmc_kernel_metadata *md, size
   json_string(&b, gemmc_version());
   sb_puts(&b, ",\n  \"kernel\": ");
   json_string(&b, md->name);
+  sb_puts(&b, ",\n  \"source_name\": ");
+  json_string(&b, md->source_name);
   sb_puts(&b, ",\n  \"target\": ");
   json_string(&b, md->target);
   if (md->ptx_version)

@@ -298,7 +298,18 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
       return false;
     }
   }
-  LLVMValueRef fn = LLVMAddFunction(s->mod, name, LLVMFunctionType(s->voidt, params, (unsigned)nargs, 0));
+  /* The PTX symbol: the name escaped into a valid PTX identifier (kernel.json keeps both). */
+  size_t symbol_len = gemmc_ptx_symbol_name(name, NULL, 0);
+  char *symbol = lower_alloc(s, symbol_len + 1);
+  if (!symbol) return false;
+  gemmc_ptx_symbol_name(name, symbol, symbol_len + 1);
+  LLVMValueRef fn = LLVMAddFunction(s->mod, symbol, LLVMFunctionType(s->voidt, params, (unsigned)nargs, 0));
+  size_t got_len = 0;
+  const char *got = LLVMGetValueName2(fn, &got_len);
+  if (got_len != symbol_len || memcmp(got, symbol, symbol_len) != 0) { /* LLVM renamed it */
+    ir_op_error(s->ctx, func, "kernel name '%s' clashes with a symbol gemmc's lowering defines", name);
+    return false;
+  }
   s->fn = fn;
   s->func = func;
   int threads = s->num_warps * s->threads_per_warp;
