@@ -10,6 +10,9 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
+#include <llvm-c/ErrorHandling.h>
+#include <pthread.h>
+#include <setjmp.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #define NVPTX_TRIPLE "nvptx64-nvidia-cuda"
@@ -218,6 +221,70 @@ bool gemmc_target_validate(const gemmc_target *t, char *err, size_t errlen) {
   return validate_features(t, err, errlen);
 }
 
+/* ------------------------------------------------------------------ LLVM fatal errors
+ *
+ * LLVM reports some errors with report_fatal_error, which calls the handler installed with
+ * LLVMInstallFatalErrorHandler and then exits the process: a library must not let that happen
+ * to the program that embeds it. gemmc installs its handler once per process (LLVM's handler is
+ * process-wide) and runs each LLVM pipeline and code generation under a setjmp point; the
+ * handler longjmps back there, so the call fails with "LLVM fatal error: <reason>".
+ *
+ * Caveats (docs/limits.md): the longjmp skips LLVM's C++ frames, so their destructors do not run
+ * and whatever they held is leaked (pass managers, machine functions: bounded, once per such
+ * error); the module that was being compiled is in an unspecified state and only good for
+ * LLVMDisposeModule. Outside gemmc's own calls (another thread of the host using LLVM, or no
+ * gemmc call active) the handler returns, and LLVM exits as it would have without gemmc. A host
+ * that installs its own LLVM fatal-error handler replaces gemmc's. Errors LLVM reports by
+ * assertions (in an assertion-enabled LLVM) or out of memory (report_bad_alloc_error) are not
+ * covered. The two thread-locals below are the library's only mutable globals: LLVM's handler
+ * takes no user data, so the jump target must be found through the thread. */
+static _Thread_local jmp_buf *llvm_fatal_jump;
+static _Thread_local char llvm_fatal_reason[512];
+static pthread_once_t llvm_fatal_once = PTHREAD_ONCE_INIT;
+
+static void on_llvm_fatal_error(const char *reason) {
+  jmp_buf *jump = llvm_fatal_jump;
+  if (!jump) return;
+  snprintf(llvm_fatal_reason, sizeof llvm_fatal_reason, "%s", reason ? reason : "(no reason given)");
+  llvm_fatal_jump = NULL;
+  longjmp(*jump, 1);
+}
+
+static void install_llvm_fatal_handler(void) { LLVMInstallFatalErrorHandler(on_llvm_fatal_error); }
+
+/* What target_llvm_guarded runs: one LLVM call and where its results go. */
+typedef struct llvm_call {
+  enum { CALL_RUN_PASSES, CALL_EMIT } kind;
+  LLVMModuleRef module;
+  LLVMTargetMachineRef machine;
+  const char *pipeline;
+  LLVMPassBuilderOptionsRef options;
+  LLVMErrorRef pass_error;        /* CALL_RUN_PASSES */
+  char *message;                  /* CALL_EMIT */
+  LLVMMemoryBufferRef buffer;     /* CALL_EMIT */
+  LLVMBool emit_failed;           /* CALL_EMIT */
+} llvm_call;
+
+/* Makes the LLVM call with fatal errors turned into a false return and "LLVM fatal error: .."
+ * in err. True when LLVM returned (its own error results are in *call). */
+static bool target_llvm_guarded(llvm_call *call, char *err, size_t errlen) {
+  pthread_once(&llvm_fatal_once, install_llvm_fatal_handler);
+  jmp_buf here;
+  jmp_buf *volatile outer = llvm_fatal_jump;
+  if (setjmp(here) != 0) {
+    llvm_fatal_jump = outer;
+    return target_fail(err, errlen, "LLVM fatal error: %s", llvm_fatal_reason);
+  }
+  llvm_fatal_jump = &here;
+  if (call->kind == CALL_RUN_PASSES)
+    call->pass_error = LLVMRunPasses(call->module, call->pipeline, call->machine, call->options);
+  else
+    call->emit_failed = LLVMTargetMachineEmitToMemoryBuffer(call->machine, call->module, LLVMAssemblyFile,
+                                                            &call->message, &call->buffer);
+  llvm_fatal_jump = outer;
+  return true;
+}
+
 /* NVPTX at -O3 generates code at LLVM's Default level: Aggressive only swaps EarlyCSE for two
  * GVN runs in NVPTX's IR passes (NVPTXPassConfig::addEarlyCSEOrGVNPass), about a third of code
  * generation time, for the same PTX on our kernels up to register numbering (ptxas: equal or
@@ -298,8 +365,11 @@ bool target_optimize_with_machine(const gemmc_target *t, LLVMTargetMachineRef tm
   const char *pipeline = t->arch == GEMMC_ARCH_NVPTX && opt_level == 3 ? nvptx_o3_pipeline
                                                                        : default_pipeline;
   LLVMPassBuilderOptionsRef options = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef error = LLVMRunPasses(m, pipeline, tm, options);
+  llvm_call call = {.kind = CALL_RUN_PASSES, .module = m, .machine = tm, .pipeline = pipeline, .options = options};
+  bool returned = target_llvm_guarded(&call, err, errlen);
   LLVMDisposePassBuilderOptions(options);
+  if (!returned) return false;
+  LLVMErrorRef error = call.pass_error;
   if (error) {
     char *text = LLVMGetErrorMessage(error);
     target_fail(err, errlen, "LLVM pass pipeline %s failed: %s", pipeline, text);
@@ -323,9 +393,11 @@ bool gemmc_target_optimize(const gemmc_target *t, LLVMModuleRef m, int opt_level
  * NUL-terminated assembly text. Code generation mutates m. */
 static bool codegen_to_text(const gemmc_target *t, LLVMTargetMachineRef tm, LLVMModuleRef m,
                             char **text_out, size_t *len_out, char *err, size_t errlen) {
-  LLVMMemoryBufferRef buffer = NULL;
-  char *message = NULL;
-  if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &message, &buffer)) {
+  llvm_call call = {.kind = CALL_EMIT, .module = m, .machine = tm};
+  if (!target_llvm_guarded(&call, err, errlen)) return false;
+  LLVMMemoryBufferRef buffer = call.buffer;
+  char *message = call.message;
+  if (call.emit_failed) {
     target_fail(err, errlen, "LLVM code generation for %s failed: %s", t->name,
                 message ? message : "");
     LLVMDisposeMessage(message);
