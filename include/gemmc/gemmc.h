@@ -45,7 +45,7 @@ typedef struct gemmc_define {
 typedef struct gemmc_compile_options {
   const char *target;   /* "sm_80" .. "sm_90a"; NULL: "sm_90a" */
   int num_warps;        /* 0: the module's ttg.num-warps, else 4 (TTIR) */
-  int num_stages;       /* K-loop software pipelining depth for TTIR (shared-memory stages); 0: 3, 1: off */
+  int num_stages;       /* K-loop software pipelining depth for TTIR (shared-memory stages); 0: 3, 1: off, at most 8 */
   int opt_level;        /* LLVM pipeline default<O0..3> */
   gemmc_stage stage;    /* where to stop */
   const gemmc_define *defines; /* caller-owned array of num_defines entries */
@@ -53,7 +53,8 @@ typedef struct gemmc_compile_options {
   bool verify_each;     /* run the IR verifier after every pass (it always runs after parsing) */
 } gemmc_compile_options;
 
-/* Fills *opts with the defaults: target sm_90a, num_warps 0, num_stages 3, opt_level 3, stage PTX, no defines. */
+/* Fills *opts with the defaults: target sm_90a, num_warps 0, num_stages 3, opt_level 3, stage PTX, no defines.
+ * NULL is ignored. */
 void gemmc_compile_options_init(gemmc_compile_options *opts);
 
 /* ------------------------------------------------------------------ kernel description */
@@ -98,7 +99,8 @@ typedef struct gemmc_kernel_metadata {
   const char *source_name; /* the tt.func name as written in the .tir (without '@') */
 } gemmc_kernel_metadata;
 
-/* The value of constant `name` of a compiled kernel, or NULL. Owned by the compile result. */
+/* The value of constant `name` of a compiled kernel, or NULL (also when kernel or name is NULL).
+ * Owned by the compile result. */
 const char *gemmc_kernel_constant(const gemmc_kernel_metadata *kernel, const char *name);
 
 /* ------------------------------------------------------------------ compiling */
@@ -109,10 +111,22 @@ typedef struct gemmc_compiled gemmc_compiled;
  * with one public tt.func. filename is used in diagnostics (NULL: "<input>"). opts NULL means
  * gemmc_compile_options_init's defaults.
  *
- * Returns true on success. *out is set in both cases (NULL only when memory ran out) and the
- * caller owns it: free it with gemmc_compiled_destroy before destroying ctx. On failure the
- * result holds only diagnostics (gemmc_compiled_diagnostics). Nothing is printed; the library
- * never exits. Not thread-safe with respect to ctx. */
+ * Returns true on success. Whenever out is not NULL, *out is set, on success and on failure,
+ * and is never NULL: on failure the result holds at least one diagnostic
+ * (gemmc_compiled_diagnostics), including for the misuses below. The caller frees it with
+ * gemmc_compiled_destroy (before destroying ctx). Nothing is printed; the library never exits,
+ * aborts or lets LLVM exit the process. Not thread-safe with respect to ctx.
+ *
+ * Rules, each checked, each failing with its own diagnostic:
+ * - out NULL: returns false, nothing else (there is nowhere to put a result);
+ * - ctx NULL: false, and *out is a static result saying so (gemmc_compiled_destroy ignores it);
+ * - text NULL with len > 0; len over GEMMC_MAX_INPUT_BYTES (gemmc/limits.h, 8 MiB);
+ * - opts->stage outside GEMMC_STAGE_TTGIR .. GEMMC_STAGE_CUBIN;
+ * - opts->opt_level outside 0..3; opts->num_warps not 0 or a power of two up to 32;
+ *   opts->num_stages outside 0..8; opts->num_defines negative, or positive with defines NULL;
+ *   a define with a NULL or malformed name or a NULL, empty or multi-line value;
+ * - opts->target not a known target name;
+ * - running out of memory (the allocator, or the context's memory limit): "out of memory". */
 bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char *filename,
                    const gemmc_compile_options *opts, gemmc_compiled **out);
 
@@ -120,7 +134,8 @@ bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char 
 void gemmc_compiled_destroy(gemmc_compiled *c);
 
 /* Every accessor returns memory owned by c (valid until gemmc_compiled_destroy), or NULL/0 when
- * the stage was not reached. Texts are NUL-terminated; *len (when given) excludes the NUL. */
+ * the stage was not reached. Texts are NUL-terminated; *len (when given) excludes the NUL.
+ * Every accessor accepts c == NULL: NULL (0 in *len), false, or "" for the diagnostics. */
 bool gemmc_compiled_ok(const gemmc_compiled *c);
 /* All errors, warnings and notes, formatted `file:line:col: error: message` with the source
  * line and a caret; "" when there were none. */

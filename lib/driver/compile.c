@@ -11,6 +11,7 @@
 #include <llvm-c/Core.h>
 
 #include "driver_internal.h"
+#include "gemmc/limits.h"
 #include "gemmc/passes.h"
 #include "gemmc/target.h"
 #include "lower/lower.h"
@@ -20,6 +21,8 @@
 #endif
 
 #define DEFAULT_TARGET "sm_90a"
+/* Shared-memory stages of the K-loop pipeline: past 8 no GEMM tile fits in shared memory. */
+#define GEMMC_MAX_NUM_STAGES 8
 
 /* A text the result owns: len + 1 bytes from the context's allocator. */
 typedef struct owned_text {
@@ -50,6 +53,7 @@ struct gemmc_compiled {
 const char *gemmc_version(void) { return GEMMC_VERSION; }
 
 void gemmc_compile_options_init(gemmc_compile_options *opts) {
+  if (!opts) return;
   memset(opts, 0, sizeof *opts);
   opts->target = DEFAULT_TARGET;
   opts->opt_level = 3;
@@ -299,19 +303,33 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
   return true;
 }
 
+/* The option rules gemmc.h states, each with its own message. */
+static bool check_options(gemmc_compiled *c, const char *text, size_t len) {
+  const gemmc_compile_options *o = &c->opts;
+  if (!text && len) return fail(c, "gemmc_compile: text is NULL but len is %zu", len);
+  if ((unsigned)o->stage > (unsigned)GEMMC_STAGE_CUBIN)
+    return fail(c, "gemmc_compile: stage must be GEMMC_STAGE_TTGIR .. GEMMC_STAGE_CUBIN, got %d", (int)o->stage);
+  if (o->opt_level < 0 || o->opt_level > 3) return fail(c, "optimization level must be 0..3, got %d", o->opt_level);
+  if (o->num_warps < 0 || o->num_warps > 32 || (o->num_warps & (o->num_warps - 1)))
+    return fail(c, "num-warps must be a power of two from 1 to 32, got %d", o->num_warps);
+  if (o->num_stages < 0 || o->num_stages > GEMMC_MAX_NUM_STAGES)
+    return fail(c, "num-stages must be 0 (the default, 3) or 1 .. %d, got %d", GEMMC_MAX_NUM_STAGES, o->num_stages);
+  if (o->num_defines < 0) return fail(c, "gemmc_compile: num_defines must not be negative, got %d", o->num_defines);
+  if (o->num_defines > 0 && !o->defines)
+    return fail(c, "gemmc_compile: num_defines is %d but defines is NULL", o->num_defines);
+  if (len > GEMMC_MAX_INPUT_BYTES)
+    return fail(c, "%s: the input is %zu bytes; gemmc reads at most %zu MiB (%zu bytes)", c->filename, len,
+                GEMMC_MAX_INPUT_BYTES >> 20, GEMMC_MAX_INPUT_BYTES);
+  return true;
+}
+
 static bool compile_steps(gemmc_compiled *c, const char *text, size_t len) {
   gemmc_context *ctx = c->ctx;
   char err[1024];
+  if (!check_options(c, text, len)) return false;
+  if (!text) text = ""; /* len is 0 */
   c->target = gemmc_target_lookup(c->opts.target ? c->opts.target : DEFAULT_TARGET, err, sizeof err);
   if (!c->target) return fail(c, "%s", err);
-  if (c->opts.opt_level < 0 || c->opts.opt_level > 3) {
-    ir_error(ctx, NULL, "optimization level must be 0..3, got %d", c->opts.opt_level);
-    return false;
-  }
-  if (c->opts.num_warps < 0 || c->opts.num_warps > 32 || (c->opts.num_warps & (c->opts.num_warps - 1))) {
-    ir_error(ctx, NULL, "num-warps must be a power of two from 1 to 32, got %d", c->opts.num_warps);
-    return false;
-  }
 
   double start = now_ms();
   c->original.name = c->filename;
@@ -340,18 +358,65 @@ static bool compile_steps(gemmc_compiled *c, const char *text, size_t len) {
   return c->json.data != NULL;
 }
 
+/* Results for the two failures that leave no context memory to describe them: they are static,
+ * hold one diagnostic, and gemmc_compiled_destroy knows not to free them. */
+#define NO_CONTEXT_TEXT "error: gemmc_compile: ctx is NULL\n"
+#define NO_RESULT_MEMORY_TEXT "error: out of memory (allocating the compile result)\n"
+static const gemmc_compiled no_context_result = {
+    .diagnostics = {.data = (char *)NO_CONTEXT_TEXT, .len = sizeof NO_CONTEXT_TEXT - 1}};
+static const gemmc_compiled out_of_memory_result = {
+    .diagnostics = {.data = (char *)NO_RESULT_MEMORY_TEXT, .len = sizeof NO_RESULT_MEMORY_TEXT - 1}};
+
+/* Appends message; when memory is gone, it overwrites the end of what is there instead (the
+ * buffer always has the 1 KiB reserved at the start), so a failed result always ends with an
+ * error line. */
+static void put_final_error(strbuf *b, const char *message) {
+  size_t n = strlen(message), before = b->len;
+  sb_put(b, message, n);
+  if (b->len == before + n || b->cap <= n) return;
+  size_t at = b->len < b->cap - n - 1 ? b->len : b->cap - n - 1;
+  memcpy(b->data + at, message, n + 1);
+  b->len = at + n;
+}
+
+static bool is_static_result(const gemmc_compiled *c) {
+  return c == &no_context_result || c == &out_of_memory_result;
+}
+
 bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char *filename,
                    const gemmc_compile_options *opts, gemmc_compiled **out) {
-  if (out) *out = NULL;
-  if (!ctx || !out || (!text && len)) return false;
-  gemmc_compiled *c = ctx_raw_alloc(ctx, sizeof *c);
+  if (!out) return false; /* nowhere to put a result: the one misuse with no diagnostic */
+  *out = (gemmc_compiled *)&no_context_result;
+  if (!ctx) return false;
+  *out = (gemmc_compiled *)&out_of_memory_result;
+  /* Each compile starts with a clean memory state: an earlier one that ran out does not count. */
+  ctx->out_of_memory = false;
+  ctx->over_memory_limit = false;
+  jmp_buf no_memory;
+  jmp_buf *outer = ctx->bailout;
+  ctx->bailout = &no_memory;
+  gemmc_compiled *volatile allocated = NULL;
+  if (setjmp(no_memory) == 0) allocated = ctx_raw_alloc(ctx, sizeof *allocated);
+  ctx->bailout = outer;
+  gemmc_compiled *c = allocated;
   if (!c) return false;
   memset(c, 0, sizeof *c);
   c->ctx = ctx;
   sb_init(&c->diagnostics, ctx);
+  /* Room for the out-of-memory message, taken while there is memory: the message must get
+   * into the result even when the compile stopped at the context's memory limit. */
+  if (setjmp(no_memory) == 0) {
+    ctx->bailout = &no_memory;
+    sb_reserve(&c->diagnostics, 1024);
+  }
+  ctx->bailout = outer;
+  if (c->diagnostics.cap < 1024) {
+    sb_free(&c->diagnostics);
+    ctx_raw_free(ctx, c, sizeof *c);
+    return false; /* *out is out_of_memory_result */
+  }
   if (opts) c->opts = *opts;
   else gemmc_compile_options_init(&c->opts);
-  c->filename = ir_intern_string(ctx, filename ? filename : "<input>", strlen(filename ? filename : "<input>"));
   *out = c;
 
   /* Diagnostics go to this result only; the caller's handler is back in place afterwards. */
@@ -364,10 +429,18 @@ bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char 
   ctx->bailout = &out_of_memory;
   double start = now_ms();
   if (setjmp(out_of_memory) == 0) {
-    c->ok = compile_steps(c, text ? text : "", len) && ctx->num_errors == c->errors_before;
+    c->filename = ir_intern_string(ctx, filename ? filename : "<input>", strlen(filename ? filename : "<input>"));
+    c->ok = compile_steps(c, text, len) && ctx->num_errors == c->errors_before;
   } else {
     c->ok = false;
-    sb_puts(&c->diagnostics, "error: out of memory\n");
+    ctx->bailout = saved_bailout; /* the diagnostic below must not unwind here again */
+    char message[160];
+    if (gemmc_context_over_memory_limit(ctx))
+      snprintf(message, sizeof message, "error: out of memory: the compile needs more than the context's limit of %zu MiB\n",
+               ctx->memory_limit >> 20);
+    else
+      snprintf(message, sizeof message, "error: out of memory\n");
+    put_final_error(&c->diagnostics, message);
   }
   ctx->bailout = saved_bailout;
   ir_set_diag_handler(ctx, saved_handler, saved_user);
@@ -382,13 +455,13 @@ bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char 
     owned_text *texts[] = {&c->ttgir, &c->llvm_ir, &c->ptx, &c->cubin, &c->ptxas_report, &c->json};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) own_free(ctx, texts[i]);
     c->has_kernel = false;
-    if (!c->diagnostics.len) sb_puts(&c->diagnostics, "error: compilation failed\n");
+    if (!c->diagnostics.len) put_final_error(&c->diagnostics, "error: compilation failed\n");
   }
   return c->ok;
 }
 
 void gemmc_compiled_destroy(gemmc_compiled *c) {
-  if (!c) return;
+  if (!c || is_static_result(c)) return;
   gemmc_context *ctx = c->ctx;
   owned_text *texts[] = {&c->ttgir, &c->llvm_ir, &c->ptx, &c->cubin, &c->ptxas_report, &c->json};
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) own_free(ctx, texts[i]);
@@ -398,20 +471,22 @@ void gemmc_compiled_destroy(gemmc_compiled *c) {
 
 /* ------------------------------------------------------------------ accessors */
 
-static const char *text_of(const owned_text *t, size_t *len) {
-  if (len) *len = t->data ? t->len : 0;
-  return t->data;
+/* Every accessor takes NULL (and the static results) and answers NULL / 0 / "". */
+static const char *text_of(const gemmc_compiled *c, const owned_text *t, size_t *len) {
+  const char *data = c ? t->data : NULL;
+  if (len) *len = data ? t->len : 0;
+  return data;
 }
 
 bool gemmc_compiled_ok(const gemmc_compiled *c) { return c && c->ok; }
 const char *gemmc_compiled_diagnostics(const gemmc_compiled *c) {
   return c && c->diagnostics.data ? c->diagnostics.data : "";
 }
-const char *gemmc_compiled_ttgir(const gemmc_compiled *c, size_t *len) { return text_of(&c->ttgir, len); }
-const char *gemmc_compiled_llvm_ir(const gemmc_compiled *c, size_t *len) { return text_of(&c->llvm_ir, len); }
-const char *gemmc_compiled_ptx(const gemmc_compiled *c, size_t *len) { return text_of(&c->ptx, len); }
-const void *gemmc_compiled_cubin(const gemmc_compiled *c, size_t *len) { return text_of(&c->cubin, len); }
-const char *gemmc_compiled_ptxas_report(const gemmc_compiled *c) { return c->ptxas_report.data; }
+const char *gemmc_compiled_ttgir(const gemmc_compiled *c, size_t *len) { return text_of(c, c ? &c->ttgir : NULL, len); }
+const char *gemmc_compiled_llvm_ir(const gemmc_compiled *c, size_t *len) { return text_of(c, c ? &c->llvm_ir : NULL, len); }
+const char *gemmc_compiled_ptx(const gemmc_compiled *c, size_t *len) { return text_of(c, c ? &c->ptx : NULL, len); }
+const void *gemmc_compiled_cubin(const gemmc_compiled *c, size_t *len) { return text_of(c, c ? &c->cubin : NULL, len); }
+const char *gemmc_compiled_ptxas_report(const gemmc_compiled *c) { return c ? c->ptxas_report.data : NULL; }
 const gemmc_phase_times *gemmc_compiled_phase_times(const gemmc_compiled *c) { return c ? &c->times : NULL; }
 const gemmc_kernel_metadata *gemmc_compiled_kernel(const gemmc_compiled *c) {
   return c && c->has_kernel ? &c->kernel : NULL;
@@ -423,5 +498,5 @@ const char *gemmc_kernel_constant(const gemmc_kernel_metadata *kernel, const cha
 }
 
 const char *gemmc_compiled_metadata_json(const gemmc_compiled *c, size_t *len) {
-  return text_of(&c->json, len);
+  return text_of(c, c ? &c->json : NULL, len);
 }

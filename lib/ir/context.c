@@ -170,6 +170,7 @@ static void report_out_of_memory(gemmc_context *ctx) {
 bool gemmc_context_guard(gemmc_context *ctx, bool (*fn)(gemmc_context *ctx, void *user), void *user) {
   if (!ctx || !fn) return false;
   jmp_buf *outer = ctx->bailout;
+  if (!outer) ctx->out_of_memory = ctx->over_memory_limit = false; /* an outermost entry point */
   jmp_buf here;
   volatile bool ok = false;
   if (setjmp(here) == 0) {
@@ -299,6 +300,16 @@ void sb_put(strbuf *b, const void *data, size_t len) {
 }
 
 void sb_puts(strbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+
+void sb_reserve(strbuf *b, size_t bytes) {
+  if (b->cap - b->len > bytes) return;
+  size_t ncap = b->len + bytes + 1;
+  char *grown = ctx_raw_realloc(b->ctx, b->data, b->cap, ncap);
+  if (!grown) return;
+  if (!b->data) grown[0] = 0;
+  b->data = grown;
+  b->cap = ncap;
+}
 
 void sb_printf(strbuf *b, const char *fmt, ...) {
   char tmp[512];

@@ -62,6 +62,8 @@ typedef struct strbuf {
 void sb_init(strbuf *b, gemmc_context *ctx);
 void sb_put(strbuf *b, const void *data, size_t len);
 void sb_puts(strbuf *b, const char *s);
+/* Makes room for `bytes` more without another allocation (best effort). */
+void sb_reserve(strbuf *b, size_t bytes);
 void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_free(strbuf *b);
 
