@@ -64,6 +64,7 @@ typedef struct ir_source {
   const char *name;
   const char *text;
   size_t len;
+  int first_line; /* the line number of text's first line in the file (0 means 1) */
 } ir_source;
 
 struct ir_loc {
@@ -450,6 +451,10 @@ typedef struct ir_parse_options {
 /* Parses a whole .tir text (must stay alive as long as ctx). Returns the module op or NULL with
  * diagnostics emitted. The text need not be NUL-terminated. */
 ir_op *ir_parse_module(gemmc_context *ctx, const char *text, size_t len, const char *filename);
+/* As ir_parse_module, for text that is a piece of a file starting at line first_line (gemmc-opt's
+ * --split-input-file chunks): diagnostics and locations use the file's line numbers. */
+ir_op *ir_parse_module_at_line(gemmc_context *ctx, const char *text, size_t len, const char *filename,
+                               int first_line);
 
 typedef struct ir_print_options {
   bool debug_info;   /* print loc(...) trailers and #loc aliases */

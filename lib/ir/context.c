@@ -404,7 +404,9 @@ static const ir_loc *loc_file_part(const ir_loc *l, int depth) {
 static void print_source_line(FILE *f, const ir_source *src, int line, int col) {
   if (!src || !src->text || line <= 0) return;
   const char *p = src->text, *end = src->text + src->len;
-  for (int l = 1; l < line && p < end; p++)
+  int first = src->first_line > 1 ? src->first_line : 1;
+  if (line < first) return;
+  for (int l = first; l < line && p < end; p++)
     if (*p == '\n') l++;
   const char *e = p;
   while (e < end && *e != '\n') e++;

@@ -171,6 +171,11 @@ static bool run_parser(parse_state *ps) {
 }
 
 ir_op *ir_parse_module(gemmc_context *ctx, const char *text, size_t len, const char *filename) {
+  return ir_parse_module_at_line(ctx, text, len, filename, 1);
+}
+
+ir_op *ir_parse_module_at_line(gemmc_context *ctx, const char *text, size_t len, const char *filename,
+                               int first_line) {
   parse_state *ps = ctx_raw_alloc(ctx, sizeof *ps);
   if (!ps) return NULL;
   memset(ps, 0, sizeof *ps);
@@ -180,6 +185,7 @@ ir_op *ir_parse_module(gemmc_context *ctx, const char *text, size_t len, const c
   src->name = ir_strdup(ctx, name, strlen(name));
   src->text = text;
   src->len = len;
+  src->first_line = first_line > 1 ? first_line : 1;
   ps->src = src;
   if (len > GEMMC_MAX_INPUT_BYTES) {
     /* Refused at once: every stage after this is sized for inputs up to the limit. */

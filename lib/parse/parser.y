@@ -81,6 +81,11 @@ static type_sig *sig_new(parse_state *ps, int form) {
 %locations
 %parse-param {parse_state *ps} {void *scanner}
 %lex-param {void *scanner}
+%initial-action {
+  /* A piece of a file (gemmc-opt --split-input-file) counts lines from where it starts. */
+  @$.first_line = @$.last_line = ps->src->first_line > 1 ? ps->src->first_line : 1;
+  @$.first_column = @$.last_column = 1;
+}
 
 %union {
   const char *str;

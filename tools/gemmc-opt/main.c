@@ -8,13 +8,17 @@
 #include <sys/stat.h>
 
 #include "gemmc/ir.h"
+#include "gemmc/limits.h"
 #include "gemmc/passes.h"
+#include "tool_files.h"
 
 #ifndef GEMMC_VERSION
 #define GEMMC_VERSION "0.1.0"
 #endif
 
 #define DEFAULT_SPLIT_MARKER "// -----"
+/* A file of --split-input-file chunks may hold many modules, each up to GEMMC_MAX_INPUT_BYTES. */
+#define MAX_FILE_BYTES (32 * GEMMC_MAX_INPUT_BYTES)
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
@@ -38,11 +42,13 @@ typedef struct tool_options {
   int num_passes;
 } tool_options;
 
-/* A piece of the input processed on its own: the text is padded with newlines in front so
- * that line numbers in diagnostics are those of the original file. */
+/* A piece of the input processed on its own: a slice of the file text, with the line it starts
+ * at so that diagnostics name the original file's lines (no copy, no padding: splitting stays
+ * linear in the file however many chunks it has). */
 typedef struct chunk {
-  char *text;
+  const char *text;
   size_t len;
+  int first_line;
   ir_source source; /* for diagnostics that the tool itself reports about this chunk */
 } chunk;
 
@@ -75,6 +81,12 @@ static bool read_input(const char *path, char **text_out, size_t *len_out) {
   char *buf = malloc(cap);
   bool ok = buf != NULL;
   while (ok) {
+    if (len > MAX_FILE_BYTES) {
+      tool_error("error: '%s' is larger than %zu MiB, the most gemmc-opt reads (each module or "
+                 "--split-input-file chunk at most %zu MiB)", path, MAX_FILE_BYTES >> 20, GEMMC_MAX_INPUT_BYTES >> 20);
+      ok = false;
+      break;
+    }
     if (cap - len < 2) {
       if (cap > ((size_t)-1) / 2) {
         ok = false;
@@ -93,7 +105,7 @@ static bool read_input(const char *path, char **text_out, size_t *len_out) {
     if (n == 0) break;
   }
   if (!ok) {
-    tool_error("error: out of memory reading '%s'", path);
+    if (len <= MAX_FILE_BYTES) tool_error("error: out of memory reading '%s'", path);
   } else if (ferror(f)) {
     tool_error("error: cannot read '%s': %s", path, strerror(errno));
     ok = false;
@@ -129,6 +141,9 @@ typedef struct diag_verifier {
   const char *filename;
   expected_diag *expected;
   int num_expected, cap_expected;
+  /* The expectations ordered by the line they are for (@unknown ones first, as line 0): a
+   * diagnostic looks only at its own line's, so checking stays linear in the directives. */
+  int *by_line;
   bool failed;
   gemmc_context *ctx; /* of the chunk: for locations of the tool's own messages */
   const ir_source *source;
@@ -299,11 +314,56 @@ static const char *find_expected(const char *p, const char *end) {
   return NULL;
 }
 
+/* The line an expectation is matched on; @unknown ones sort first as line 0. */
+static int expected_key(const expected_diag *e) { return e->at_unknown ? 0 : e->line; }
+
+/* by_line[] = indices of expected[] by line, declaration order kept within a line (a stable
+ * counting sort would need the line range; merge sort is stable and O(n log n)). */
+static void sort_by_line(const diag_verifier *v, int *a, int *tmp, int n) {
+  if (n < 2) return;
+  int h = n / 2;
+  sort_by_line(v, a, tmp, h);
+  sort_by_line(v, a + h, tmp, n - h);
+  int i = 0, j = h, k = 0;
+  while (i < h && j < n)
+    tmp[k++] = expected_key(&v->expected[a[j]]) < expected_key(&v->expected[a[i]]) ? a[j++] : a[i++];
+  while (i < h) tmp[k++] = a[i++];
+  while (j < n) tmp[k++] = a[j++];
+  memcpy(a, tmp, (size_t)n * sizeof *a);
+}
+
+static bool index_expectations(diag_verifier *v) {
+  if (!v->num_expected) return true;
+  v->by_line = malloc((size_t)v->num_expected * sizeof *v->by_line);
+  int *tmp = malloc((size_t)v->num_expected * sizeof *tmp);
+  if (!v->by_line || !tmp) {
+    free(tmp);
+    verifier_report(v, 1, 1, "out of memory indexing expected diagnostics");
+    return false;
+  }
+  for (int i = 0; i < v->num_expected; i++) v->by_line[i] = i;
+  sort_by_line(v, v->by_line, tmp, v->num_expected);
+  free(tmp);
+  return true;
+}
+
+/* The first position in by_line whose expectation is for `key` (or past all of them). */
+static int first_for_line(const diag_verifier *v, int key) {
+  int lo = 0, hi = v->num_expected;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (expected_key(&v->expected[v->by_line[mid]]) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /* Collects the expectations of a chunk, resolving @above / @below as MLIR does: @above means the
  * last line that has no designator, @below the next one. */
 static bool collect_expectations(diag_verifier *v, const chunk *c) {
   const char *text = c->text, *text_end = c->text + c->len;
-  int line_no = 0, last_plain_line = 1; /* MLIR: @above before any plain line means line 1 */
+  int line_no = c->first_line - 1;
+  int last_plain_line = 1; /* MLIR: @above before any plain line means line 1 */
   int first_pending_below = -1; /* designators [first_pending_below, num_expected) wait for a line */
   const char *line = text;
   while (line <= text_end) {
@@ -361,7 +421,7 @@ static bool collect_expectations(diag_verifier *v, const chunk *c) {
   /* A dangling @below applies to the last line, as in MLIR. */
   for (int i = 0; i < v->num_expected; i++)
     if (!v->expected[i].at_unknown && v->expected[i].line < 0) v->expected[i].line = line_no;
-  return true;
+  return index_expectations(v);
 }
 
 static bool expected_matches(const expected_diag *e, const char *message) {
@@ -387,9 +447,10 @@ static void verifier_handle_diag(void *user, ir_diag_severity sev, const ir_loc 
   diag_verifier *v = user;
   int line = diag_line_in_input(v, loc);
   const expected_diag *near_miss = NULL;
-  for (int i = 0; i < v->num_expected; i++) {
-    expected_diag *e = &v->expected[i];
-    if (line ? (e->at_unknown || e->line != line) : !e->at_unknown) continue;
+  for (int k = v->by_line ? first_for_line(v, line) : v->num_expected; k < v->num_expected; k++) {
+    expected_diag *e = &v->expected[v->by_line[k]];
+    if (expected_key(e) != line) break;
+    if (line ? e->at_unknown : !e->at_unknown) continue;
     if (!expected_matches(e, message)) continue;
     if (e->kind == sev) {
       e->matched = true;
@@ -425,15 +486,27 @@ static void verifier_free(diag_verifier *v) {
   for (int i = 0; i < v->num_expected; i++)
     if (v->expected[i].has_regex) regfree(&v->expected[i].regex);
   free(v->expected);
+  free(v->by_line);
+  v->by_line = NULL;
   v->expected = NULL;
   v->num_expected = v->cap_expected = 0;
 }
 
 /* ------------------------------------------------------------------ processing one input */
 
+typedef struct module_job {
+  const chunk *c;
+  const tool_options *opts;
+  FILE *out;
+} module_job;
+
 /* Parses, verifies, runs the passes and prints. Returns true when every step succeeded. */
-static bool process_module(gemmc_context *ctx, const chunk *c, const tool_options *opts, FILE *out) {
-  ir_op *module = ir_parse_module(ctx, c->text, c->len, c->source.name);
+static bool process_module(gemmc_context *ctx, void *user) {
+  const module_job *job = user;
+  const chunk *c = job->c;
+  const tool_options *opts = job->opts;
+  FILE *out = job->out;
+  ir_op *module = ir_parse_module_at_line(ctx, c->text, c->len, c->source.name, c->first_line);
   if (!module || ir_error_count(ctx) > 0) return false;
   if (opts->verify_after_parse && !ir_verify(ctx, module)) return false;
   for (int i = 0; i < opts->num_passes; i++) {
@@ -463,8 +536,10 @@ static bool process_chunk(const chunk *c, const tool_options *opts, FILE *out) {
     return false;
   }
   bool ok;
+  /* Guarded: running out of memory anywhere (passes included) is an error, not a crash. */
+  module_job job = {c, opts, out};
   if (opts->verify_diags == VERIFY_DIAGS_OFF) {
-    ok = process_module(ctx, c, opts, out);
+    ok = gemmc_context_guard(ctx, process_module, &job);
   } else {
     diag_verifier v;
     memset(&v, 0, sizeof v);
@@ -475,7 +550,7 @@ static bool process_chunk(const chunk *c, const tool_options *opts, FILE *out) {
     ir_set_diag_handler(ctx, verifier_handle_diag, &v);
     if (collect_expectations(&v, c)) {
       /* The outcome is the verifier's: an expected error makes processing fail, as it should. */
-      (void)process_module(ctx, c, opts, out);
+      (void)gemmc_context_guard(ctx, process_module, &job);
       verifier_finish(&v);
     }
     ok = !v.failed;
@@ -491,46 +566,32 @@ static bool is_marker_line(const char *line, const char *line_end, const char *m
   return starts_with(line, (size_t)(line_end - line), marker);
 }
 
-/* Builds a chunk from [begin, end) of the input, which starts on line `first_line`. */
-static bool make_chunk(chunk *c, const char *name, const char *begin, const char *end, size_t first_line) {
-  size_t pad = first_line - 1, body = (size_t)(end - begin);
-  c->len = pad + body;
-  c->text = malloc(c->len + 1);
-  if (!c->text) {
-    tool_error("error: out of memory splitting the input");
-    return false;
-  }
-  memset(c->text, '\n', pad);
-  if (body) memcpy(c->text + pad, begin, body);
-  c->text[c->len] = 0;
-  c->source.name = name;
-  c->source.text = c->text;
-  c->source.len = c->len;
-  return true;
+/* The chunk [begin, end) of the input, which starts on line `first_line`. */
+static chunk make_chunk(const char *name, const char *begin, const char *end, int first_line) {
+  chunk c = {begin, (size_t)(end - begin), first_line, {name, begin, (size_t)(end - begin), first_line}};
+  return c;
 }
 
 static bool process_input(const char *name, const char *text, size_t len, const tool_options *opts,
                           FILE *out) {
   if (!opts->split_marker) {
-    chunk whole = {.text = (char *)text, .len = len, .source = {name, text, len}};
+    chunk whole = make_chunk(name, text, text + len, 1);
     return process_chunk(&whole, opts, out);
   }
   bool all_ok = true, first = true;
   const char *chunk_begin = text, *end = text + len, *line = text;
-  size_t line_no = 1, chunk_first_line = 1;
+  int line_no = 1, chunk_first_line = 1;
   for (;;) {
     const char *nl = memchr(line, '\n', (size_t)(end - line));
     const char *line_end = nl ? nl : end;
     bool marker = is_marker_line(line, line_end, opts->split_marker);
     if (marker || !nl) {
       const char *chunk_end = marker ? line : end;
-      chunk c;
-      if (!make_chunk(&c, name, chunk_begin, chunk_end, chunk_first_line)) return false;
+      chunk c = make_chunk(name, chunk_begin, chunk_end, chunk_first_line);
       if (!first) fprintf(out, "%s\n", DEFAULT_SPLIT_MARKER);
       first = false;
       if (!process_chunk(&c, opts, out)) all_ok = false;
       fflush(out);
-      free(c.text);
       if (!nl) break;
       chunk_begin = nl + 1;
       chunk_first_line = line_no + 1;
@@ -694,6 +755,12 @@ int main(int argc, char **argv) {
   }
   const char *name = strcmp(opts.input, "-") == 0 ? "<stdin>" : opts.input;
 
+  if (tool_same_file(opts.output, opts.input)) {
+    tool_error("error: -o '%s' is the input file; refusing to overwrite it", opts.output);
+    free(text);
+    free(opts.passes);
+    return EXIT_FAILED;
+  }
   bool to_stdout = strcmp(opts.output, "-") == 0;
   /* Only a regular file (or one we create) may be removed on failure: never /dev/null. */
   struct stat before;

@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "gemmc/gemmc.h"
+#include "gemmc/limits.h"
 #include "gemmc/target.h"
+#include "tool_files.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 #define MAX_DEFINES 256
@@ -266,7 +268,8 @@ static char *read_input(const char *path, size_t *len_out) {
   }
   size_t cap = 1 << 16, len = 0;
   char *buf = malloc(cap);
-  while (buf) {
+  /* gemmc_compile refuses more than GEMMC_MAX_INPUT_BYTES: stop reading one byte past it. */
+  while (buf && len <= GEMMC_MAX_INPUT_BYTES) {
     if (len == cap) {
       char *bigger = realloc(buf, cap * 2);
       if (!bigger) {
@@ -328,13 +331,43 @@ int main(int argc, char **argv) {
   int status = parse_args(argc, argv, &o);
   if (status != EXIT_OK) return status;
 
+  /* Outputs are decided before compiling, so that none can overwrite the input (or each other):
+   * -o and --metadata are compared with the input by file identity, not by spelling. */
+  static const char *const extensions[] = {".ttgir", ".ll", ".ptx", ".cubin"};
+  char *derived_output = NULL, *derived_metadata = NULL;
+  const char *output = o.output;
+  if (!output)
+    output = strcmp(o.input, "-") ? (derived_output = replace_extension(o.input, extensions[o.compile.stage])) : "-";
+  /* kernel.json goes beside a PTX or cubin file; for other outputs only when asked for. */
+  const char *metadata = o.metadata;
+  if (output && !o.metadata_given && o.compile.stage >= GEMMC_STAGE_PTX && strcmp(output, "-"))
+    metadata = derived_metadata = replace_extension(output, ".json");
+  const char *clash = !output ? "out of memory"
+                      : tool_same_file(output, o.input) ? "the output file is the input file"
+                      : metadata && *metadata && tool_same_file(metadata, o.input) ? "the metadata file is the input file"
+                      : metadata && *metadata && tool_same_file(metadata, output) ? "the metadata file is the output file"
+                                                                             : NULL;
+  if (clash) {
+    driver_error("%s (output '%s', metadata '%s'); refusing to overwrite it", clash, output ? output : "",
+                 metadata && *metadata ? metadata : "none");
+    free(derived_output);
+    free(derived_metadata);
+    return EXIT_FAILED;
+  }
+
   size_t len = 0;
   char *text = read_input(o.input, &len);
-  if (!text) return EXIT_FAILED;
+  if (!text) {
+    free(derived_output);
+    free(derived_metadata);
+    return EXIT_FAILED;
+  }
   gemmc_context *ctx = gemmc_context_create();
   if (!ctx) {
     driver_error("out of memory");
     free(text);
+    free(derived_output);
+    free(derived_metadata);
     return EXIT_FAILED;
   }
   const char *display_name = strcmp(o.input, "-") ? o.input : "<stdin>";
@@ -347,10 +380,11 @@ int main(int argc, char **argv) {
     if (!compiled) driver_error("out of memory");
     gemmc_compiled_destroy(compiled);
     gemmc_context_destroy(ctx);
+    free(derived_output);
+    free(derived_metadata);
     return EXIT_FAILED;
   }
 
-  static const char *const extensions[] = {".ttgir", ".ll", ".ptx", ".cubin"};
   const void *data = NULL;
   size_t data_len = 0;
   switch (o.compile.stage) {
@@ -359,18 +393,7 @@ int main(int argc, char **argv) {
   case GEMMC_STAGE_PTX: data = gemmc_compiled_ptx(compiled, &data_len); break;
   case GEMMC_STAGE_CUBIN: data = gemmc_compiled_cubin(compiled, &data_len); break;
   }
-  char *derived_output = NULL;
-  const char *output = o.output;
-  if (!output) {
-    output = strcmp(o.input, "-") ? (derived_output = replace_extension(o.input, extensions[o.compile.stage])) : "-";
-  }
-  ok = output && data && write_output(output, data, data_len);
-
-  /* kernel.json goes beside a PTX or cubin file; for other outputs only when asked for. */
-  char *derived_metadata = NULL;
-  const char *metadata = o.metadata;
-  if (ok && !o.metadata_given && o.compile.stage >= GEMMC_STAGE_PTX && strcmp(output, "-"))
-    metadata = derived_metadata = replace_extension(output, ".json");
+  ok = data && write_output(output, data, data_len);
   if (ok && metadata && *metadata) {
     size_t json_len = 0;
     const char *json = gemmc_compiled_metadata_json(compiled, &json_len);
