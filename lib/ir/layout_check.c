@@ -64,6 +64,8 @@ static const char *check_lanes(const int *tpw, int rank, int threads_per_warp) {
 static const char *check_warps(const int *wpc, int rank, int num_warps) {
   if (!all_pow2(wpc, rank)) return "warpsPerCTA entries must be powers of two";
   int64_t p = product(wpc, rank);
+  /* Whatever the module says, no block holds more than 1024 threads (32 warps of 32). */
+  if (p > GEMMC_MAX_THREADS_PER_BLOCK / 32) return "warpsPerCTA multiplies to more than 32, more warps than a block can hold";
   if (num_warps > 0 && p != num_warps) return product_msg(false, p, num_warps);
   return NULL;
 }

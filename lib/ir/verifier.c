@@ -28,7 +28,7 @@ typedef struct verifier {
   gemmc_context *ctx;
   const ir_op *root;
   int num_errors;
-  int num_warps;        /* 0: the module does not say, so warpsPerCTA is not checked */
+  int num_warps;        /* ttg.num-warps (4 when the module does not say); 0: no module, unchecked */
   int threads_per_warp; /* ttg.threads-per-warp, 32 by default */
   /* Dominance in structured code: an open-addressing set of the visible values, and a stack
    * of them in definition order so leaving a block hides what it defined. */
@@ -43,7 +43,7 @@ typedef struct verifier {
   checked_type *checked; /* open-addressing set keyed by type */
   size_t num_checked, cap_checked;
   bool checked_full;       /* scratch allocation failed: types are checked again each time */
-  int64_t module_per_thread; /* per-thread elements of every tensor value so far */
+  int64_t module_per_thread; /* lowering cost so far: weighted per-thread elements of tensor values */
   bool reported_module_size;
 } verifier;
 
@@ -361,8 +361,23 @@ static int64_t check_value_type(verifier *v, const ir_op *op, const char *what, 
   return t->encoding ? check_encoding(v, op, what, t) : 0;
 }
 
-/* Checks a value's type once per distinct type and adds what each thread holds of the value to
- * the module's total, which bounds the lowering's work. */
+/* What lowering one per-thread element of an op's result costs, relative to an elementwise op:
+ * moving data through shared memory (layout conversions, reductions, local loads and stores,
+ * async copies) or tensor cores takes some 30 times as long through LLVM (measured: 20 000
+ * conversions of 4 elements per thread, or 100 chained 128x128 tt.dot, about 180 us per
+ * element against 6 us for arith). */
+static int64_t lowering_weight(const ir_op *op) {
+  switch (op->kind) {
+  case OP_CONVERT_LAYOUT: case OP_DOT: case OP_WARP_GROUP_DOT: case OP_REDUCE: case OP_SCAN:
+  case OP_LOCAL_ALLOC: case OP_LOCAL_LOAD: case OP_LOCAL_STORE: case OP_ASYNC_COPY:
+    return 32;
+  default:
+    return 1;
+  }
+}
+
+/* Checks a value's type once per distinct type and adds what each thread holds of the value
+ * (weighted by what lowering it costs) to the module's total, which bounds the lowering's work. */
 static void verify_value_type(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
   if (!t || (t->kind != TY_TENSOR && t->kind != TY_MEMDESC)) return;
   bool fresh;
@@ -374,12 +389,15 @@ static void verify_value_type(verifier *v, const ir_op *op, const char *what, co
     per_thread = check_value_type(v, op, what, t);
     if (slot) slot->per_thread = per_thread;
   }
-  v->module_per_thread += per_thread; /* each term is at most 2^14: no overflow */
-  if (v->module_per_thread > GEMMC_MAX_MODULE_ELEMS_PER_THREAD && !v->reported_module_size) {
+  /* Each term is at most 2^14 * 32 and the sum stops growing once it is reported: no overflow. */
+  if (v->reported_module_size) return;
+  v->module_per_thread += per_thread * lowering_weight(op);
+  if (v->module_per_thread > GEMMC_MAX_MODULE_LOWERING_COST) {
     v->reported_module_size = true;
-    verr(v, op, "the module's tensor values hold more than %lld elements per thread in all; the kernel is too "
-                "large for gemmc to lower in reasonable time (smaller tiles or more warps)",
-         (long long)GEMMC_MAX_MODULE_ELEMS_PER_THREAD);
+    verr(v, op, "the kernel is too large for gemmc to compile in reasonable time: its tensor values, weighted "
+                "by what lowering them costs, reach %lld elements per thread (the limit is %lld; smaller tiles, "
+                "fewer ops or more warps)",
+         (long long)v->module_per_thread, (long long)GEMMC_MAX_MODULE_LOWERING_COST);
   }
 }
 
@@ -1447,7 +1465,9 @@ bool ir_verify(gemmc_context *ctx, ir_op *op) {
   const ir_op *module = op->kind == OP_MODULE ? op : ir_op_ancestor_of_kind(op, OP_MODULE);
   /* Out-of-range values are reported by verify_module; the layout checks then use 0 (unknown)
    * rather than a truncated number. */
-  int64_t num_warps = ir_module_int_attr(module, "ttg.num-warps", 0);
+  /* Without ttg.num-warps the rest of gemmc (lowering, kernel.json) assumes 4 warps, so the
+   * layouts are checked against 4: a layout for 8 warps would otherwise be lowered for 4. */
+  int64_t num_warps = module ? ir_module_int_attr(module, "ttg.num-warps", 4) : 0;
   int64_t threads_per_warp = ir_module_int_attr(module, "ttg.threads-per-warp", 32);
   v.num_warps = num_warps > 0 && num_warps <= GEMMC_MAX_THREADS_PER_BLOCK ? (int)num_warps : 0;
   v.threads_per_warp = threads_per_warp > 0 && threads_per_warp <= GEMMC_MAX_THREADS_PER_BLOCK ? (int)threads_per_warp : 0;
