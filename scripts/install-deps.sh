@@ -2,8 +2,9 @@
 # Installs what building and testing gemmc needs on Debian 12; does nothing when it is all there.
 set -euo pipefail
 
+# clang-19 + libclang-rt-19-dev: libFuzzer and the sanitizer runtimes for scripts/fuzz.sh.
 packages=(build-essential gcc g++ cmake ninja-build flex bison llvm-19-dev llvm-19-tools
-          libzstd-dev zlib1g-dev python3)
+          libzstd-dev zlib1g-dev python3 clang-19 libclang-rt-19-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -387,6 +387,8 @@ static void verify_value_type(verifier *v, const ir_op *op, const char *what, co
     per_thread = slot->per_thread;
   } else {
     per_thread = check_value_type(v, op, what, t);
+    /* checking entered the encoding into the table, which may have moved: find t again */
+    slot = checked_slot(v, t, &fresh);
     if (slot) slot->per_thread = per_thread;
   }
   /* Each term is at most 2^14 * 32 and the sum stops growing once it is reported: no overflow. */

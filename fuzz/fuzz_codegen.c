@@ -1,0 +1,62 @@
+/* libFuzzer target (c): the whole compiler to PTX (lowering, LLVM, NVPTX); every PTX a successful compile makes must assemble with ptxas (where present). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_common.h"
+#include "gemmc/target.h"
+
+/* PTX texts already assembled (by hash): mutants that change nothing in the PTX are not sent to
+ * ptxas again, which keeps the check cheap enough to run on every success. */
+#define SEEN_CAP (1u << 16)
+static uint64_t seen[SEEN_CAP];
+static unsigned num_seen;
+static int have_ptxas = -1;
+
+static uint64_t hash_text(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h ? h : 1;
+}
+
+static bool first_time(uint64_t h) {
+  for (unsigned i = h & (SEEN_CAP - 1), probes = 0; probes < SEEN_CAP; i = (i + 1) & (SEEN_CAP - 1), probes++) {
+    if (seen[i] == h) return false;
+    if (!seen[i]) {
+      if (num_seen * 2 < SEEN_CAP) { /* past half full: check every time */
+        seen[i] = h;
+        num_seen++;
+      }
+      return true;
+    }
+  }
+  return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (have_ptxas < 0) have_ptxas = getenv("GEMMC_FUZZ_NO_PTXAS") ? 0 : gemmc_target_find_ptxas(NULL, 0);
+  gemmc_context *ctx = fuzz_context();
+  if (!ctx) return 0;
+  gemmc_compile_options opts;
+  gemmc_compile_options_init(&opts);
+  gemmc_compiled *out = NULL;
+  bool ok = gemmc_compile(ctx, (const char *)data, size, "fuzz.tir", &opts, &out);
+  if (!out) fuzz_finding("codegen: gemmc_compile left *out NULL", NULL);
+  const char *diags = gemmc_compiled_diagnostics(out);
+  if (!ok && !strstr(diags, "error")) fuzz_finding("codegen: a failed compile without an error", diags);
+  size_t len = 0;
+  const char *ptx = ok ? gemmc_compiled_ptx(out, &len) : NULL;
+  if (ok && (!ptx || !gemmc_compiled_kernel(out) || !gemmc_compiled_metadata_json(out, NULL)))
+    fuzz_finding("codegen: success without PTX, kernel or kernel.json", NULL);
+  if (ptx && have_ptxas > 0 && first_time(hash_text(ptx, len))) {
+    char report[4096], err[8192];
+    const gemmc_target *t = gemmc_target_lookup("sm_90a", NULL, 0);
+    if (!gemmc_target_run_ptxas(ptx, t, NULL, report, sizeof report, err, sizeof err)) {
+      fprintf(stderr, "---- PTX:\n%.*s\n", (int)(len > 20000 ? 20000 : len), ptx);
+      fuzz_finding("codegen: ptxas rejects the PTX of a successful compile", err);
+    }
+  }
+  gemmc_compiled_destroy(out);
+  gemmc_context_destroy(ctx);
+  return 0;
+}
