@@ -60,6 +60,8 @@ for t in "${targets[@]}"; do
     "$corpus" >"$log" 2>&1
   rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  # -fork mode (long runs) prints "#N: cov: ..." progress lines instead of final stats.
+  [[ -z "$execs" ]] && execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
   execs=${execs:-0}
   total_execs=$((total_execs + execs))
   if [[ $rc -ne 0 ]]; then

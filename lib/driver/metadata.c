@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "driver_internal.h"
+#include "gemmc/limits.h"
 #include "gemmc/target.h"
 
 static bool is_public_func(const ir_op *op) {
@@ -36,7 +37,8 @@ static void describe_arg(gemmc_context *ctx, const ir_value *v, const ir_attr *a
   }
   a->divisibility = 1;
   const ir_attr *d = attrs && attrs->kind == AT_DICT ? ir_dict_get(attrs, "tt.divisibility") : NULL;
-  if (d && d->kind == AT_INT && d->int_value > 0) a->divisibility = (int)d->int_value;
+  /* The verifier keeps tt.divisibility within int (1 .. 2^30). */
+  if (d && d->kind == AT_INT && d->int_value > 0 && d->int_value <= INT32_MAX) a->divisibility = (int)d->int_value;
 }
 
 typedef struct axis_walk {
@@ -87,9 +89,19 @@ bool metadata_from_module(gemmc_context *ctx, ir_op *module, gemmc_kernel_metada
     describe_arg(ctx, entry->args[i], attrs, i, &args[i]);
   }
   md->args = args;
-  md->num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
-  md->threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", 32);
-  md->threads_per_block = md->num_warps * md->threads_per_warp;
+  /* Checked: the verifier bounds both, but these numbers go to a launch, so no wraparound. */
+  int64_t num_warps = ir_module_int_attr(module, "ttg.num-warps", 4);
+  int64_t threads_per_warp = ir_module_int_attr(module, "ttg.threads-per-warp", 32);
+  int64_t threads;
+  if (num_warps < 1 || threads_per_warp < 1 || __builtin_mul_overflow(num_warps, threads_per_warp, &threads) ||
+      threads > GEMMC_MAX_THREADS_PER_BLOCK) {
+    ir_op_error(ctx, module, "ttg.num-warps = %lld with %lld threads per warp cannot be launched", (long long)num_warps,
+                (long long)threads_per_warp);
+    return false;
+  }
+  md->num_warps = (int)num_warps;
+  md->threads_per_warp = (int)threads_per_warp;
+  md->threads_per_block = (int)threads;
   axis_walk w = {{false, false, false}};
   ir_walk(kernel, note_program_id, &w);
   char axes[4] = "";
@@ -130,7 +142,11 @@ void metadata_scan_ptx_shared(const char *ptx, int64_t *static_bytes, bool *has_
         }
         const char *br = memchr(p, '[', n - (size_t)(p - line));
         int64_t count = br ? strtoll(br + 1, NULL, 10) : 0;
-        if (count > 0) *static_bytes += count * width;
+        int64_t bytes;
+        /* saturating: the text is LLVM's, but nothing here may wrap */
+        if (count > 0 && (__builtin_mul_overflow(count, (int64_t)width, &bytes) ||
+                          __builtin_add_overflow(*static_bytes, bytes, static_bytes)))
+          *static_bytes = INT64_MAX;
       }
     }
     line = eol ? eol + 1 : NULL;

@@ -1104,6 +1104,17 @@ static void verify_func(verifier *v, const ir_op *op) {
     verr(v, op, "requires a 'function_type' attribute holding a function type");
     return;
   }
+  /* Axis-info hints on arguments: positive and within int, as every user reads them. */
+  const ir_attr *arg_attrs = ir_op_get_attr(op, "arg_attrs");
+  for (int i = 0; arg_attrs && arg_attrs->kind == AT_ARRAY && i < arg_attrs->num_elems; i++) {
+    const ir_attr *dict = arg_attrs->elems[i];
+    static const char *const hints[] = {"tt.divisibility", "tt.contiguity", "tt.constancy"};
+    for (int h = 0; dict && dict->kind == AT_DICT && h < 3; h++) {
+      const ir_attr *a = ir_dict_get(dict, hints[h]);
+      if (a && a->kind == AT_INT && (a->int_value < 1 || a->int_value > (1 << 30)))
+        verr(v, op, "argument #%d: %s must be from 1 to 2^30, got %lld", i, hints[h], (long long)a->int_value);
+    }
+  }
   const ir_block *entry = op->regions[0].first;
   if (!entry) return; /* a declaration */
   if (entry->num_args != ft->num_inputs) {

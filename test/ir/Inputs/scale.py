@@ -3,6 +3,9 @@
 
   scale.py chunks N       N '// -----' chunks, each a small module with one expected error
   scale.py directives N   one module with N ops, each with its own expected-error directive
+  scale.py nest N         N scf.for loops nested in each other, a pointer carried through all
+  scale.py long-name N    a kernel whose name is N bytes long
+  scale.py converts N     N layout conversions in a chain (TTGIR, 4 warps, 4 elements per thread)
 """
 import sys
 
@@ -28,9 +31,51 @@ def directives(n):
     return "\n".join(lines) + "\n"
 
 
+def nest(n):
+    out = ["module {", "  tt.func public @k(%p: !tt.ptr<i32>, %n: i32) {",
+           "    %c0 = arith.constant 0 : i32", "    %c1 = arith.constant 1 : i32"]
+    prev = "%p"
+    for d in range(n):
+        out.append("    %%r%d = scf.for %%i%d = %%c0 to %%n step %%c1 iter_args(%%q%d = %s) -> (!tt.ptr<i32>) : i32 {"
+                   % (d, d, d, prev))
+        prev = "%%q%d" % d
+    out.append("    %x = tt.addptr " + prev + ", %c1 : !tt.ptr<i32>, i32")
+    out.append("    tt.store %x, %c1 : !tt.ptr<i32>")
+    y = "%x"
+    for d in reversed(range(n)):
+        out.append("    scf.yield %s : !tt.ptr<i32>" % y)
+        out.append("    }")
+        y = "%%r%d" % d
+    out += ["    tt.return", "  }", "}"]
+    return "\n".join(out) + "\n"
+
+
+def long_name(n):
+    return "module {\n  tt.func public @%s() {\n    tt.return\n  }\n}\n" % ("k" * n)
+
+
+def converts(n):
+    out = ['#a = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>',
+           '#b = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>',
+           'module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32} {',
+           '  tt.func public @k(%p: !tt.ptr<i32>) {',
+           '    %r = tt.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32, #a>']
+    prev = "%r"
+    for i in range(n):
+        src, dst = ("#a", "#b") if i % 2 == 0 else ("#b", "#a")
+        out.append("    %%c%d = ttg.convert_layout %s : tensor<512xi32, %s> -> tensor<512xi32, %s>" % (i, prev, src, dst))
+        prev = "%%c%d" % i
+    last = "#a" if n % 2 == 0 else "#b"
+    out += ["    %%ps = tt.splat %%p : !tt.ptr<i32> -> tensor<512x!tt.ptr<i32>, %s>" % last,
+            "    %%pp = tt.addptr %%ps, %s : tensor<512x!tt.ptr<i32>, %s>, tensor<512xi32, %s>" % (prev, last, last),
+            "    tt.store %%pp, %s : tensor<512x!tt.ptr<i32>, %s>" % (prev, last), "    tt.return", "  }", "}"]
+    return "\n".join(out) + "\n"
+
+
 def main():
     kind, n = sys.argv[1], int(sys.argv[2])
-    sys.stdout.write({"chunks": chunks, "directives": directives}[kind](n))
+    sys.stdout.write({"chunks": chunks, "directives": directives, "nest": nest, "long-name": long_name,
+                      "converts": converts}[kind](n))
 
 
 if __name__ == "__main__":
