@@ -33,6 +33,12 @@
  * (about 6 s at the limit, whichever ops make it up). A 128x128x64 GEMM costs about 40 000. */
 #define GEMMC_MAX_MODULE_LOWERING_COST ((int64_t)1 << 20)
 
+/* Ops of one function that may take a shared-memory buffer (local_alloc, convert_layout,
+ * reduce): a GEMM has a handful (two per pipeline stage and a few conversions). The allocator
+ * places each buffer against those live at the same time, so this bounds its work (20 000
+ * buffers alive together took minutes before the allocator's sweep, 16 s after). */
+#define GEMMC_MAX_SHARED_BUFFERS 4096
+
 /* Regions nested in regions (scf.for in scf.if in ...): Triton kernels use a handful. */
 #define GEMMC_MAX_REGION_DEPTH 64
 

@@ -129,6 +129,11 @@ static bool add_buffer(gemmc_allocation *a, const ir_op *op, int64_t size, int64
   return true;
 }
 
+static int by_offset(const void *x, const void *y) {
+  const alloc_buffer *a = *(const alloc_buffer *const *)x, *b = *(const alloc_buffer *const *)y;
+  return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
 static int by_size_desc(const void *x, const void *y) {
   const alloc_buffer *a = x, *b = y;
   if (a->size != b->size) return a->size < b->size ? 1 : -1;
@@ -165,27 +170,30 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
   free(w.ops);
   w.ops = NULL;
   if (a->count > 1) qsort(a->buffers, (size_t)a->count, sizeof *a->buffers, by_size_desc);
-  /* First fit: the lowest aligned offset that overlaps no placed buffer live at the same time. */
+  /* First fit: the lowest aligned offset that overlaps no placed buffer live at the same time.
+   * The placed buffers live together with this one are swept in offset order, so a buffer costs
+   * O(k log k) for k of them (rescanning all of them after every move was cubic). */
+  const alloc_buffer **live = a->count ? malloc((size_t)a->count * sizeof *live) : NULL;
+  if (a->count && !live) goto fail;
   for (int i = 0; i < a->count; i++) {
     alloc_buffer *b = &a->buffers[i];
+    int k = 0;
+    for (int j = 0; j < i; j++) {
+      const alloc_buffer *p = &a->buffers[j];
+      if (p->start <= b->end && b->start <= p->end) live[k++] = p;
+    }
+    if (k > 1) qsort(live, (size_t)k, sizeof *live, by_offset);
     int64_t offset = 0;
-    bool moved = true;
-    while (moved) {
-      moved = false;
+    for (int j = 0; j < k; j++) {
+      const alloc_buffer *p = live[j];
+      if (offset + b->size <= p->offset) break;     /* fits in the gap before p */
+      if (p->offset + p->size > offset) offset = p->offset + p->size; /* overlaps p: go past it */
       offset = (offset + b->align - 1) / b->align * b->align;
-      for (int j = 0; j < i; j++) {
-        const alloc_buffer *p = &a->buffers[j];
-        bool live_together = p->start <= b->end && b->start <= p->end;
-        bool overlap = offset < p->offset + p->size && p->offset < offset + b->size;
-        if (live_together && overlap) {
-          offset = p->offset + p->size;
-          moved = true;
-        }
-      }
     }
     b->offset = offset;
     if (offset + b->size > a->total) a->total = offset + b->size;
   }
+  free(live);
   return a;
 fail:
   free(w.ops);

@@ -44,6 +44,7 @@ typedef struct verifier {
   size_t num_checked, cap_checked;
   bool checked_full;       /* scratch allocation failed: types are checked again each time */
   int64_t module_per_thread; /* lowering cost so far: weighted per-thread elements of tensor values */
+  int shared_buffers;        /* ops of the current function that may take a shared-memory buffer */
   bool reported_module_size;
 } verifier;
 
@@ -1455,6 +1456,15 @@ static void verify_op(verifier *v, const ir_op *op) {
     verr(v, op, "regions are nested more than %d deep", GEMMC_MAX_REGION_DEPTH);
     return;
   }
+  /* The shared-memory allocator places each buffer against those live with it: bounded here. */
+  if (op->kind == OP_LOCAL_ALLOC || op->kind == OP_CONVERT_LAYOUT || op->kind == OP_REDUCE) {
+    if (++v->shared_buffers == GEMMC_MAX_SHARED_BUFFERS + 1)
+      verr(v, op, "is the %dth op of its function that may need a shared-memory buffer (allocations, layout "
+                  "conversions, reductions); gemmc allows %d",
+           GEMMC_MAX_SHARED_BUFFERS + 1, GEMMC_MAX_SHARED_BUFFERS);
+  }
+  int saved_buffers = v->shared_buffers;
+  if (op->kind == OP_FUNC) v->shared_buffers = 0;
   bool isolated = ir_op_info_of(op->kind)->traits & TRAIT_ISOLATED;
   int saved_barrier = v->barrier;
   const ir_op *saved_isolating = v->isolating_op;
@@ -1466,6 +1476,7 @@ static void verify_op(verifier *v, const ir_op *op) {
     for (const ir_block *b = op->regions[r].first; b; b = b->next) verify_block(v, op, b);
   v->barrier = saved_barrier;
   v->isolating_op = saved_isolating;
+  if (op->kind == OP_FUNC) v->shared_buffers = saved_buffers;
 }
 
 bool ir_verify(gemmc_context *ctx, ir_op *op) {

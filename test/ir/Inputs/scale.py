@@ -6,6 +6,7 @@
   scale.py nest N         N scf.for loops nested in each other, a pointer carried through all
   scale.py long-name N    a kernel whose name is N bytes long
   scale.py converts N     N layout conversions in a chain (TTGIR, 4 warps, 4 elements per thread)
+  scale.py allocs N       N shared-memory buffers all alive at once
 """
 import sys
 
@@ -72,10 +73,21 @@ def converts(n):
     return "\n".join(out) + "\n"
 
 
+def allocs(n):
+    out = ['#s = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>',
+           '#smem = #ttg.shared_memory',
+           'module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32} {',
+           '  tt.func public @k() {']
+    out += ['    %%m%d = ttg.local_alloc : () -> !ttg.memdesc<4xi32, #s, #smem, mutable>' % i for i in range(n)]
+    out += ['    ttg.local_dealloc %%m%d : !ttg.memdesc<4xi32, #s, #smem, mutable>' % i for i in range(n)]
+    out += ['    tt.return', '  }', '}']
+    return "\n".join(out) + "\n"
+
+
 def main():
     kind, n = sys.argv[1], int(sys.argv[2])
     sys.stdout.write({"chunks": chunks, "directives": directives, "nest": nest, "long-name": long_name,
-                      "converts": converts}[kind](n))
+                      "converts": converts, "allocs": allocs}[kind](n))
 
 
 if __name__ == "__main__":
