@@ -137,7 +137,7 @@ void metadata_scan_ptx_shared(const char *ptx, int64_t *static_bytes, bool *has_
         /* element width from .b8/.b16/.b32/.b64 (or .u/.s/.f), then [count] */
         int width = 1;
         for (const char *q = strstr(p + 7, " ."); q && q < line + n; q = strstr(q + 1, " .")) {
-          int bits = strchr("busf", q[2]) && q[2] ? atoi(q + 3) : 0;
+          int bits = strchr("busf", q[2]) && q[2] ? (int)strtol(q + 3, NULL, 10) : 0;
           if (bits >= 8) width = bits / 8;
         }
         const char *br = memchr(p, '[', n - (size_t)(p - line));

@@ -1196,6 +1196,13 @@ static void verify_module(verifier *v, const ir_op *op) {
     verr(v, op, "ttg.num-warps = %lld with %lld threads per warp is more than the %d threads a block can hold",
          (long long)nw, (long long)tpw, GEMMC_MAX_THREADS_PER_BLOCK);
   if (op->regions[0].first != op->regions[0].last) verr(v, op, "body must have exactly one block");
+  /* Triton modules hold functions only; every stage after the parser assumes so (a value
+   * defined in the module body has no function to live in). */
+  for (const ir_op *o = op->regions[0].first ? op->regions[0].first->first : NULL; o; o = o->next)
+    if (o->kind != OP_FUNC) {
+      verr(v, o, "is not allowed directly in a module (only tt.func is)");
+      break;
+    }
 }
 
 /* ------------------------------------------------------------------ ttg: layouts and shared memory */

@@ -263,14 +263,16 @@ bool parse_bind_results(parse_state *ps, pvec *groups, ir_op *op, src_pos pos) {
     int count = 1;
     size_t name_len = strlen(text);
     if (colon) {
-      count = atoi(colon + 1);
+      /* strtol, not atoi: a huge count must be an error, not undefined behaviour */
+      long n = strtol(colon + 1, NULL, 10);
+      count = n < 1 ? 0 : n > op->num_results ? op->num_results + 1 : (int)n;
       name_len = (size_t)(colon - text);
       if (count < 1) {
         parse_error_at(ps, pos, "result group '%%%s' must have at least one result", text);
         return false;
       }
     }
-    if (next + count > op->num_results) {
+    if (count > op->num_results - next) {
       parse_error_at(ps, pos, "'%s' op defines %d result%s but %d %s named", ir_op_name(op), op->num_results,
                      op->num_results == 1 ? "" : "s", next + count, next + count == 1 ? "is" : "are");
       return false;
@@ -344,8 +346,12 @@ void parse_push_region(parse_state *ps, ir_block *entry) {
   f->block = entry; /* NULL: made on the first op */
   f->block_labeled = false;
   if (entry) ir_region_append_block(f->region, entry);
-  /* The entry block's arguments were bound by the caller before the push; keep them in scope. */
-  f->undo_mark = ps->undo_n - (entry ? entry->num_args : 0);
+  /* The entry block's named arguments were bound by the caller before the push; keep them in
+   * scope. Nameless ones (`tt.func @f(i32) {..}`) were not bound: counting them would pop
+   * bindings this region never made (below the start of the undo list). */
+  int named = 0;
+  for (int i = 0; entry && i < entry->num_args; i++) named += entry->args[i]->name != NULL;
+  f->undo_mark = ps->undo_n - named;
 }
 
 ir_region *parse_pop_region(parse_state *ps) {

@@ -7,6 +7,7 @@
   scale.py long-name N    a kernel whose name is N bytes long
   scale.py converts N     N layout conversions in a chain (TTGIR, 4 warps, 4 elements per thread)
   scale.py allocs N       N shared-memory buffers all alive at once
+  scale.py types N        N distinct tensor types with layouts (the verifier's tables grow)
 """
 import sys
 
@@ -84,10 +85,27 @@ def allocs(n):
     return "\n".join(out) + "\n"
 
 
+def types(n):
+    """Each value a distinct type with a distinct layout (2-D blocked, parameters varied)."""
+    out = ['module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32} {',
+           '  tt.func public @k() {']
+    combos = [(a, b, t) for a in (1, 2, 4, 8) for b in (1, 2, 4, 8) for t in (1, 2, 4, 8, 16, 32)]
+    # One type without a layout first: the table then grows while a layout is being entered
+    # (types and layouts alternate), the moment that used to leave a stale pointer.
+    out.append("    %plain = arith.constant dense<0> : tensor<4xi32>")
+    for i in range(n):
+        a, b, t = combos[i % len(combos)]
+        enc = ("#ttg.blocked<{sizePerThread = [%d, %d], threadsPerWarp = [%d, %d], warpsPerCTA = [4, 1], "
+               "order = [1, 0]}>" % (a, b, t, 32 // t))
+        out.append("    %%c%d = arith.constant dense<0> : tensor<64x64xi32, %s>" % (i, enc))
+    out += ['    tt.return', '  }', '}']
+    return "\n".join(out) + "\n"
+
+
 def main():
     kind, n = sys.argv[1], int(sys.argv[2])
     sys.stdout.write({"chunks": chunks, "directives": directives, "nest": nest, "long-name": long_name,
-                      "converts": converts, "allocs": allocs}[kind](n))
+                      "converts": converts, "allocs": allocs, "types": types}[kind](n))
 
 
 if __name__ == "__main__":
