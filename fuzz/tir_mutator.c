@@ -199,7 +199,8 @@ static size_t mutate_layout(rng *r, const char *in, size_t len, text *out) {
   size_t at = cand[below(r, nc)];
   const char *key = NULL;
   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-    if (!memcmp(in + at, keys[k], strlen(keys[k]))) key = keys[k];
+    if (at + strlen(keys[k]) <= len && !memcmp(in + at, keys[k], strlen(keys[k]))) key = keys[k];
+  if (!key) return 0;
   size_t list_at = at + strlen(key) + 3;
   long long v[8];
   int n;
