@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repo root: runs the GPU checks and benchmarks from the carried
 # bundle (scripts/build-device.sh) and writes one log per step into ${OUT:-/tmp/gemmc-out}.
-# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only]
+# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only|sanitize]
+#   sanitize: compute-sanitizer memcheck, racecheck and synccheck over the quick GEMM suite and the
+#   examples' ragged cases (issue 13); a tool's report of any error fails the step.
 set -uo pipefail
 mode=${1:-quick}
 out=${OUT:-/tmp/gemmc-out}
@@ -20,6 +22,20 @@ step() { # step NAME COMMAND...: runs, logs, records pass/fail
   tail -3 "$out/$name.log" | sed 's/^/    /' | tee -a "$out/summary.txt"
   [ $rc -eq 0 ] || status=1
 }
+if [ "$mode" = sanitize ]; then
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck synccheck; do
+    # --error-exitcode: a finding fails the step even when the program itself exits 0.
+    san=("$cs" --tool "$tool" --error-exitcode 99 --print-limit 20)
+    step "san-$tool-gemm" "${san[@]}" test_gpu_gemm --quick
+    step "san-$tool-vector_add" "${san[@]}" example-vector_add n=4097 BLOCK=256
+    step "san-$tool-transpose" "${san[@]}" example-transpose m=129 n=65
+    step "san-$tool-softmax" "${san[@]}" example-softmax m=7 n=781
+    step "san-$tool-matmul" "${san[@]}" example-matmul -M 130 -N 70 -K 33
+    step "san-$tool-batched" "${san[@]}" example-batched_matmul --batch 2 -M 65 -N 33 -K 17
+  done
+  exit $status
+fi
 if [ "$mode" != bench-only ]; then
   step unit-runtime test_runtime_nodriver
   step unit-nvptx test_nvptx
