@@ -7,6 +7,8 @@
 #include "gemmc/limits.h"
 #include "gemmc/target.h"
 
+#define PTX_MAX_PARAM_BYTES 32764
+
 static bool is_public_func(const ir_op *op) {
   if (op->kind != OP_FUNC || !op->num_regions || !op->regions[0].first) return false; /* declarations */
   const ir_attr *vis = ir_op_get_attr(op, "sym_visibility");
@@ -89,6 +91,19 @@ bool metadata_from_module(gemmc_context *ctx, ir_op *module, gemmc_kernel_metada
     describe_arg(ctx, entry->args[i], attrs, i, &args[i]);
   }
   md->args = args;
+  /* Kernel parameters live in the PTX parameter space: at most 32764 bytes on every target gemmc
+   * emits (CUDA 12.1+, sm_70+; ptxas: "uses too much parameter space"). Each parameter is
+   * aligned to its size. (A target property: belongs in the target interface, issue 8.) */
+  int64_t param_bytes = 0;
+  for (int i = 0; i < entry->num_args; i++) {
+    int64_t size = args[i].size_bytes > 0 ? args[i].size_bytes : 1;
+    param_bytes = (param_bytes + size - 1) / size * size + size;
+  }
+  if (param_bytes > PTX_MAX_PARAM_BYTES) {
+    ir_op_error(ctx, kernel, "the kernel's %d parameters take %lld bytes; PTX allows at most %d", entry->num_args,
+                (long long)param_bytes, PTX_MAX_PARAM_BYTES);
+    return false;
+  }
   /* Checked: the verifier bounds both, but these numbers go to a launch, so no wraparound. */
   int64_t num_warps = ir_module_int_attr(module, "ttg.num-warps", 4);
   int64_t threads_per_warp = ir_module_int_attr(module, "ttg.threads-per-warp", 32);

@@ -8,6 +8,7 @@
   scale.py converts N     N layout conversions in a chain (TTGIR, 4 warps, 4 elements per thread)
   scale.py allocs N       N shared-memory buffers all alive at once
   scale.py types N        N distinct tensor types with layouts (the verifier's tables grow)
+  scale.py args N         a kernel with a pointer and N i32 parameters
 """
 import sys
 
@@ -102,10 +103,16 @@ def types(n):
     return "\n".join(out) + "\n"
 
 
+def args(n):
+    params = ", ".join("%%a%d: i32" % i for i in range(n))
+    return ("module {\n  tt.func public @k(%%p: !tt.ptr<i32>, %s) {\n    tt.store %%p, %%a0 : !tt.ptr<i32>\n"
+            "    tt.return\n  }\n}\n" % params)
+
+
 def main():
     kind, n = sys.argv[1], int(sys.argv[2])
     sys.stdout.write({"chunks": chunks, "directives": directives, "nest": nest, "long-name": long_name,
-                      "converts": converts, "allocs": allocs, "types": types}[kind](n))
+                      "converts": converts, "allocs": allocs, "types": types, "args": args}[kind](n))
 
 
 if __name__ == "__main__":
