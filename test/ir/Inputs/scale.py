@@ -9,6 +9,7 @@
   scale.py allocs N       N shared-memory buffers all alive at once
   scale.py types N        N distinct tensor types with layouts (the verifier's tables grow)
   scale.py args N         a kernel with a pointer and N i32 parameters
+  scale.py squares N      N chained x * x over tensor<1024xi32> (8 elements per thread)
 """
 import sys
 
@@ -109,10 +110,20 @@ def args(n):
             "    tt.return\n  }\n}\n" % params)
 
 
+def squares(n):
+    out = ["module {", "  tt.func public @k(%p: !tt.ptr<i32> {tt.divisibility = 16 : i32}) {",
+           "    %v0 = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>"]
+    out += ["    %%v%d = arith.muli %%v%d, %%v%d : tensor<1024xi32>" % (i, i - 1, i - 1) for i in range(1, n)]
+    out += ["    %ps = tt.splat %p : !tt.ptr<i32> -> tensor<1024x!tt.ptr<i32>>",
+            "    %pp = tt.addptr %ps, %v0 : tensor<1024x!tt.ptr<i32>>, tensor<1024xi32>",
+            "    tt.store %%pp, %%v%d : tensor<1024x!tt.ptr<i32>>" % (n - 1), "    tt.return", "  }", "}"]
+    return "\n".join(out) + "\n"
+
+
 def main():
     kind, n = sys.argv[1], int(sys.argv[2])
     sys.stdout.write({"chunks": chunks, "directives": directives, "nest": nest, "long-name": long_name,
-                      "converts": converts, "allocs": allocs, "types": types, "args": args}[kind](n))
+                      "converts": converts, "allocs": allocs, "types": types, "args": args, "squares": squares}[kind](n))
 
 
 if __name__ == "__main__":
