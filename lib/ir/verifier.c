@@ -1099,6 +1099,9 @@ static void check_symbol_name(verifier *v, const ir_op *op, const char *what, co
 }
 
 static void verify_func(verifier *v, const ir_op *op) {
+  const ir_op *parent = ir_op_parent_op(op);
+  if (op->parent && (!parent || parent->kind != OP_MODULE))
+    verr(v, op, "must be directly in a module, not in '%s'", parent ? ir_op_name(parent) : "a detached block");
   const ir_attr *name = ir_op_get_attr(op, "sym_name");
   if (!name || (name->kind != AT_STRING && name->kind != AT_SYMBOL) || !name->str)
     verr(v, op, "requires a 'sym_name' attribute");
@@ -1189,6 +1192,8 @@ static void verify_call(verifier *v, const ir_op *op) {
 }
 
 static void verify_module(verifier *v, const ir_op *op) {
+  /* One module, at the top: every stage (and the printer's value names) assumes it. */
+  if (op->parent) verr(v, op, "must be the top-level op (modules do not nest)");
   int64_t tpw = ir_module_int_attr(op, "ttg.threads-per-warp", 32);
   if (tpw != 32 && tpw != 64) verr(v, op, "ttg.threads-per-warp must be 32 or 64, got %lld", (long long)tpw);
   int64_t nw = ir_module_int_attr(op, "ttg.num-warps", 1);
