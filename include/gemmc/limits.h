@@ -26,13 +26,14 @@
  * emit millions of instructions. */
 #define GEMMC_MAX_ELEMS_PER_THREAD ((int64_t)1 << 14)
 
-/* The lowering cost of a module: the per-thread elements of all its tensor values, each weighted
- * by what its op costs to lower (1 for most elementwise ops, 8 for integer multiplies, 32 for
- * layout conversions, tt.dot, reductions and shared-memory ops; lib/ir/verifier.c has the table
- * and the measurements). It bounds the LLVM instructions the lowering emits. LLVM's code
- * generation is superlinear in the size of a basic block (a kernel body is one), so the bound is
- * set where the worst mixes measured stay within seconds: about 5 s at the limit. Real kernels
- * cost 20 000 (the 128x128x64 GEMM example) to 65 000 (a 256x256 tile over 4 warps). */
+/* The lowering cost of a module: every op costs the per-thread elements it handles (its tensor
+ * results, or its largest tensor operand when it has none; 1 for a scalar op) times its kind's
+ * weight (1 for most elementwise ops, 8 for integer multiplies, 32 for stores, atomics, layout
+ * conversions, tt.dot, reductions and shared-memory ops; lib/ir/verifier.c has the table and
+ * docs/limits.md the measurements). It bounds the LLVM instructions the lowering emits. LLVM's
+ * code generation is superlinear in the size of a basic block (a kernel body is one), so the
+ * bound is set where the worst mixes measured stay within seconds: about 5 s at the limit. Real
+ * kernels cost 32 000 (Triton's 128x128x64 GEMM) to 60 000 (a 256x256 tile over 8 warps). */
 #define GEMMC_MAX_MODULE_LOWERING_COST ((int64_t)1 << 17)
 
 /* Ops of one function that may take a shared-memory buffer (local_alloc, convert_layout,

@@ -368,11 +368,14 @@ static int64_t check_value_type(verifier *v, const ir_op *op, const char *what, 
  * and stores, async copies) or tensor cores about 180 us (20 000 conversions of 4 elements per
  * thread, or 100 chained 128x128 tt.dot); an integer multiply 15 us, and 300 us when it squares
  * its operand (InstCombine's known-bits recursion on x * x chains). Unvectorized async copies
- * grow faster than linearly (code generation of one huge block): 176 000 units took 6.5 s. */
+ * grow faster than linearly (code generation of one huge block): 176 000 units took 6.5 s.
+ * Stores and atomics are ordered with each other, and NVPTX code generation is quadratic in
+ * them within a block (8000 scalar stores: 1.6 s; 4000 stores of 8 elements: 2.1 s). */
 static int64_t lowering_weight(const ir_op *op) {
   switch (op->kind) {
   case OP_CONVERT_LAYOUT: case OP_DOT: case OP_WARP_GROUP_DOT: case OP_REDUCE: case OP_SCAN:
   case OP_LOCAL_ALLOC: case OP_LOCAL_LOAD: case OP_LOCAL_STORE: case OP_ASYNC_COPY:
+  case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
     return 32;
   case OP_MULI:
     return 8;
@@ -381,23 +384,24 @@ static int64_t lowering_weight(const ir_op *op) {
   }
 }
 
-/* Checks a value's type once per distinct type and adds what each thread holds of the value
- * (weighted by what lowering it costs) to the module's total, which bounds the lowering's work. */
-static void verify_value_type(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
-  if (!t || (t->kind != TY_TENSOR && t->kind != TY_MEMDESC)) return;
+/* A value type checked once per distinct type: what each thread holds of it (0: no layout). */
+static int64_t type_per_thread(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
+  if (!t || (t->kind != TY_TENSOR && t->kind != TY_MEMDESC)) return 0;
   bool fresh;
   checked_type *slot = checked_slot(v, t, &fresh);
-  int64_t per_thread;
-  if (slot && !fresh) {
-    per_thread = slot->per_thread;
-  } else {
-    per_thread = check_value_type(v, op, what, t);
-    /* checking entered the encoding into the table, which may have moved: find t again */
-    slot = checked_slot(v, t, &fresh);
-    if (slot) slot->per_thread = per_thread;
-  }
+  if (slot && !fresh) return slot->per_thread;
+  int64_t per_thread = check_value_type(v, op, what, t);
+  /* checking entered the encoding into the table, which may have moved: find t again */
+  slot = checked_slot(v, t, &fresh);
+  if (slot) slot->per_thread = per_thread;
+  return per_thread;
+}
+
+/* Adds an op's lowering cost (per-thread elements it handles, weighted by its kind) to the
+ * module's total, which bounds the lowering's and LLVM's work. */
+static void add_lowering_cost(verifier *v, const ir_op *op, int64_t per_thread) {
   /* Each term is at most 2^14 * 32 and the sum stops growing once it is reported: no overflow. */
-  if (v->reported_module_size) return;
+  if (v->reported_module_size || per_thread <= 0) return;
   v->module_per_thread += per_thread * lowering_weight(op);
   if (v->module_per_thread > GEMMC_MAX_MODULE_LOWERING_COST) {
     v->reported_module_size = true;
@@ -406,6 +410,34 @@ static void verify_value_type(verifier *v, const ir_op *op, const char *what, co
                 "fewer ops or more warps)",
          (long long)v->module_per_thread, (long long)GEMMC_MAX_MODULE_LOWERING_COST);
   }
+}
+
+static void verify_value_type(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
+  (void)type_per_thread(v, op, what, t);
+}
+
+/* What one thread handles of a value for the cost: its elements per thread under its layout; for
+ * a tensor without one (TTIR, before the passes choose layouts) a lower bound, its elements
+ * spread over the most threads a block can have; 0 for scalars and other types. */
+static int64_t cost_elements(verifier *v, const ir_op *op, const ir_type *t) {
+  if (!t || t->kind != TY_TENSOR) return 0;
+  if (t->encoding) return type_per_thread(v, op, "operand", t);
+  int64_t n = ir_type_num_elements(t);
+  return (n + GEMMC_MAX_THREADS_PER_BLOCK - 1) / GEMMC_MAX_THREADS_PER_BLOCK;
+}
+
+/* An op's lowering cost: the per-thread elements of its tensor results (or, with none, of its
+ * largest tensor operand: tt.store, an async copy whose result is a token), at least 1 (a
+ * scalar op), times its kind's weight. */
+static void add_op_cost(verifier *v, const ir_op *op) {
+  int64_t elems = 0;
+  for (int i = 0; i < op->num_results; i++) elems += cost_elements(v, op, op->results[i].type);
+  for (int i = 0; elems == 0 && i < op->num_operands; i++) {
+    const ir_value *val = op->operands[i].value;
+    int64_t n = val ? cost_elements(v, op, val->type) : 0;
+    if (n > elems) elems = n;
+  }
+  add_lowering_cost(v, op, elems ? elems : 1);
 }
 
 /* ------------------------------------------------------------------ structure */
@@ -1467,6 +1499,7 @@ static void verify_op(verifier *v, const ir_op *op) {
     snprintf(what, sizeof what, "result #%d", i);
     if (op->results[i].type) verify_value_type(v, op, what, op->results[i].type);
   }
+  if (well_formed && !results_reported) add_op_cost(v, op);
   /* Every later stage recurses over regions: the nesting is bounded here, before them. */
   if (op->num_regions && v->depth >= GEMMC_MAX_REGION_DEPTH) {
     verr(v, op, "regions are nested more than %d deep", GEMMC_MAX_REGION_DEPTH);

@@ -10,6 +10,7 @@
   scale.py types N        N distinct tensor types with layouts (the verifier's tables grow)
   scale.py args N         a kernel with a pointer and N i32 parameters
   scale.py squares N      N chained x * x over tensor<1024xi32> (8 elements per thread)
+  scale.py stores N       N stores of one tensor<1024xi32> (ops with no result still cost)
 """
 import sys
 
@@ -120,10 +121,20 @@ def squares(n):
     return "\n".join(out) + "\n"
 
 
+def stores(n):
+    out = ["module {", "  tt.func public @k(%p: !tt.ptr<i32> {tt.divisibility = 16 : i32}) {",
+           "    %v = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>",
+           "    %ps = tt.splat %p : !tt.ptr<i32> -> tensor<1024x!tt.ptr<i32>>",
+           "    %pp = tt.addptr %ps, %v : tensor<1024x!tt.ptr<i32>>, tensor<1024xi32>"]
+    out += ["    tt.store %pp, %v : tensor<1024x!tt.ptr<i32>>"] * n
+    out += ["    tt.return", "  }", "}"]
+    return "\n".join(out) + "\n"
+
+
 def main():
     kind, n = sys.argv[1], int(sys.argv[2])
     sys.stdout.write({"chunks": chunks, "directives": directives, "nest": nest, "long-name": long_name,
-                      "converts": converts, "allocs": allocs, "types": types, "args": args, "squares": squares}[kind](n))
+                      "converts": converts, "allocs": allocs, "types": types, "args": args, "squares": squares, "stores": stores}[kind](n))
 
 
 if __name__ == "__main__":
