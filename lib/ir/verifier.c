@@ -399,10 +399,10 @@ static int64_t type_per_thread(verifier *v, const ir_op *op, const char *what, c
 
 /* Adds an op's lowering cost (per-thread elements it handles, weighted by its kind) to the
  * module's total, which bounds the lowering's and LLVM's work. */
-static void add_lowering_cost(verifier *v, const ir_op *op, int64_t per_thread) {
-  /* Each term is at most 2^14 * 32 and the sum stops growing once it is reported: no overflow. */
+static void add_lowering_cost(verifier *v, const ir_op *op, int64_t per_thread, int64_t weight) {
+  /* Each term is far below 2^40 and the sum stops growing once it is reported: no overflow. */
   if (v->reported_module_size || per_thread <= 0) return;
-  v->module_per_thread += per_thread * lowering_weight(op);
+  v->module_per_thread += per_thread * weight;
   if (v->module_per_thread > GEMMC_MAX_MODULE_LOWERING_COST) {
     v->reported_module_size = true;
     verr(v, op, "the kernel is too large for gemmc to compile in reasonable time: its tensor values, weighted "
@@ -429,15 +429,41 @@ static int64_t cost_elements(verifier *v, const ir_op *op, const ir_type *t) {
 /* An op's lowering cost: the per-thread elements of its tensor results (or, with none, of its
  * largest tensor operand: tt.store, an async copy whose result is a token), at least 1 (a
  * scalar op), times its kind's weight. */
+static bool is_global_memory_op(const ir_op *op) {
+  return op->kind == OP_LOAD || op->kind == OP_STORE || op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS ||
+         op->kind == OP_ASYNC_COPY;
+}
+
+/* True when the op's tensor types have no layouts yet (TTIR). */
+static bool without_layouts(const ir_op *op) {
+  for (int i = 0; i < op->num_operands; i++) {
+    const ir_type *t = op->operands[i].value ? op->operands[i].value->type : NULL;
+    if (t && t->kind == TY_TENSOR) return t->encoding == NULL;
+  }
+  return false;
+}
+
 static void add_op_cost(verifier *v, const ir_op *op) {
   int64_t elems = 0;
+  /* Before the passes (TTIR), coalesce will put a layout conversion (weight 32) on each tensor
+   * operand and result of a global memory op: count them now, so that an input the passes would
+   * blow up is refused before they run (20 000 loads of one pointer: 102 s of passes). */
+  if (is_global_memory_op(op) && without_layouts(op)) {
+    int64_t n = 0;
+    for (int i = 0; i < op->num_operands; i++) {
+      const ir_value *val = op->operands[i].value;
+      n += val ? cost_elements(v, op, val->type) : 0;
+    }
+    for (int i = 0; i < op->num_results; i++) n += cost_elements(v, op, op->results[i].type);
+    add_lowering_cost(v, op, n ? n : 1, 32);
+  }
   for (int i = 0; i < op->num_results; i++) elems += cost_elements(v, op, op->results[i].type);
   for (int i = 0; elems == 0 && i < op->num_operands; i++) {
     const ir_value *val = op->operands[i].value;
     int64_t n = val ? cost_elements(v, op, val->type) : 0;
     if (n > elems) elems = n;
   }
-  add_lowering_cost(v, op, elems ? elems : 1);
+  add_lowering_cost(v, op, elems ? elems : 1, lowering_weight(op));
 }
 
 /* ------------------------------------------------------------------ structure */

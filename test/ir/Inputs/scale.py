@@ -11,6 +11,7 @@
   scale.py args N         a kernel with a pointer and N i32 parameters
   scale.py squares N      N chained x * x over tensor<1024xi32> (8 elements per thread)
   scale.py stores N       N stores of one tensor<1024xi32> (ops with no result still cost)
+  scale.py loads N        N loads of one tensor<128x!tt.ptr<i32>>, results unused
 """
 import sys
 
@@ -131,10 +132,20 @@ def stores(n):
     return "\n".join(out) + "\n"
 
 
+def loads(n):
+    out = ["module {", "  tt.func public @k(%p: !tt.ptr<i32> {tt.divisibility = 16 : i32}) {",
+           "    %v = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>",
+           "    %ps = tt.splat %p : !tt.ptr<i32> -> tensor<128x!tt.ptr<i32>>",
+           "    %pp = tt.addptr %ps, %v : tensor<128x!tt.ptr<i32>>, tensor<128xi32>"]
+    out += ["    %%l%d = tt.load %%pp : tensor<128x!tt.ptr<i32>>" % i for i in range(n)]
+    out += ["    tt.return", "  }", "}"]
+    return "\n".join(out) + "\n"
+
+
 def main():
     kind, n = sys.argv[1], int(sys.argv[2])
     sys.stdout.write({"chunks": chunks, "directives": directives, "nest": nest, "long-name": long_name,
-                      "converts": converts, "allocs": allocs, "types": types, "args": args, "squares": squares, "stores": stores}[kind](n))
+                      "converts": converts, "allocs": allocs, "types": types, "args": args, "squares": squares, "stores": stores, "loads": loads}[kind](n))
 
 
 if __name__ == "__main__":
