@@ -42,6 +42,10 @@
  * buffers alive together took minutes before the allocator's sweep, 16 s after). */
 #define GEMMC_MAX_SHARED_BUFFERS 4096
 
+/* Functions in a module: a Triton kernel and its noinline helpers, a handful. Symbol lookups
+ * and the call graph walk are linear in them per call. */
+#define GEMMC_MAX_FUNCTIONS 1024
+
 /* Regions nested in regions (scf.for in scf.if in ...): Triton kernels use a handful. */
 #define GEMMC_MAX_REGION_DEPTH 64
 

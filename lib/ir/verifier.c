@@ -1265,11 +1265,19 @@ static void verify_module(verifier *v, const ir_op *op) {
   if (op->regions[0].first != op->regions[0].last) verr(v, op, "body must have exactly one block");
   /* Triton modules hold functions only; every stage after the parser assumes so (a value
    * defined in the module body has no function to live in). */
-  for (const ir_op *o = op->regions[0].first ? op->regions[0].first->first : NULL; o; o = o->next)
+  int functions = 0;
+  for (const ir_op *o = op->regions[0].first ? op->regions[0].first->first : NULL; o; o = o->next) {
     if (o->kind != OP_FUNC) {
       verr(v, o, "is not allowed directly in a module (only tt.func is)");
       break;
     }
+    /* Symbol lookups and the call graph (axis-info analyses callers before callees, recursively)
+     * are linear in the functions per call: bounded. */
+    if (++functions == GEMMC_MAX_FUNCTIONS + 1) {
+      verr(v, o, "is function number %d of the module; gemmc allows %d", functions, GEMMC_MAX_FUNCTIONS);
+      break;
+    }
+  }
 }
 
 /* ------------------------------------------------------------------ ttg: layouts and shared memory */
