@@ -872,6 +872,12 @@ static void verify_make_range(verifier *v, const ir_op *op) {
     verr(v, op, "result must be a 1-D tensor of i32, got %s", ts(v, r));
     return;
   }
+  /* The range's values are i32 (Triton's start and end are i32 attributes); within that, end -
+   * start below cannot overflow. */
+  if (start < INT32_MIN || start > INT32_MAX || end < INT32_MIN || end > INT32_MAX) {
+    verr(v, op, "start %lld and end %lld must be i32 values", (long long)start, (long long)end);
+    return;
+  }
   if (start >= end) {
     verr(v, op, "start %lld must be less than end %lld", (long long)start, (long long)end);
     return;
