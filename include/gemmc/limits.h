@@ -28,7 +28,7 @@
 
 /* The lowering cost of a module: every op costs the per-thread elements it handles (its tensor
  * results, or its largest tensor operand when it has none; 1 for a scalar op) times its kind's
- * weight (1 for most elementwise ops, 8 for integer multiplies, 32 for stores, atomics, layout
+ * weight (1 for most elementwise ops, 8 for loads and integer multiplies, 32 for stores, atomics, layout
  * conversions, tt.dot, reductions and shared-memory ops; lib/ir/verifier.c has the table and
  * docs/limits.md the measurements). It bounds the LLVM instructions the lowering emits. LLVM's
  * code generation is superlinear in the size of a basic block (a kernel body is one), so the

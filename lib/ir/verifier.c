@@ -369,6 +369,7 @@ static int64_t check_value_type(verifier *v, const ir_op *op, const char *what, 
  * thread, or 100 chained 128x128 tt.dot); an integer multiply 15 us, and 300 us when it squares
  * its operand (InstCombine's known-bits recursion on x * x chains). Unvectorized async copies
  * grow faster than linearly (code generation of one huge block): 176 000 units took 6.5 s.
+ * A global load not vectorized (one predicated load per element) takes 68 us per element.
  * Stores and atomics are ordered with each other, and NVPTX code generation is quadratic in
  * them within a block (8000 scalar stores: 1.6 s; 4000 stores of 8 elements: 2.1 s). */
 static int64_t lowering_weight(const ir_op *op) {
@@ -377,7 +378,7 @@ static int64_t lowering_weight(const ir_op *op) {
   case OP_LOCAL_ALLOC: case OP_LOCAL_LOAD: case OP_LOCAL_STORE: case OP_ASYNC_COPY:
   case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
     return 32;
-  case OP_MULI:
+  case OP_MULI: case OP_LOAD:
     return 8;
   default:
     return 1;
