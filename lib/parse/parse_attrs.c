@@ -33,8 +33,8 @@ parsed_shaped *parse_shape(parse_state *ps, const char *dims, const ir_type *ele
   }
   int64_t total = 1;
   for (int i = 0; i < sh->rank; i++) {
-    total *= sh->shape[i];
-    if (total > (1ll << 40)) {
+    /* checked: each dim is up to 2^31, so the product can pass 2^63 before the bound catches it */
+    if (__builtin_mul_overflow(total, sh->shape[i], &total) || total > (1ll << 40)) {
       parse_error_at(ps, pos, "shape '%s' has too many elements", dims);
       return NULL;
     }
