@@ -157,25 +157,10 @@ int lower_elem_bytes(const ir_type *t) {
 LLVMValueRef lower_i32(lower_state *s, int64_t v) { return LLVMConstInt(s->i32, (unsigned long long)v, 1); }
 
 LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n) {
-  LLVMTypeRef params[8];
-  for (int i = 0; i < n && i < 8; i++) params[i] = LLVMTypeOf(args[i]);
-  LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, 0);
-  LLVMValueRef f = LLVMGetNamedFunction(s->mod, name);
-  if (!f) f = LLVMAddFunction(s->mod, name, fty);
-  return LLVMBuildCall2(s->b, fty, f, args, (unsigned)n, "");
+  return target_call(&s->em, name, ret, args, n);
 }
 
-LLVMValueRef lower_asm(lower_state *s, const char *text, const char *constraints, LLVMTypeRef ret,
-                       LLVMValueRef *args, int n, bool side_effects) {
-  LLVMTypeRef params[16];
-  for (int i = 0; i < n && i < 16; i++) params[i] = LLVMTypeOf(args[i]);
-  LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, 0);
-  LLVMValueRef a = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)constraints, strlen(constraints),
-                                    side_effects, 0, LLVMInlineAsmDialectATT, 0);
-  return LLVMBuildCall2(s->b, fty, a, args, (unsigned)n, "");
-}
-
-void lower_barrier(lower_state *s) { lower_call(s, "llvm.nvvm.barrier0", s->voidt, NULL, 0); }
+void lower_barrier(lower_state *s) { s->cg->barrier(&s->em); }
 
 LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index) {
   LLVMValueRef base = s->smem;
@@ -264,7 +249,7 @@ static void state_free_function(lower_state *s) {
   free(s->map.keys);
   free(s->map.vals);
   memset(&s->map, 0, sizeof s->map);
-  s->layouts = NULL; /* lives in the chunks */
+  s->kernel_threads.layouts = NULL; /* lives in the chunks */
   while (s->chunks) {
     lower_chunk *next = s->chunks->next;
     free(s->chunks);
@@ -302,7 +287,8 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   s->fn = fn;
   s->func = func;
   int threads = s->num_warps * s->threads_per_warp;
-  gemmc_target_mark_kernel_for(s->target, s->mod, fn, threads);
+  target_kernel_attrs attrs = {threads};
+  s->cg->mark_kernel(&s->em, fn, &attrs);
   for (int i = 0; i < nargs; i++) {
     const ir_type *t = entry->args[i]->type;
     LLVMValueRef p = LLVMGetParam(fn, (unsigned)i);
@@ -325,13 +311,17 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   LLVMBasicBlockRef body_bb = LLVMAppendBasicBlockInContext(s->llctx, fn, "body");
   LLVMPositionBuilderAtEnd(s->b, pro_bb);
   LLVMValueRef br = LLVMBuildBr(s->b, body_bb);
-  LLVMPositionBuilderBefore(s->pro, br);
   /* Thread coordinates, once: every layout's lane/warp index math goes into this block too. */
+  lower_threads *t = &s->kernel_threads;
+  t->num_warps = s->num_warps;
+  t->layouts = NULL;
+  LLVMPositionBuilderBefore(t->pro, br);
   LLVMPositionBuilderBefore(s->b, br);
-  s->tid = lower_call(s, "llvm.nvvm.read.ptx.sreg.tid.x", s->i32, NULL, 0);
+  t->tid = s->cg->thread_id(&s->em);
   LLVMValueRef tpw = lower_i32(s, s->threads_per_warp);
-  s->lane = LLVMBuildURem(s->b, s->tid, tpw, "lane");
-  s->warp = LLVMBuildUDiv(s->b, s->tid, tpw, "warp");
+  t->lane = LLVMBuildURem(s->b, t->tid, tpw, "lane");
+  t->warp = LLVMBuildUDiv(s->b, t->tid, tpw, "warp");
+  s->threads = t;
   LLVMPositionBuilderAtEnd(s->b, body_bb);
 
   bool ok;
@@ -366,7 +356,8 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
     if (module) ir_op_error(ctx, module, "gemmc_lower_to_llvm needs a module, a target and an LLVM context");
     return false;
   }
-  if (target->arch != GEMMC_ARCH_NVPTX) {
+  const target_codegen *cg = target_codegen_of(target);
+  if (!cg) {
     ir_op_error(ctx, module, "lowering for target '%s' is not implemented yet (NVIDIA targets only)", target->name);
     return false;
   }
@@ -375,18 +366,21 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
   lower_state *s = &st;
   s->ctx = ctx;
   s->target = target;
+  s->cg = cg;
   s->llctx = llvm_ctx;
   s->num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
   s->threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", target->warp_size);
-  if (s->threads_per_warp != 32) {
-    ir_op_error(ctx, module, "NVIDIA targets need 32 threads per warp, not %d", s->threads_per_warp);
+  if (s->threads_per_warp != target->warp_size) {
+    ir_op_error(ctx, module, "%s targets need %d threads per warp, not %d",
+                target->arch == GEMMC_ARCH_NVPTX ? "NVIDIA" : "AMD", target->warp_size, s->threads_per_warp);
     return false;
   }
   const ir_attr *mname = ir_op_get_attr(module, "sym_name");
   s->mod = LLVMModuleCreateWithNameInContext(mname && mname->str ? mname->str : "gemmc", llvm_ctx);
   LLVMSetTarget(s->mod, target->triple);
   s->b = LLVMCreateBuilderInContext(llvm_ctx);
-  s->pro = LLVMCreateBuilderInContext(llvm_ctx);
+  s->kernel_threads.pro = LLVMCreateBuilderInContext(llvm_ctx);
+  s->em = (target_emitter){llvm_ctx, s->mod, s->b};
   s->i1 = LLVMInt1TypeInContext(llvm_ctx);
   s->i8 = LLVMInt8TypeInContext(llvm_ctx);
   s->i16 = LLVMInt16TypeInContext(llvm_ctx);
@@ -394,10 +388,10 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
   s->i64 = LLVMInt64TypeInContext(llvm_ctx);
   s->f32 = LLVMFloatTypeInContext(llvm_ctx);
   s->voidt = LLVMVoidTypeInContext(llvm_ctx);
-  s->gptr = LLVMPointerTypeInContext(llvm_ctx, 1);
-  s->sptr = LLVMPointerTypeInContext(llvm_ctx, 3);
+  s->gptr = LLVMPointerTypeInContext(llvm_ctx, cg->global_addr_space);
+  s->sptr = LLVMPointerTypeInContext(llvm_ctx, cg->shared_addr_space);
   /* Dynamic shared memory: one external array; every buffer is an offset into it. */
-  s->smem = LLVMAddGlobalInAddressSpace(s->mod, LLVMArrayType2(s->i8, 0), "global_smem", 3);
+  s->smem = LLVMAddGlobalInAddressSpace(s->mod, LLVMArrayType2(s->i8, 0), "global_smem", cg->shared_addr_space);
   LLVMSetLinkage(s->smem, LLVMExternalLinkage);
   LLVMSetAlignment(s->smem, 16);
   s->axis = axis_info_run(ctx, module);
@@ -418,7 +412,7 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
   state_free_function(s);
   if (s->axis) axis_info_free(s->axis);
   LLVMDisposeBuilder(s->b);
-  LLVMDisposeBuilder(s->pro);
+  LLVMDisposeBuilder(s->kernel_threads.pro);
   if (ok) {
     char *msg = NULL;
     if (LLVMVerifyModule(s->mod, LLVMReturnStatusAction, &msg)) {

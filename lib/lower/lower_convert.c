@@ -159,9 +159,9 @@ static bool choose_plan(lower_state *s, const lower_layout_info *src, const lowe
 }
 
 static LLVMValueRef lane_warp_offset(lower_state *s, const offset_map *m) {
-  LLVMValueRef l = lower_apply_bits(s, s->lane, m->offs[LAYOUT_IN_LANE], m->num_bases[LAYOUT_IN_LANE]);
-  LLVMValueRef w = lower_apply_bits(s, s->warp, m->offs[LAYOUT_IN_WARP], m->num_bases[LAYOUT_IN_WARP]);
-  return LLVMBuildXor(s->pro, l, w, "");
+  LLVMValueRef l = lower_apply_bits(s, s->threads->lane, m->offs[LAYOUT_IN_LANE], m->num_bases[LAYOUT_IN_LANE]);
+  LLVMValueRef w = lower_apply_bits(s, s->threads->warp, m->offs[LAYOUT_IN_WARP], m->num_bases[LAYOUT_IN_WARP]);
+  return LLVMBuildXor(s->threads->pro, l, w, "");
 }
 
 static int64_t reg_offset(const offset_map *m, int64_t r) {

@@ -41,24 +41,30 @@ static bool is_half_like(LLVMTypeRef t) {
   return k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind;
 }
 
-/* f32 transcendental through NVVM's approximate instructions, as Triton's libdevice-free path. */
+/* One of the target's approximate f32 special functions. */
+static LLVMValueRef special(lower_state *s, target_special_fn fn, LLVMValueRef x) {
+  return s->cg->special_f32(&s->em, fn, x);
+}
+
+/* f32 transcendentals from the target's approximate special functions, as Triton's
+ * libdevice-free path computes them. */
 static LLVMValueRef math_f32(lower_state *s, ir_op_kind kind, LLVMValueRef x) {
   LLVMBuilderRef b = s->b;
   switch (kind) {
   case OP_EXP: {
     LLVMValueRef y = LLVMBuildFMul(b, x, LLVMConstReal(s->f32, 1.4426950408889634), "");
-    return lower_call(s, "llvm.nvvm.ex2.approx.f", s->f32, &y, 1);
+    return special(s, TARGET_SPECIAL_EXP2, y);
   }
-  case OP_EXP2: return lower_call(s, "llvm.nvvm.ex2.approx.f", s->f32, &x, 1);
+  case OP_EXP2: return special(s, TARGET_SPECIAL_EXP2, x);
   case OP_LOG: {
-    LLVMValueRef y = lower_call(s, "llvm.nvvm.lg2.approx.f", s->f32, &x, 1);
+    LLVMValueRef y = special(s, TARGET_SPECIAL_LOG2, x);
     return LLVMBuildFMul(b, y, LLVMConstReal(s->f32, 0.6931471805599453), "");
   }
-  case OP_LOG2: return lower_call(s, "llvm.nvvm.lg2.approx.f", s->f32, &x, 1);
-  case OP_RSQRT: return lower_call(s, "llvm.nvvm.rsqrt.approx.f", s->f32, &x, 1);
-  case OP_SIN: return lower_call(s, "llvm.nvvm.sin.approx.f", s->f32, &x, 1);
-  case OP_COS: return lower_call(s, "llvm.nvvm.cos.approx.f", s->f32, &x, 1);
-  case OP_TANH: return lower_asm(s, "tanh.approx.f32 $0, $1;", "=f,f", s->f32, &x, 1, false);
+  case OP_LOG2: return special(s, TARGET_SPECIAL_LOG2, x);
+  case OP_RSQRT: return special(s, TARGET_SPECIAL_RSQRT, x);
+  case OP_SIN: return special(s, TARGET_SPECIAL_SIN, x);
+  case OP_COS: return special(s, TARGET_SPECIAL_COS, x);
+  case OP_TANH: return special(s, TARGET_SPECIAL_TANH, x);
   case OP_ERF: {
     /* Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): erf(|x|) = 1 - poly(t) e^{-x^2},
      * t = 1 / (1 + p|x|); the sign is copied back. */
@@ -71,7 +77,7 @@ static LLVMValueRef math_f32(lower_state *s, ir_op_kind kind, LLVMValueRef x) {
     poly = LLVMBuildFMul(b, poly, t, "");
     LLVMValueRef e = LLVMBuildFMul(b, LLVMBuildFNeg(b, LLVMBuildFMul(b, ax, ax, ""), ""),
                                    LLVMConstReal(s->f32, 1.4426950408889634), "");
-    e = lower_call(s, "llvm.nvvm.ex2.approx.f", s->f32, &e, 1);
+    e = special(s, TARGET_SPECIAL_EXP2, e);
     LLVMValueRef r = LLVMBuildFSub(b, one, LLVMBuildFMul(b, poly, e, ""), "");
     LLVMValueRef args[2] = {r, x};
     return call_overloaded(s, "copysign", args, 2);
@@ -117,7 +123,7 @@ static const char *predicate_of(const ir_op *op) {
   return NULL;
 }
 
-/* tt.fp_to_fp between f16, bf16, f32 and f64; rtz downcasts through cvt.rz. */
+/* tt.fp_to_fp between f16, bf16, f32 and f64; rtz downcasts through the target's rounding toward zero. */
 static LLVMValueRef fp_to_fp(lower_state *s, const ir_op *op, LLVMValueRef x, LLVMTypeRef to) {
   LLVMTypeRef from = LLVMTypeOf(x);
   unsigned fb = LLVMGetTypeKind(from) == LLVMDoubleTypeKind ? 64 : LLVMGetTypeKind(from) == LLVMFloatTypeKind ? 32 : 16;
@@ -133,9 +139,7 @@ static LLVMValueRef fp_to_fp(lower_state *s, const ir_op *op, LLVMValueRef x, LL
   if (!rtz) return LLVMBuildFPTrunc(s->b, x, to, "");
   if (fb == 64) x = LLVMBuildFPTrunc(s->b, x, s->f32, ""); /* double rounding is acceptable here */
   if (tb == 32) return x;
-  bool bf = LLVMGetTypeKind(to) == LLVMBFloatTypeKind;
-  LLVMValueRef bits = lower_asm(s, bf ? "cvt.rz.bf16.f32 $0, $1;" : "cvt.rz.f16.f32 $0, $1;", "=h,f", s->i16, &x, 1, false);
-  return LLVMBuildBitCast(s->b, bits, to, "");
+  return s->cg->truncate_rtz(&s->em, x, to);
 }
 
 /* One element of an elementwise op; NULL after reporting an error. */
@@ -242,7 +246,7 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, LLVMValueRef *a, LLVM
       LLVMValueRef r = math_f32(s, op->kind, LLVMBuildFPExt(b, a[0], s->f32, ""));
       return LLVMBuildFPTrunc(b, r, t, "");
     }
-    if (op->kind == OP_RSQRT) return lower_call(s, "llvm.nvvm.rsqrt.approx.d", t, a, 1);
+    if (op->kind == OP_RSQRT) return s->cg->rsqrt_f64(&s->em, a[0]);
     ir_op_error(s->ctx, op, "lowering of '%s' on f64 is not implemented yet", ir_op_name(op));
     return NULL;
   }
@@ -327,10 +331,6 @@ bool lower_program_id(lower_state *s, ir_op *op) {
     ir_op_error(s->ctx, op, "program id axis must be x, y or z");
     return false;
   }
-  static const char *const ctaid[3] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
-                                       "llvm.nvvm.read.ptx.sreg.ctaid.z"};
-  static const char *const nctaid[3] = {"llvm.nvvm.read.ptx.sreg.nctaid.x", "llvm.nvvm.read.ptx.sreg.nctaid.y",
-                                        "llvm.nvvm.read.ptx.sreg.nctaid.z"};
-  const char *name = op->kind == OP_GET_PROGRAM_ID ? ctaid[axis] : nctaid[axis];
-  return lower_set1(s, &op->results[0], lower_call(s, name, s->i32, NULL, 0));
+  LLVMValueRef id = op->kind == OP_GET_PROGRAM_ID ? s->cg->program_id(&s->em, axis) : s->cg->num_programs(&s->em, axis);
+  return lower_set1(s, &op->results[0], id);
 }

@@ -7,16 +7,6 @@
  * barrier (earlier readers of the same bytes are done) and ends with one (its data is visible to
  * every reader). Readers need none. */
 
-LLVMValueRef lower_call_n(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n) {
-  LLVMTypeRef params[32];
-  if (n > 32) return NULL;
-  for (int i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
-  LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, 0);
-  LLVMValueRef f = LLVMGetNamedFunction(s->mod, name);
-  if (!f) f = LLVMAddFunction(s->mod, name, fty);
-  return LLVMBuildCall2(s->b, fty, f, args, (unsigned)n, "");
-}
-
 /* ---------------------------------------------------------------- register <-> shared map */
 
 bool lower_smem_map_build(lower_state *s, const ir_op *op, const lower_layout_info *reg, const ir_attr *shared,
@@ -49,9 +39,9 @@ bool lower_smem_map_build(lower_state *s, const ir_op *op, const lower_layout_in
     }
   }
   /* Every lane/warp offset bit could be set: the mask is the OR of all their offsets. */
-  LLVMValueRef l = lower_apply_bits(s, s->lane, m->off[1], m->num_bases[1]);
-  LLVMValueRef w = lower_apply_bits(s, s->warp, m->off[2], m->num_bases[2]);
-  m->lw = LLVMBuildXor(s->pro, l, w, "");
+  LLVMValueRef l = lower_apply_bits(s, s->threads->lane, m->off[1], m->num_bases[1]);
+  LLVMValueRef w = lower_apply_bits(s, s->threads->warp, m->off[2], m->num_bases[2]);
+  m->lw = LLVMBuildXor(s->threads->pro, l, w, "");
   return true;
 }
 
