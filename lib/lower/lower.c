@@ -1,4 +1,4 @@
-/* TTGIR -> LLVM IR driver: module and kernel creation, the value map, op dispatch, and the --print-llvm pass. */
+/* TTGIR -> LLVM IR driver: module and kernel creation, the value map, op dispatch. */
 #include "lower.h"
 
 #include <stdio.h>
@@ -7,7 +7,6 @@
 
 #include <llvm-c/Analysis.h>
 
-#include "gemmc/passes.h"
 #include "lower_internal.h"
 #include "lower_tensorcore.h"
 
@@ -428,89 +427,4 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
   if (num_kernels) *num_kernels = count;
   *out = s->mod;
   return true;
-}
-
-/* ---------------------------------------------------------------- --print-llvm */
-
-/* Copies the value of `key` in "a=b,c=d" options into buf; false when absent. */
-static bool option_string(const char *options, const char *key, char *buf, size_t size) {
-  if (!options) return false;
-  size_t klen = strlen(key);
-  bool found = false;
-  for (const char *p = options; *p;) {
-    while (*p == ',' || *p == ' ' || *p == '{' || *p == '}') p++;
-    const char *e = p;
-    while (*e && *e != ',' && *e != ' ' && *e != '}') e++;
-    if ((size_t)(e - p) > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-      size_t n = (size_t)(e - p) - klen - 1;
-      if (n >= size) n = size - 1;
-      memcpy(buf, p + klen + 1, n);
-      buf[n] = 0;
-      found = true;
-    }
-    p = e;
-  }
-  return found;
-}
-
-bool gemmc_pass_print_llvm(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  char target_name[32] = "sm_90a", emit[16] = "llvm", path[1024] = "", opt[8] = "";
-  option_string(options, "target", target_name, sizeof target_name);
-  option_string(options, "emit", emit, sizeof emit);
-  option_string(options, "output", path, sizeof path);
-  bool has_opt = option_string(options, "opt", opt, sizeof opt);
-  bool ptx = strcmp(emit, "ptx") == 0;
-  if (!ptx && strcmp(emit, "llvm") != 0) {
-    ir_op_error(ctx, module, "--print-llvm: emit must be llvm or ptx, not '%s'", emit);
-    return false;
-  }
-  int opt_level = has_opt ? atoi(opt) : (ptx ? 3 : 0);
-  if (opt_level < 0 || opt_level > 3) opt_level = 3;
-  char err[512];
-  const gemmc_target *t = gemmc_target_lookup(target_name, err, sizeof err);
-  if (!t) {
-    ir_op_error(ctx, module, "--print-llvm: %s", err);
-    return false;
-  }
-  LLVMContextRef llctx = LLVMContextCreate();
-  LLVMModuleRef m = NULL;
-  gemmc_lowered_kernel kernels[16];
-  int n = 0;
-  bool ok = gemmc_lower_to_llvm(ctx, module, t, llctx, &m, kernels, 16, &n);
-  FILE *f = out;
-  if (ok && path[0]) {
-    f = fopen(path, "w");
-    if (!f) {
-      ir_op_error(ctx, module, "--print-llvm: cannot open '%s'", path);
-      ok = false;
-    }
-  }
-  if (ok) {
-    const char *comment = ptx ? "//" : ";";
-    for (int i = 0; i < n && i < 16; i++)
-      fprintf(f, "%s gemmc kernel @%s: threads_per_block = %d, shared_bytes = %lld\n", comment, kernels[i].name,
-              kernels[i].threads_per_block, (long long)kernels[i].static_shared_bytes);
-    if (ptx) {
-      char *text = NULL;
-      size_t len = 0;
-      ok = gemmc_target_emit_ptx(t, m, opt_level, &text, &len, err, sizeof err);
-      if (ok) fwrite(text, 1, len, f);
-      else ir_op_error(ctx, module, "--print-llvm: %s", err);
-      free(text);
-    } else {
-      if (opt_level > 0 && !gemmc_target_optimize(t, m, opt_level, err, sizeof err)) {
-        ir_op_error(ctx, module, "--print-llvm: %s", err);
-        ok = false;
-      }
-      if (ok) {
-        char *text = LLVMPrintModuleToString(m);
-        fputs(text, f);
-        LLVMDisposeMessage(text);
-      }
-    }
-    if (f != out) fclose(f);
-  }
-  if (m) LLVMDisposeModule(m);
-  LLVMContextDispose(llctx);
-  return ok;
 }

@@ -7,61 +7,15 @@
 #include "context_internal.h"
 #include "gemmc/layout.h"
 #include "gemmc/passes.h"
-
-/* ------------------------------------------------------------------ options */
-
-/* The text of `key=value` in "a=1,b=2" (or space separated, possibly in braces); NULL if absent. */
-static const char *option_value(const char *options, const char *key, size_t *len) {
-  size_t klen = strlen(key);
-  const char *found = NULL;
-  for (const char *p = options; p && *p;) {
-    while (*p == ',' || *p == ' ' || *p == '{' || *p == '}') p++;
-    const char *e = p;
-    while (*e && *e != ',' && *e != ' ' && *e != '}') e++;
-    if ((size_t)(e - p) > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-      found = p + klen + 1;
-      *len = (size_t)(e - found);
-    }
-    p = e;
-  }
-  return found;
-}
-
-/* Compute capability from "sm_80", "sm_90a", "cuda:90" or "90"; -1 when not an NVIDIA target. */
-static int parse_compute_capability(const char *text, size_t len) {
-  char buf[32];
-  if (len == 0 || len >= sizeof buf) return -1;
-  memcpy(buf, text, len);
-  buf[len] = 0;
-  const char *digits = buf;
-  if (strncmp(buf, "sm_", 3) == 0) digits = buf + 3;
-  else if (strncmp(buf, "cuda:", 5) == 0) digits = buf + 5;
-  char *end = NULL;
-  long cc = strtol(digits, &end, 10);
-  if (end == digits || (*end && strcmp(end, "a") != 0) || cc < 10 || cc > 999) return -1;
-  return (int)cc;
-}
+#include "target/mma.h"
 
 /* ------------------------------------------------------------------ which dots */
 
-/* The instruction K of mma.sync for this dot's types, or 0 when it stays on the FMA path: f16
- * with f32 or f16 accumulators, bf16 with f32, f32 with inputPrecision = tf32, i8 with i32
- * (Triton's supportMMA for version 2, restricted to what mma.sync has). */
+/* The instruction K of mma.sync for this dot's types (the target's MMA table), or 0 when it
+ * stays on the FMA path. */
 static int mma_v2_k(const ir_op *dot) {
-  const ir_type *a = ir_type_element(dot->operands[0].value->type);
-  const ir_type *b = ir_type_element(dot->operands[1].value->type);
-  const ir_type *c = ir_type_element(dot->results[0].type);
-  if (a != b) return 0;
-  bool c_f32 = c->kind == TY_FLOAT && c->float_kind == FLT_F32;
-  if (a->kind == TY_FLOAT && a->float_kind == FLT_F16)
-    return c_f32 || (c->kind == TY_FLOAT && c->float_kind == FLT_F16) ? 16 : 0;
-  if (a->kind == TY_FLOAT && a->float_kind == FLT_BF16) return c_f32 ? 16 : 0;
-  if (a->kind == TY_FLOAT && a->float_kind == FLT_F32) {
-    const ir_attr *prec = ir_op_get_attr(dot, "inputPrecision");
-    return c_f32 && prec && prec->str && strcmp(prec->str, "tf32") == 0 ? 8 : 0;
-  }
-  if (ir_type_is_int(a, 8) && ir_type_is_int(c, 32)) return 32;
-  return 0;
+  const target_mma *mi = target_mma_for_dot(GEMMC_MMA_SYNC, dot);
+  return mi ? mi->k : 0;
 }
 
 /* ------------------------------------------------------------------ warps per tile */
@@ -257,34 +211,25 @@ static bool collect_dots(ir_op *op, void *user) {
   return true;
 }
 
-bool gemmc_pass_accelerate_matmul(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)out;
-  size_t len = 0;
-  const char *target = option_value(options, "target", &len);
-  if (!target) {
-    const ir_attr *t = ir_op_get_attr(module, "ttg.target");
-    if (t && t->kind == AT_STRING) {
-      target = t->str;
-      len = t->str_len;
-    }
-  }
+bool gemmc_pass_accelerate_matmul(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
+  const gemmc_target *target = pc->target;
   if (!target) {
     ir_op_error(ctx, module, "accelerate-matmul: no target (pass target=sm_80 or set the module's ttg.target)");
     return false;
   }
-  int cc = parse_compute_capability(target, len);
-  if (cc < 0) {
-    ir_op_error(ctx, module, "accelerate-matmul: '%.*s' is not an NVIDIA target (sm_80, sm_90a, cuda:90, ...)", (int)len,
-                target);
+  if (target->arch != GEMMC_ARCH_NVPTX) {
+    ir_op_error(ctx, module, "accelerate-matmul: '%s' is not an NVIDIA target (sm_80, sm_90a, cuda:90, ...)", target->name);
     return false;
   }
-  int num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
+  int num_warps = pc->num_warps;
   if (num_warps < 1 || (num_warps & (num_warps - 1)) != 0) {
     ir_op_error(ctx, module, "accelerate-matmul: ttg.num-warps must be a power of two, got %d", num_warps);
     return false;
   }
-  /* mma.sync needs sm_80 (Triton gives up on sm_7x too); Hopper uses it until wgmma lands. */
-  if (cc < 80) return true;
+  /* Targets without mma.sync (before sm_80: Triton gives up on sm_7x too) keep the FMA path;
+   * Hopper uses it until wgmma lands. */
+  if (!(target->mma_kinds & GEMMC_MMA_SYNC)) return true;
   ptr_list dots = {ctx, NULL, 0, 0};
   ir_walk(module, collect_dots, &dots);
   for (int i = 0; i < dots.count; i++) {

@@ -414,35 +414,9 @@ static void retype_function(assign_state *s, ir_op *func) {
                  ir_type_attr(s->ctx, ir_func_type(s->ctx, entry->num_args, inputs, old->num_results, results)));
 }
 
-/* ------------------------------------------------------------------ options */
-
-/* The text of `key=value` in an option string, or NULL; *len receives its length. */
-static const char *option_text(const char *options, const char *key, size_t *len) {
-  if (!options) return NULL;
-  size_t klen = strlen(key);
-  for (const char *p = options; *p;) {
-    while (*p == ',' || *p == ' ' || *p == '{' || *p == '}') p++;
-    const char *entry = p;
-    while (*p && *p != ',' && *p != ' ' && *p != '}') p++;
-    if ((size_t)(p - entry) > klen && !memcmp(entry, key, klen) && entry[klen] == '=') {
-      *len = (size_t)(p - entry) - klen - 1;
-      return entry + klen + 1;
-    }
-  }
-  return NULL;
-}
-
-bool gemmc_pass_assign_layouts(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)out;
-  bool ok = true;
-  int num_warps = (int)gemmc_pass_option_int(options, "num-warps", ir_module_int_attr(module, "ttg.num-warps", 4), &ok);
-  int threads_per_warp = (int)gemmc_pass_option_int(
-      options, "threads-per-warp", ir_module_int_attr(module, "ttg.threads-per-warp", 32), &ok);
-  int num_ctas = (int)gemmc_pass_option_int(options, "num-ctas", ir_module_int_attr(module, "ttg.num-ctas", 1), &ok);
-  if (!ok) {
-    ir_op_error(ctx, module, "assign-layouts: options must be integers: '%s'", options ? options : "");
-    return false;
-  }
+bool gemmc_pass_assign_layouts(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
+  int num_warps = pc->num_warps, threads_per_warp = pc->threads_per_warp, num_ctas = pc->num_ctas;
   if (num_warps < 1 || (num_warps & (num_warps - 1))) {
     ir_op_error(ctx, module, "assign-layouts: num-warps must be a power of two, got %d", num_warps);
     return false;
@@ -524,9 +498,11 @@ bool gemmc_pass_assign_layouts(gemmc_context *ctx, ir_op *module, const char *op
   ir_op_set_attr(ctx, module, "ttg.num-warps", ir_i32_attr(ctx, num_warps));
   ir_op_set_attr(ctx, module, "ttg.threads-per-warp", ir_i32_attr(ctx, threads_per_warp));
   ir_op_set_attr(ctx, module, "ttg.num-ctas", ir_i32_attr(ctx, num_ctas));
-  size_t tlen = 0;
-  const char *target = option_text(options, "target", &tlen);
-  if (target && tlen) ir_op_set_attr(ctx, module, "ttg.target", ir_string_attr(ctx, target, tlen));
+  if (pc->target) {
+    char target[32];
+    gemmc_target_triton_name(pc->target, target, sizeof target);
+    ir_op_set_attr(ctx, module, "ttg.target", ir_string_attr(ctx, target, strlen(target)));
+  }
 
   if (s.groups) ctx_raw_free(ctx, s.groups, (size_t)s.count * sizeof *s.groups);
   if (s.values) ctx_raw_free(ctx, s.values, (size_t)s.cap * sizeof *s.values);

@@ -495,15 +495,9 @@ static bool collect_loop(ir_op *op, void *user) {
   return true;
 }
 
-bool gemmc_pass_pipeline_loads(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)out;
-  bool ok = true;
-  int64_t num_stages = gemmc_pass_option_int(options, "num-stages", 3, &ok);
-  int64_t max_shared = gemmc_pass_option_int(options, "max-shared", 0, &ok);
-  if (!ok || num_stages < 1 || num_stages > 16 || max_shared < 0) {
-    ir_op_error(ctx, module, "pipeline-loads: options are num-stages=1..16 and max-shared=BYTES (0: no limit)");
-    return false;
-  }
+bool gemmc_pass_pipeline_loads(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
+  int64_t num_stages = pc->num_stages, max_shared = pc->max_shared;
   if (num_stages < 2) return true;
   loop_walk w = {NULL, 0, 0, ctx};
   ir_walk(module, collect_loop, &w);

@@ -640,9 +640,8 @@ static bool eliminate_dead_code(rlc_state *s, ir_op *module) {
 
 /* ------------------------------------------------------------------ the pass */
 
-bool gemmc_pass_remove_layout_conversions(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)options;
-  (void)out;
+bool gemmc_pass_remove_layout_conversions(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
   rlc_state s = {ctx, NULL, 0, 0};
   for (int round = 0; round < MAX_ROUNDS; round++) {
     bool changed = fold_converts(&s, module);
