@@ -26,7 +26,7 @@ static bool offsets_are(const int64_t *off, const int64_t *want, int n) {
 
 bool lower_ldmatrix_plan(lower_state *s, lower_smem_loader *ld, const ir_type *tensor) {
   const ir_attr *enc = tensor->encoding;
-  const lower_smem_map *m = &ld->m;
+  const layout_offset_map *m = &ld->m.map;
   if (!enc || enc->kind != AT_DOT_OP || !enc->layout.parent || enc->layout.parent->kind != AT_NVIDIA_MMA) return false;
   if (!(s->target->caps & GEMMC_CAP_LDMATRIX) || !s->cg->load_matrices) return false;
   const ir_type *e = ir_type_element(tensor);
@@ -89,15 +89,8 @@ void lower_ldmatrix_group(lower_state *s, lower_smem_loader *ld, int64_t r0) {
 bool lower_is_convert_to_mma_operand(const ir_op *op) {
   if (op->kind != OP_CONVERT_LAYOUT) return false;
   const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
-  if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst) || !src->encoding || !dst->encoding) return false;
-  const ir_attr *e = dst->encoding;
-  return e->kind == AT_DOT_OP && e->layout.parent && e->layout.parent->kind == AT_NVIDIA_MMA &&
-         layout_is_distributed(src->encoding);
-}
-
-static void identity_project(const void *ctx, const int64_t *dst_coord, int64_t *src_coord) {
-  const int *rank = ctx;
-  memcpy(src_coord, dst_coord, sizeof(int64_t) * (size_t)*rank);
+  if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst)) return false;
+  return layout_is_mma_operand_conversion(src->encoding, dst->encoding);
 }
 
 /* The swizzled scratch buffer of a convert to an MMA operand (Triton's shared layout for the
@@ -144,7 +137,7 @@ bool lower_convert_to_dot_operand(lower_state *s, ir_op *op) {
   /* Same lanes and warps: only registers move. */
   int *map = lower_alloc(s, sizeof(int) * (size_t)dl->num_regs);
   if (!map) return false;
-  if (lower_register_map(dl, sl, identity_project, &rank, map)) {
+  if (lower_register_map(dl, sl, layout_project_identity, &rank, map)) {
     lower_values *out = lower_values_new(s, op, dl->num_regs);
     if (!out) return false;
     for (int r = 0; r < dl->num_regs; r++) out->v[r] = lower_elem(vals, map[r]);

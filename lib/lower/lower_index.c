@@ -138,24 +138,7 @@ LLVMValueRef lower_coord(lower_state *s, const lower_layout_info *li, int64_t r,
   return LLVMBuildXor(s->b, lw, lower_i32(s, c[d]), "");
 }
 
-bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, lower_project_fn project,
+bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, layout_project_fn project,
                         const void *project_ctx, int *map_out) {
-  for (int in = LAYOUT_IN_LANE; in <= LAYOUT_IN_WARP; in++) {
-    if (dst->ll.num_bases[in] != src->ll.num_bases[in]) return false;
-    for (int i = 0; i < dst->ll.num_bases[in]; i++) {
-      int64_t c[IR_MAX_RANK], p[IR_MAX_RANK];
-      for (int d = 0; d < dst->rank; d++) c[d] = dst->ll.bases[in][i][d];
-      project(project_ctx, c, p);
-      for (int d = 0; d < src->rank; d++)
-        if (p[d] != src->ll.bases[in][i][d]) return false;
-    }
-  }
-  for (int r = 0; r < dst->num_regs; r++) {
-    int64_t c[IR_MAX_RANK], p[IR_MAX_RANK], in[LAYOUT_IN_COUNT];
-    lower_reg_coord(dst, r, c);
-    project(project_ctx, c, p);
-    if (!layout_linear_invert(&src->ll, p, in) || in[LAYOUT_IN_LANE] || in[LAYOUT_IN_WARP]) return false;
-    map_out[r] = (int)in[LAYOUT_IN_REGISTER];
-  }
-  return true;
+  return layout_register_map(&dst->ll, &src->ll, project, project_ctx, map_out);
 }

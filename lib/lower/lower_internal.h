@@ -142,9 +142,8 @@ bool lower_reduce(lower_state *s, ir_op *op);
 bool lower_convert(lower_state *s, ir_op *op);
 bool lower_async(lower_state *s, ir_op *op);       /* cp.async copies, commit, wait (lower_async.c) */
 /* Maps every register of dst to a register of src when the two layouts place data on the same
- * lanes and warps after projecting dst coordinates onto src (`project`); false when not. */
-typedef void (*lower_project_fn)(const void *ctx, const int64_t *dst_coord, int64_t *src_coord);
-bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, lower_project_fn project,
+ * lanes and warps after projecting dst coordinates onto src (layout_register_map); false when not. */
+bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, layout_project_fn project,
                         const void *project_ctx, int *map_out);
 
 #endif

@@ -47,7 +47,7 @@ static bool lower_shape_op(lower_state *s, ir_op *op) {
   lower_layout_info *sli = lower_layout_of(s, op, st);
   if (!sli) return false;
   project_info pi = {st->rank, dt->rank, (int)ir_op_get_int_attr(op, "axis", 0), st->shape, dt->shape};
-  lower_project_fn fn = op->kind == OP_EXPAND_DIMS ? project_drop_axis
+  layout_project_fn fn = op->kind == OP_EXPAND_DIMS ? project_drop_axis
                         : op->kind == OP_BROADCAST ? project_broadcast
                                                    : project_reshape;
   int *map = lower_alloc(s, sizeof(int) * (size_t)dli->num_regs);

@@ -18,39 +18,21 @@ bool lower_smem_map_build(lower_state *s, const ir_op *op, const lower_layout_in
                 ir_attr_str(s->ctx, shared), rank);
     return false;
   }
-  static const layout_in_dim ins[3] = {LAYOUT_IN_REGISTER, LAYOUT_IN_LANE, LAYOUT_IN_WARP};
-  for (int k = 0; k < 3; k++) {
-    m->num_bases[k] = reg->ll.num_bases[ins[k]];
-    for (int i = 0; i < m->num_bases[k]; i++) {
-      int64_t coord[IR_MAX_RANK], in[LAYOUT_IN_COUNT];
-      bool zero = true;
-      for (int d = 0; d < rank; d++) {
-        coord[d] = reg->ll.bases[ins[k]][i][d];
-        zero &= coord[d] == 0;
-      }
-      if (zero) continue; /* a broadcast bit: same element, same offset */
-      if (!layout_linear_invert(&sll, coord, in)) {
-        ir_op_error(s->ctx, op, "cannot lower: layout %s does not map onto shared layout %s",
-                    ir_attr_str(s->ctx, reg->layout), ir_attr_str(s->ctx, shared));
-        return false;
-      }
-      m->off[k][i] = in[LAYOUT_IN_OFFSET];
-      if (k > 0) m->lw_mask |= m->off[k][i];
-    }
+  if (!layout_compose_shared(&reg->ll, shared, rank, shape, &m->map)) {
+    ir_op_error(s->ctx, op, "cannot lower: layout %s does not map onto shared layout %s",
+                ir_attr_str(s->ctx, reg->layout), ir_attr_str(s->ctx, shared));
+    return false;
   }
   /* Every lane/warp offset bit could be set: the mask is the OR of all their offsets. */
-  LLVMValueRef l = lower_apply_bits(s, s->threads->lane, m->off[1], m->num_bases[1]);
-  LLVMValueRef w = lower_apply_bits(s, s->threads->warp, m->off[2], m->num_bases[2]);
+  for (int k = LAYOUT_IN_LANE; k <= LAYOUT_IN_WARP; k++)
+    for (int i = 0; i < m->map.num_bases[k]; i++) m->lw_mask |= m->map.off[k][i];
+  LLVMValueRef l = lower_apply_bits(s, s->threads->lane, m->map.off[LAYOUT_IN_LANE], m->map.num_bases[LAYOUT_IN_LANE]);
+  LLVMValueRef w = lower_apply_bits(s, s->threads->warp, m->map.off[LAYOUT_IN_WARP], m->map.num_bases[LAYOUT_IN_WARP]);
   m->lw = LLVMBuildXor(s->threads->pro, l, w, "");
   return true;
 }
 
-int64_t lower_smem_reg_offset(const lower_smem_map *m, int64_t r) {
-  int64_t off = 0;
-  for (int i = 0; i < m->num_bases[0]; i++)
-    if ((r >> i) & 1) off ^= m->off[0][i];
-  return off;
-}
+int64_t lower_smem_reg_offset(const lower_smem_map *m, int64_t r) { return layout_offset_map_register(&m->map, r); }
 
 LLVMValueRef lower_smem_offset(lower_state *s, LLVMValueRef lw, int64_t lw_mask, int64_t reg_offset) {
   int64_t xor_part = reg_offset & lw_mask, add_part = reg_offset & ~lw_mask;
@@ -61,25 +43,8 @@ LLVMValueRef lower_smem_offset(lower_state *s, LLVMValueRef lw, int64_t lw_mask,
   return v;
 }
 
-/* Elements per st/ld.shared: registers 0..v-1 at offsets 0..v-1, every other offset a multiple
- * of v, at most 16 bytes. */
 int lower_smem_vector_width(const lower_smem_map *m, int elem_bytes) {
-  int max_elems = elem_bytes >= 16 ? 1 : 16 / elem_bytes;
-  int v = 1, bits = 0;
-  while (bits < m->num_bases[0] && m->off[0][bits] == (INT64_C(1) << bits) && v * 2 <= max_elems) {
-    v *= 2;
-    bits++;
-  }
-  while (v > 1) {
-    bool aligned = true;
-    for (int k = 0; k < 3 && aligned; k++)
-      for (int i = k == 0 ? bits : 0; i < m->num_bases[k]; i++)
-        if (m->off[k][i] % v != 0) aligned = false;
-    if (aligned) break;
-    v /= 2;
-    bits--;
-  }
-  return v;
+  return layout_offset_map_vector_width(&m->map, elem_bytes >= 16 ? 1 : 16 / elem_bytes);
 }
 
 /* In memory an i1 takes a byte. */

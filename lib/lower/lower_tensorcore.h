@@ -22,10 +22,9 @@ bool lower_is_convert_to_mma_operand(const ir_op *op);
  * (register r, lane, warp) is reg part(r) ^ lane part ^ warp part, each the XOR of the offsets of
  * its set bits (the shared layout is a bijection over GF(2), so its inverse is linear too). */
 typedef struct lower_smem_map {
-  int num_bases[3]; /* register, lane, warp */
-  int64_t off[3][LAYOUT_MAX_BASES];
-  int64_t lw_mask;   /* every bit the lane and warp parts can set */
-  LLVMValueRef lw;   /* i32 lane ^ warp part (computed in the prologue) */
+  layout_offset_map map; /* the layout module's register/lane/warp -> offset map */
+  int64_t lw_mask;       /* every bit the lane and warp parts can set */
+  LLVMValueRef lw;       /* i32 lane ^ warp part (computed in the prologue) */
 } lower_smem_map;
 
 /* Builds the map of `reg` (a tensor's layout info) into a shared buffer of `shape` with layout

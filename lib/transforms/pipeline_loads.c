@@ -173,13 +173,13 @@ static bool is_zero_splat(const ir_value *v) {
 
 /* ---------------------------------------------------------------- analysis */
 
+/* A conversion to an mma.sync (nvidia_mma v2) operand. */
 static bool is_mma_operand_convert(const ir_op *op) {
   if (op->kind != OP_CONVERT_LAYOUT) return false;
   const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
-  if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst) || !src->encoding || !dst->encoding) return false;
-  const ir_attr *e = dst->encoding;
-  return e->kind == AT_DOT_OP && e->layout.parent && e->layout.parent->kind == AT_NVIDIA_MMA &&
-         e->layout.parent->layout.version_major == 2 && layout_is_distributed(src->encoding);
+  if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst)) return false;
+  return layout_is_mma_operand_conversion(src->encoding, dst->encoding) &&
+         dst->encoding->layout.parent->layout.version_major == 2;
 }
 
 /* tt.load (element 8/16/32 bits, `other` zero or absent) whose only use is a convert to an
