@@ -206,6 +206,8 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_ASYNC_COPY:
   case OP_ASYNC_COMMIT_GROUP:
   case OP_ASYNC_WAIT: return lower_async(s, op);
+  case OP_WARP_GROUP_DOT:
+  case OP_WARP_GROUP_DOT_WAIT: return lower_wgmma(s, op);
   case OP_INT_TO_PTR:
   case OP_PTR_TO_INT:
   case OP_TT_BITCAST:
@@ -258,6 +260,11 @@ static void state_free_function(lower_state *s) {
   s->alloc = NULL;
 }
 
+static bool note_warpgroup_mma(ir_op *op, void *user) {
+  if (op->kind == OP_WARP_GROUP_DOT) *(bool *)user = true;
+  return true;
+}
+
 static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *info) {
   const ir_attr *name_attr = ir_op_get_attr(func, "sym_name");
   const char *name = name_attr && name_attr->str ? name_attr->str : "kernel";
@@ -301,6 +308,8 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
     if (!lower_set1(s, entry->args[i], p)) return false;
   }
 
+  s->tensor_core_reads_shared = false;
+  ir_walk(func, note_warpgroup_mma, &s->tensor_core_reads_shared);
   s->alloc = gemmc_allocation_run(s->ctx, func);
   if (!s->alloc) {
     ir_op_error(s->ctx, func, "out of memory in the shared-memory allocation");

@@ -79,6 +79,8 @@ typedef struct lower_state {
   gemmc_allocation *alloc;
   LLVMValueRef smem;       /* the dynamic shared memory array (the target's shared address space) */
   int num_warps, threads_per_warp;
+  bool tensor_core_reads_shared; /* the kernel has warpgroup MMAs: shared memory they read must be
+                                 * fenced for the async proxy after ordinary writes */
   lower_threads kernel_threads; /* every thread of the block */
   lower_threads *threads;       /* the role being lowered (&kernel_threads outside specialized regions) */
   lower_value_map map;
@@ -140,7 +142,8 @@ int lower_global_vector_width(lower_state *s, const ir_value *ptr, const ir_valu
 bool lower_control(lower_state *s, ir_op *op);     /* scf.for / scf.if */
 bool lower_reduce(lower_state *s, ir_op *op);
 bool lower_convert(lower_state *s, ir_op *op);
-bool lower_async(lower_state *s, ir_op *op);       /* cp.async copies, commit, wait (lower_async.c) */
+bool lower_async(lower_state *s, ir_op *op);       /* async copies, commit, wait (lower_async.c) */
+bool lower_wgmma(lower_state *s, ir_op *op);       /* ttng.warp_group_dot(_wait) (lower_wgmma.c) */
 /* Maps every register of dst to a register of src when the two layouts place data on the same
  * lanes and warps after projecting dst coordinates onto src (layout_register_map); false when not. */
 bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, layout_project_fn project,

@@ -216,6 +216,94 @@ static LLVMValueRef nvptx_mma(const target_emitter *e, const target_mma *instr, 
   return target_call(e, instr->intrinsic, mma_result_type(e, instr), args, num_args);
 }
 
+/* ---------------------------------------------------------------- warpgroup MMA (inline PTX: LLVM 19 has no wgmma intrinsics) */
+
+static void nvptx_wgmma_fence(const target_emitter *e) {
+  target_inline_asm(e, "wgmma.fence.sync.aligned;", "", void_type(e), NULL, 0, true);
+}
+
+static void nvptx_wgmma_commit(const target_emitter *e) {
+  target_inline_asm(e, "wgmma.commit_group.sync.aligned;", "", void_type(e), NULL, 0, true);
+}
+
+/* The PTX register class constraint of a value. */
+static char acc_constraint(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMFloatTypeKind: return 'f';
+  case LLVMDoubleTypeKind: return 'd';
+  case LLVMHalfTypeKind:
+  case LLVMBFloatTypeKind: return 'h';
+  case LLVMIntegerTypeKind:
+    return LLVMGetIntTypeWidth(t) == 64 ? 'l' : LLVMGetIntTypeWidth(t) == 16 ? 'h' : 'r';
+  default: return 'r';
+  }
+}
+
+/* An asm call whose first n operands are outputs tied to the n inputs `regs`, followed by
+ * `extra` inputs; the outputs replace regs. */
+static void tied_asm(const target_emitter *e, const char *text, LLVMValueRef *regs, int n, LLVMValueRef *extra,
+                     const char *extra_constraints, int num_extra) {
+  enum { MAX_REGS = 128 };
+  LLVMValueRef args[MAX_REGS + 8];
+  LLVMTypeRef fields[MAX_REGS];
+  size_t cap = (size_t)(n * 12 + 64), len = 0;
+  char constraints[MAX_REGS * 12 + 64];
+  if (n > MAX_REGS || num_extra > 8 || cap > sizeof constraints) return;
+  for (int i = 0; i < n; i++) {
+    fields[i] = LLVMTypeOf(regs[i]);
+    len += (size_t)snprintf(constraints + len, cap - len, "%s=%c", i ? "," : "", acc_constraint(fields[i]));
+  }
+  for (int i = 0; i < n; i++) {
+    args[i] = regs[i];
+    len += (size_t)snprintf(constraints + len, cap - len, "%s%d", len ? "," : "", i);
+  }
+  for (int i = 0; i < num_extra; i++) args[n + i] = extra[i];
+  if (num_extra) snprintf(constraints + len, cap - len, ",%s", extra_constraints);
+  LLVMTypeRef rt = n == 1 ? fields[0] : LLVMStructTypeInContext(e->ctx, fields, (unsigned)n, 0);
+  LLVMValueRef call = target_inline_asm(e, text, constraints, rt, args, n + num_extra, true);
+  for (int i = 0; i < n; i++) regs[i] = n == 1 ? call : LLVMBuildExtractValue(e->b, call, (unsigned)i, "");
+}
+
+static void nvptx_wgmma(const target_emitter *e, const target_wgmma *w, LLVMValueRef *acc, int num_acc) {
+  const target_mma *mi = w->instr;
+  char text[4096];
+  size_t len = 0, cap = sizeof text;
+  /* Operands: the outputs 0..n-1, their tied inputs n..2n-1, then descriptors and scale-d. */
+  len += (size_t)snprintf(text, cap, "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $%d, 0;\n\t", 2 * num_acc + 2);
+  len += (size_t)snprintf(text + len, cap - len, "wgmma.mma_async.sync.aligned.m64n%dk%d%s {", w->n, mi->k, mi->intrinsic);
+  for (int i = 0; i < num_acc; i++) len += (size_t)snprintf(text + len, cap - len, "%s$%d", i ? ", " : "", i);
+  len += (size_t)snprintf(text + len, cap - len, "}, $%d, $%d, p", 2 * num_acc, 2 * num_acc + 1);
+  /* Integer MMA takes no scale or transpose immediates; tf32/fp8 no transposes. */
+  if (mi->c != TARGET_DT_I32) len += (size_t)snprintf(text + len, cap - len, ", 1, 1");
+  if (mi->allows_transpose) len += (size_t)snprintf(text + len, cap - len, ", %d, %d", w->trans_a, w->trans_b);
+  snprintf(text + len, cap - len, ";\n\t}");
+  LLVMValueRef extra[3] = {w->desc_a, w->desc_b, LLVMBuildZExt(e->b, w->use_c, i32_type(e), "")};
+  tied_asm(e, text, acc, num_acc, extra, "l,l,r", 3);
+}
+
+/* The wait, then the registers it guards pass through empty statements ordered after it (at
+ * most 128 at a time), so that no read of them moves above the wait. */
+static void nvptx_wgmma_wait(const target_emitter *e, int pendings, LLVMValueRef *regs, int num_regs) {
+  char text[64];
+  snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %d;", pendings);
+  target_inline_asm(e, text, "", void_type(e), NULL, 0, true);
+  for (int i = 0; i < num_regs; i += 128)
+    tied_asm(e, "// wgmma registers ready", regs + i, num_regs - i < 128 ? num_regs - i : 128, NULL, "", 0);
+}
+
+/* The PTX ISA's shared-memory matrix descriptor: start address >> 4 in bits 0-13 (added by the
+ * caller), leading byte offset >> 4 in bits 16-29, stride byte offset >> 4 in bits 32-45, swizzle
+ * mode in bits 62-63 (128B: 1, 64B: 2, 32B: 3, none: 0). */
+static unsigned long long nvptx_matrix_descriptor(int leading_bytes, int stride_bytes, int swizzle_bytes) {
+  unsigned long long mode = swizzle_bytes == 128 ? 1 : swizzle_bytes == 64 ? 2 : swizzle_bytes == 32 ? 3 : 0;
+  return ((unsigned long long)((leading_bytes >> 4) & 0x3FFF) << 16) |
+         ((unsigned long long)((stride_bytes >> 4) & 0x3FFF) << 32) | (mode << 62);
+}
+
+static void nvptx_fence_async_shared(const target_emitter *e) {
+  target_inline_asm(e, "fence.proxy.async.shared::cta;", "", void_type(e), NULL, 0, true);
+}
+
 static void nvptx_mark_kernel(const target_emitter *e, LLVMValueRef fn, const target_kernel_attrs *attrs) {
   gemmc_target_mark_kernel(e->mod, fn, attrs->threads_per_block);
 }
@@ -241,5 +329,11 @@ const target_codegen target_nvptx_codegen = {
     .truncate_rtz = nvptx_truncate_rtz,
     .load_matrices = nvptx_load_matrices,
     .mma = nvptx_mma,
+    .wgmma_fence = nvptx_wgmma_fence,
+    .wgmma = nvptx_wgmma,
+    .wgmma_commit = nvptx_wgmma_commit,
+    .wgmma_wait = nvptx_wgmma_wait,
+    .matrix_descriptor = nvptx_matrix_descriptor,
+    .fence_async_shared = nvptx_fence_async_shared,
     .mark_kernel = nvptx_mark_kernel,
 };
