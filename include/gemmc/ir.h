@@ -162,6 +162,9 @@ int64_t ir_type_num_elements(const ir_type *t); /* 1 for scalars */
 /* Size in bits of a scalar (pointer: 64). */
 unsigned ir_type_bits(const ir_type *t);
 const char *ir_float_kind_name(ir_float_kind k);
+/* The bits of v in an 8-bit float kind (f8E4M3FN, f8E5M2): round to nearest even, saturating
+ * at the largest finite value; NaN stays NaN. 0 for other kinds. */
+uint8_t ir_float_to_fp8_bits(ir_float_kind k, double v);
 
 /* ------------------------------------------------------------------ attributes */
 

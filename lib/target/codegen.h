@@ -122,6 +122,10 @@ typedef struct target_codegen {
   LLVMValueRef (*special_f32)(const target_emitter *e, target_special_fn fn, LLVMValueRef x);
   LLVMValueRef (*rsqrt_f64)(const target_emitter *e, LLVMValueRef x);
   LLVMValueRef (*truncate_rtz)(const target_emitter *e, LLVMValueRef x, LLVMTypeRef to);
+  /* fp8 (an i8 of E4M3FN or E5M2 bits) to f16 / f32, and f16 / f32 to fp8 (nearest even,
+   * saturating); NULL when the target has no fp8 conversions. */
+  LLVMValueRef (*fp8_to_float)(const target_emitter *e, LLVMValueRef bits, bool e4m3, LLVMTypeRef to);
+  LLVMValueRef (*float_to_fp8)(const target_emitter *e, LLVMValueRef x, bool e4m3);
 
   /* Warp-cooperative load of num_mats 8x8 matrices of 16-bit elements from shared memory
    * (ldmatrix; NULL when the target has none): i32 for one matrix, else a struct of i32s. */

@@ -187,6 +187,28 @@ static LLVMValueRef nvptx_truncate_rtz(const target_emitter *e, LLVMValueRef x, 
   return LLVMBuildBitCast(e->b, bits, to, "");
 }
 
+/* fp8 conversions (cvt with e4m3x2 / e5m2x2 operands, sm_89+): through a pair whose other half is 0. */
+static LLVMValueRef nvptx_fp8_to_float(const target_emitter *e, LLVMValueRef bits, bool e4m3, LLVMTypeRef to) {
+  LLVMValueRef pair = LLVMBuildZExt(e->b, bits, LLVMInt16TypeInContext(e->ctx), "");
+  LLVMValueRef h2 = target_inline_asm(e, e4m3 ? "cvt.rn.f16x2.e4m3x2 $0, $1;" : "cvt.rn.f16x2.e5m2x2 $0, $1;", "=r,h",
+                                      i32_type(e), &pair, 1, false);
+  LLVMTypeRef half = LLVMHalfTypeInContext(e->ctx);
+  LLVMValueRef v = LLVMBuildBitCast(e->b, h2, LLVMVectorType(half, 2), "");
+  LLVMValueRef h = LLVMBuildExtractElement(e->b, v, target_i32(e, 0), "");
+  return to == half ? h : LLVMBuildFPExt(e->b, h, to, "");
+}
+
+static LLVMValueRef nvptx_float_to_fp8(const target_emitter *e, LLVMValueRef x, bool e4m3) {
+  LLVMTypeRef f32 = LLVMFloatTypeInContext(e->ctx);
+  if (LLVMTypeOf(x) != f32) x = LLVMBuildFPExt(e->b, x, f32, "");
+  /* The first source goes to the upper byte, the second to the lower one. */
+  LLVMValueRef args[2] = {LLVMConstReal(f32, 0.0), x};
+  LLVMValueRef pair = target_inline_asm(
+      e, e4m3 ? "cvt.rn.satfinite.e4m3x2.f32 $0, $1, $2;" : "cvt.rn.satfinite.e5m2x2.f32 $0, $1, $2;", "=h,f,f",
+      LLVMInt16TypeInContext(e->ctx), args, 2, false);
+  return LLVMBuildTrunc(e->b, pair, LLVMInt8TypeInContext(e->ctx), "");
+}
+
 /* ---------------------------------------------------------------- tensor cores */
 
 static LLVMValueRef nvptx_load_matrices(const target_emitter *e, LLVMValueRef addr, int num_mats, bool trans) {
@@ -327,6 +349,8 @@ const target_codegen target_nvptx_codegen = {
     .special_f32 = nvptx_special_f32,
     .rsqrt_f64 = nvptx_rsqrt_f64,
     .truncate_rtz = nvptx_truncate_rtz,
+    .fp8_to_float = nvptx_fp8_to_float,
+    .float_to_fp8 = nvptx_float_to_fp8,
     .load_matrices = nvptx_load_matrices,
     .mma = nvptx_mma,
     .wgmma_fence = nvptx_wgmma_fence,
