@@ -33,6 +33,10 @@ bool target_codegen_optimized(const gemmc_target *t, LLVMModuleRef m, int opt_le
 
 void target_amdgpu_mark_kernel(LLVMModuleRef m, LLVMValueRef fn, int max_threads);
 
+/* Adds the module flag amdhsa_code_object_version = 500 unless present; fails when the module
+ * already asks for another version. */
+bool target_amdgpu_set_code_object_version(LLVMModuleRef m, char *err, size_t errlen);
+
 /* ---- host tools (host_tool.c): ptxas, ld.lld */
 
 /* Finds an executable `name` on PATH, else at fallback_path (a full path, or NULL); copies its

@@ -257,6 +257,31 @@ static bool collect_dots(ir_op *op, void *user) {
   return true;
 }
 
+/* AMD targets ("hip:gfx942"): MFMA (#ttg.amd_mfma) is not implemented yet; the options it will
+ * read are checked here so that the driver's pass-through is exercised already. */
+static bool amd_accelerate_matmul(gemmc_context *ctx, ir_op *module, const char *options, const char *target,
+                                  size_t target_len) {
+  size_t len = 0;
+  const char *nonk = option_value(options, "matrix-instr-nonkdim", &len);
+  if (nonk && !(len == 1 && nonk[0] == '0') && !(len == 2 && (!strncmp(nonk, "16", 2) || !strncmp(nonk, "32", 2)))) {
+    ir_op_error(ctx, module, "accelerate-matmul: matrix-instr-nonkdim must be 0, 16 or 32, got '%.*s'", (int)len, nonk);
+    return false;
+  }
+  const char *kpack = option_value(options, "kpack", &len);
+  if (kpack && !(len == 1 && (kpack[0] == '1' || kpack[0] == '2'))) {
+    ir_op_error(ctx, module, "accelerate-matmul: kpack must be 1 or 2, got '%.*s'", (int)len, kpack);
+    return false;
+  }
+  ptr_list dots = {ctx, NULL, 0, 0};
+  ir_walk(module, collect_dots, &dots);
+  bool ok = dots.count == 0;
+  if (!ok)
+    ir_op_error(ctx, dots.items[0], "accelerate-matmul: MFMA for %.*s (#ttg.amd_mfma) is not implemented yet",
+                (int)target_len, target);
+  ptr_list_free(&dots);
+  return ok;
+}
+
 bool gemmc_pass_accelerate_matmul(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
   (void)out;
   size_t len = 0;
@@ -272,6 +297,7 @@ bool gemmc_pass_accelerate_matmul(gemmc_context *ctx, ir_op *module, const char 
     ir_op_error(ctx, module, "accelerate-matmul: no target (pass target=sm_80 or set the module's ttg.target)");
     return false;
   }
+  if (len > 4 && strncmp(target, "hip:", 4) == 0) return amd_accelerate_matmul(ctx, module, options, target, len);
   int cc = parse_compute_capability(target, len);
   if (cc < 0) {
     ir_op_error(ctx, module, "accelerate-matmul: '%.*s' is not an NVIDIA target (sm_80, sm_90a, cuda:90, ...)", (int)len,
