@@ -1,5 +1,7 @@
 /* Unit test of AMDGPU code objects: kernel attributes, object emission, linking with ld.lld, the metadata note reader (on our objects and Triton's), kernarg packing, the AMD options. */
 #include "gemmc/amdgpu.h"
+#include "gemmc/ir.h"
+#include "gemmc/layout.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -368,6 +370,45 @@ static void test_triton_code_object(void) {
   free(elf);
 }
 
+/* #ttg.amd_rotating_shared (Triton's B buffer of the gfx942 matmul: 64x128 f16, vec 4, perPhase
+ * 1, maxPhase 16, order [0, 1]): every element's offset is Triton's formula, row-major along the
+ * order with the 4-element group index XORed by phase ^ block, phase = row / perPhase % maxPhase,
+ * block = row / perPhase / maxPhase % maxPhase; and the offsets are a permutation. */
+static void test_rotating_shared(void) {
+  gemmc_context *ctx = gemmc_context_create();
+  ir_layout_params p;
+  memset(&p, 0, sizeof p);
+  p.rank = 2;
+  p.vec = 4;
+  p.per_phase = 1;
+  p.max_phase = 16;
+  p.order[0] = 0;
+  p.order[1] = 1;
+  const ir_attr *rotating = ir_layout_attr(ctx, AT_AMD_ROTATING_SHARED, &p);
+  const ir_attr *swizzled = ir_layout_attr(ctx, AT_SWIZZLED_SHARED, &p);
+  CHECK(layout_is_shared(rotating) && rotating != swizzled, "a shared layout of its own");
+  const int64_t shape[2] = {64, 128}; /* dim 0 is the contiguous one (order [0, 1]) */
+  static unsigned char seen[64 * 128];
+  int wrong = 0, differs_from_swizzled = 0;
+  for (int64_t row = 0; row < 128; row++)
+    for (int64_t col = 0; col < 64; col++) {
+      int64_t coord[2] = {col, row};
+      int64_t phase = row / 1 % 16, block = row / 1 / 16 % 16, groups = 64 / 4;
+      int64_t want = row * 64 + ((col / 4) ^ ((phase ^ block) % groups)) * 4 + col % 4;
+      int64_t got = layout_shared_offset(rotating, 2, shape, coord);
+      wrong += got != want;
+      if (got >= 0 && got < 64 * 128) seen[got]++;
+      differs_from_swizzled += got != layout_shared_offset(swizzled, 2, shape, coord);
+      int64_t back[2] = {-1, -1};
+      wrong += !layout_shared_coord(rotating, 2, shape, got, back) || back[0] != col || back[1] != row;
+    }
+  int holes = 0;
+  for (int i = 0; i < 64 * 128; i++) holes += seen[i] != 1;
+  CHECK(wrong == 0 && holes == 0, "%d wrong offsets, %d offsets not hit exactly once", wrong, holes);
+  CHECK(differs_from_swizzled > 0, "rows past the first 16 rotate");
+  gemmc_context_destroy(ctx);
+}
+
 int main(int argc, char **argv) {
   for (int i = 1; i + 1 < argc; i++)
     if (!strcmp(argv[i], "--write-hsaco")) write_hsaco_path = argv[i + 1];
@@ -376,6 +417,7 @@ int main(int argc, char **argv) {
   test_objects();
   test_packing_with_hidden();
   test_triton_code_object();
+  test_rotating_shared();
   if (failures) {
     printf("test_amdgpu: %d of %d checks failed\n", failures, checks);
     return 1;
