@@ -53,8 +53,9 @@ bool gemmc_target_codegen_amdgpu_object(const gemmc_target *t, LLVMModuleRef m, 
 bool gemmc_target_codegen_amdgpu_asm(const gemmc_target *t, LLVMModuleRef m, int opt_level, char **asm_out,
                                      size_t *len_out, char *err, size_t errlen);
 
-/* ld.lld from LLVM 19: `ld.lld-19` on PATH, then /usr/lib/llvm-19/bin/ld.lld (a bare `ld.lld` on
- * PATH is not taken: Debian's is whatever version `lld` points at). */
+/* ld.lld from LLVM 19: $GEMMC_LLD when set (a path), else `ld.lld-19` on PATH, then
+ * /usr/lib/llvm-19/bin/ld.lld, then ROCm's /opt/rocm/llvm/bin/ld.lld (a bare `ld.lld` on PATH is
+ * not taken: Debian's is whatever version `lld` points at, 14 on Debian 12). */
 bool gemmc_target_find_lld(char *path_out, size_t path_len);
 
 /* Links a relocatable AMDGPU object into a loadable shared code object (.hsaco) with

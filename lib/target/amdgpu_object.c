@@ -24,6 +24,9 @@ enum {
 #define MAX_CODE_OBJECT_BYTES (256u << 20)
 
 #define LLD_FALLBACK "/usr/lib/llvm-19/bin/ld.lld"
+/* ROCm's own linker (a newer LLVM, which reads LLVM 19's objects): what a GPU machine with ROCm
+ * but without Debian's lld-19 has, and what Triton links with. */
+#define LLD_ROCM "/opt/rocm/llvm/bin/ld.lld"
 
 /* Checks that data is an AMDGPU HSA ELF of code object version 5 and the given ELF type. */
 static bool check_elf(const void *data, size_t len, unsigned elf_type, const char *what, char *err, size_t errlen) {
@@ -110,7 +113,16 @@ bool gemmc_target_codegen_amdgpu_object(const gemmc_target *t, LLVMModuleRef m, 
 }
 
 bool gemmc_target_find_lld(char *path_out, size_t path_len) {
-  return target_find_tool("ld.lld-19", LLD_FALLBACK, path_out, path_len);
+  const char *explicit_path = getenv("GEMMC_LLD");
+  if (explicit_path && *explicit_path) {
+    if (access(explicit_path, X_OK) != 0)
+      return false;
+    if (path_out && path_len)
+      snprintf(path_out, path_len, "%s", explicit_path);
+    return true;
+  }
+  static const char *const fallbacks[] = {LLD_FALLBACK, LLD_ROCM, NULL};
+  return target_find_tool("ld.lld-19", fallbacks, path_out, path_len);
 }
 
 bool gemmc_target_link_hsaco(const void *obj, size_t obj_len, void **hsaco_out, size_t *hsaco_len, char *err,
@@ -124,8 +136,8 @@ bool gemmc_target_link_hsaco(const void *obj, size_t obj_len, void **hsaco_out, 
   char lld[4096];
   if (!gemmc_target_find_lld(lld, sizeof lld))
     return target_fail(err, errlen,
-                       "ld.lld from LLVM 19 not found (looked for ld.lld-19 on PATH and " LLD_FALLBACK
-                       "; Debian: apt-get install lld-19)");
+                       "ld.lld from LLVM 19 not found (looked for $GEMMC_LLD, ld.lld-19 on PATH, " LLD_FALLBACK
+                       " and " LLD_ROCM "; Debian: apt-get install lld-19)");
   char obj_path[4096], out_path[4096];
   if (!target_write_temp_file(obj, obj_len, ".o", obj_path, sizeof obj_path, err, errlen))
     return false;

@@ -21,7 +21,7 @@ static bool is_executable_file(const char *path) {
   return access(path, X_OK) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool target_find_tool(const char *name, const char *fallback_path, char *path_out, size_t path_len) {
+bool target_find_tool(const char *name, const char *const *fallbacks, char *path_out, size_t path_len) {
   const char *path = getenv("PATH");
   if (!path || !*path)
     path = "/usr/local/bin:/usr/bin:/bin";
@@ -41,11 +41,10 @@ bool target_find_tool(const char *name, const char *fallback_path, char *path_ou
     if (*path == ':')
       path++;
   }
-  if (fallback_path) {
-    int n = snprintf(candidate, sizeof candidate, "%s", fallback_path);
-    if (n > 0 && (size_t)n < sizeof candidate && is_executable_file(candidate)) {
+  for (size_t i = 0; fallbacks && fallbacks[i]; i++) {
+    if (is_executable_file(fallbacks[i])) {
       if (path_out && path_len)
-        snprintf(path_out, path_len, "%s", candidate);
+        snprintf(path_out, path_len, "%s", fallbacks[i]);
       return true;
     }
   }

@@ -39,9 +39,9 @@ bool target_amdgpu_set_code_object_version(LLVMModuleRef m, char *err, size_t er
 
 /* ---- host tools (host_tool.c): ptxas, ld.lld */
 
-/* Finds an executable `name` on PATH, else at fallback_path (a full path, or NULL); copies its
- * path to path_out. */
-bool target_find_tool(const char *name, const char *fallback_path, char *path_out, size_t path_len);
+/* Finds an executable `name` on PATH, else the first executable of the NULL-terminated list of
+ * full paths `fallbacks` (may be NULL); copies its path to path_out. */
+bool target_find_tool(const char *name, const char *const *fallbacks, char *path_out, size_t path_len);
 
 /* Writes len bytes to a fresh <TMPDIR>/gemmc-XXXXXX<suffix>; path_out gets its name. */
 bool target_write_temp_file(const void *data, size_t len, const char *suffix, char *path_out,
