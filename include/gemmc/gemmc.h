@@ -46,7 +46,7 @@ typedef struct gemmc_define {
 } gemmc_define;
 
 typedef struct gemmc_compile_options {
-  const char *target;   /* "sm_80" .. "sm_90a"; NULL: "sm_90a" */
+  const char *target;   /* "sm_80" .. "sm_90a", "gfx90a", "gfx942"; NULL: "sm_90a" */
   int num_warps;        /* 0: the module's ttg.num-warps, else 4 (TTIR) */
   int num_stages;       /* K-loop software pipelining depth for TTIR (shared-memory stages); 0: 3, 1: off */
   int opt_level;        /* LLVM pipeline default<O0..3> */
