@@ -19,6 +19,7 @@
 #include "gemmc/gemmc.h"
 #include "gemmc/ir.h"
 #include "gemmc/runtime.h"
+#include "gemmc/target.h"
 
 /* ------------------------------------------------------------------ errors */
 
@@ -688,6 +689,10 @@ static inline bool mh_kernel_build(gemmc_runtime *rt, const char *path, const mh
   gemmc_compile_options opts;
   gemmc_compile_options_init(&opts);
   opts.target = target;
+  /* AMD targets end in a linked code object, NVIDIA ones in PTX the driver JITs. */
+  const gemmc_target *t = gemmc_target_lookup(target, NULL, 0);
+  bool amd = t && t->arch == GEMMC_ARCH_AMDGPU;
+  if (amd) opts.stage = GEMMC_STAGE_HSACO;
   opts.num_warps = c->num_warps;
   opts.defines = d->items;
   opts.num_defines = d->count;
@@ -706,13 +711,14 @@ static inline bool mh_kernel_build(gemmc_runtime *rt, const char *path, const mh
   }
   k->meta = gemmc_compiled_kernel(k->compiled);
   if (!rt) return true;
-  size_t ptx_len = 0;
-  const char *ptx = gemmc_compiled_ptx(k->compiled, &ptx_len);
-  if (!ptx || !k->meta) {
+  size_t image_len = 0;
+  const void *image = amd ? gemmc_compiled_hsaco(k->compiled, &image_len) : gemmc_compiled_ptx(k->compiled, &image_len);
+  if (!image || !k->meta) {
     mh_kernel_destroy(rt, k);
-    return mh_fail(e, "gemmc returned no PTX for %s", path);
+    return mh_fail(e, "gemmc returned no %s for %s", amd ? "code object" : "PTX", path);
   }
-  if (!mh_ok(gemmc_runtime_module_load(rt, ptx, ptx_len + 1, &k->module), "loading the PTX", e) ||
+  if (!amd) image_len++; /* the PTX's NUL */
+  if (!mh_ok(gemmc_runtime_module_load(rt, image, image_len, &k->module), amd ? "loading the code object" : "loading the PTX", e) ||
       !mh_ok(gemmc_runtime_module_get_kernel(rt, k->module, k->meta->name, &k->fn), "finding the kernel", e)) {
     mh_kernel_destroy(rt, k);
     return false;
@@ -814,24 +820,39 @@ static inline bool mh_launch(gemmc_runtime *rt, const mh_kernel *k, const mh_gem
   return mh_ok(gemmc_runtime_launch(rt, k->fn, &lc, la.slots), "launching the kernel", e);
 }
 
-/* Opens the CUDA driver. *rt is NULL and true is returned when there is no driver (a normal
- * outcome on build machines); false only for a driver that is present but fails. */
-static inline bool mh_runtime_open(gemmc_runtime **rt, mh_error *e) {
+/* Opens the backend's driver. CUDA: *rt is NULL and true is returned when there is no driver (a
+ * normal outcome on build machines, where the programs still compile). HIP: no runtime is an
+ * error, because nothing can be checked without one (the message is the runtime's one line). */
+static inline bool mh_runtime_open_backend(gemmc_backend backend, gemmc_runtime **rt, mh_error *e) {
   *rt = NULL;
-  gemmc_status s = gemmc_runtime_create(GEMMC_BACKEND_CUDA, 0, rt);
+  gemmc_status s = gemmc_runtime_create(backend, 0, rt);
   if (s.code == GEMMC_OK) return true;
   *rt = NULL;
-  if (s.code == GEMMC_ERROR_NO_DRIVER) {
+  if (s.code == GEMMC_ERROR_NO_DRIVER && backend == GEMMC_BACKEND_CUDA) {
     snprintf(e->message, sizeof e->message, "%s", s.message);
     return true;
   }
-  return mh_fail(e, "opening the CUDA driver: %s", s.message);
+  if (s.code == GEMMC_ERROR_NO_DRIVER) return mh_fail(e, "%s", s.message);
+  return mh_fail(e, "opening the %s runtime: %s", backend == GEMMC_BACKEND_HIP ? "HIP" : "CUDA", s.message);
 }
 
-/* The gemmc target for the device (sm_90a on Hopper), or sm_90a without one. */
+static inline bool mh_runtime_open(gemmc_runtime **rt, mh_error *e) {
+  return mh_runtime_open_backend(GEMMC_BACKEND_CUDA, rt, e);
+}
+
+/* The gemmc target for the device (sm_90a on Hopper, gfx942 on MI300), or sm_90a without one. */
 static inline const char *mh_target(gemmc_runtime *rt) {
   const gemmc_device_info *info = rt ? gemmc_runtime_device_info(rt) : NULL;
-  return info && info->target_name[0] ? info->target_name : "sm_90a";
+  if (info && info->target_name[0]) return info->target_name;
+  return info && info->backend == GEMMC_BACKEND_HIP ? "gfx942" : "sm_90a";
+}
+
+/* "cuda" or "hip" (the examples' --backend). */
+static inline bool mh_backend_parse(const char *s, gemmc_backend *out) {
+  if (!strcmp(s, "cuda")) *out = GEMMC_BACKEND_CUDA;
+  else if (!strcmp(s, "hip")) *out = GEMMC_BACKEND_HIP;
+  else return false;
+  return true;
 }
 
 /* ------------------------------------------------------------------ one checked run */
@@ -886,6 +907,7 @@ static inline void mh_example_usage(FILE *f, const char *program, mh_kernel_kind
           "%s"
           "  -D NAME=VALUE         extra / overriding compile-time constant (repeatable)\n"
           "  --target T            gemmc target (default: the device's, else sm_90a)\n"
+          "  --backend cuda|hip    runtime to run on (default cuda; hip needs libamdhip64 and an AMD target)\n"
           "  --ptx FILE            also write the PTX to FILE\n"
           "  --seed N              replay a run (default: fresh inputs every run)\n",
           program, mh_default_tir(kind), mh_default_tir(kind),
@@ -898,6 +920,7 @@ static inline void mh_example_usage(FILE *f, const char *program, mh_kernel_kind
 /* The whole example program: parse, compile, run, check, print one line. Returns the exit status. */
 static inline int mh_example_main(int argc, char **argv, mh_kernel_kind kind) {
   const char *program = argv[0], *tir = NULL, *target = NULL, *ptx_path = NULL;
+  gemmc_backend backend = GEMMC_BACKEND_CUDA;
   mh_gemm g;
   memset(&g, 0, sizeof g);
   g.kind = kind;
@@ -936,6 +959,9 @@ static inline int mh_example_main(int argc, char **argv, mh_kernel_kind kind) {
     bool is_int = end != v && !*end;
     if (!strcmp(a, "--tir")) tir = v;
     else if (!strcmp(a, "--target")) target = v;
+    else if (!strcmp(a, "--backend")) {
+      if (!mh_backend_parse(v, &backend)) goto bad_value;
+    }
     else if (!strcmp(a, "--ptx")) ptx_path = v;
     else if (!strcmp(a, "-D")) {
       if (!mh_defines_set_arg(&extra, v)) goto bad_value;
@@ -990,7 +1016,7 @@ static inline int mh_example_main(int argc, char **argv, mh_kernel_kind kind) {
   for (int i = 0; i < extra.count; i++) mh_defines_set(&defines, extra.names[i], extra.values[i]);
 
   gemmc_runtime *rt;
-  if (!mh_runtime_open(&rt, &e)) goto fail;
+  if (!mh_runtime_open_backend(backend, &rt, &e)) goto fail;
   mh_kernel k;
   if (!mh_kernel_build(rt, path, &cfg, &defines, target ? target : mh_target(rt), &k, &e)) {
     gemmc_runtime_destroy(rt);

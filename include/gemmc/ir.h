@@ -189,6 +189,7 @@ typedef enum {
   AT_DOT_OP,
   AT_SWIZZLED_SHARED,
   AT_NVMMA_SHARED,
+  AT_AMD_ROTATING_SHARED, /* swizzled_shared whose phase also XORs the block of rows (AMD LDS) */
   AT_SHARED_MEMORY,
   AT_LINEAR,
   AT_KIND_COUNT
@@ -315,6 +316,7 @@ typedef enum {
   FMT_ASYNC_WAIT,    /* [%a, ...] {attrs} */
   FMT_ATOMIC_RMW,    /* op, sem, scope, %p, %v[, %m] {attrs} : (P, V[, M]) -> R */
   FMT_ATOMIC_CAS,    /* sem, scope, %p, %c, %v {attrs} : (P, C, V) -> R */
+  FMT_IMMEDIATE,     /* N {attrs}: one integer attribute (ir_op_immediate_attr names it), no operands */
   FMT_COUNT
 } ir_op_format;
 
@@ -351,6 +353,9 @@ typedef struct ir_op_info {
 const ir_op_info *ir_op_info_of(ir_op_kind kind);
 /* Looks an op up by its full name ("tt.load"); returns false when unknown. */
 bool ir_op_kind_from_name(const char *name, size_t len, ir_op_kind *out);
+/* FMT_IMMEDIATE ops: the name and bit width of the integer attribute written after the op name
+ * (rocdl.s.setprio: priority, i16; rocdl.sched.barrier: mask, i32); NULL for other ops. */
+const char *ir_op_immediate_attr(ir_op_kind kind, int *bits);
 
 /* ------------------------------------------------------------------ values, ops, blocks */
 

@@ -804,6 +804,7 @@ static void print_layout_def(printer *p, const ir_attr *a) {
     w_puts(p->w, "}>");
     break;
   case AT_SWIZZLED_SHARED:
+  case AT_AMD_ROTATING_SHARED:
     w_printf(p->w, "<{vec = %d, perPhase = %d, maxPhase = %d, order = ", l->vec, l->per_phase,
              l->max_phase);
     print_int_list(p, l->order, rank);
@@ -846,6 +847,7 @@ static const char *layout_alias_base(ir_attr_kind kind) {
   case AT_NVIDIA_MMA:
   case AT_AMD_MFMA: return "mma";
   case AT_SWIZZLED_SHARED:
+  case AT_AMD_ROTATING_SHARED:
   case AT_NVMMA_SHARED: return "shared";
   case AT_SHARED_MEMORY: return "smem";
   case AT_LINEAR: return "linear";
@@ -1696,6 +1698,12 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
     w_puts(p->w, " : ");
     print_type(p, result_type(op, 0));
     break;
+  case FMT_IMMEDIATE: {
+    const char *elided[] = {ir_op_immediate_attr(op->kind, NULL), NULL};
+    w_printf(p->w, " %lld", (long long)ir_op_get_int_attr(op, elided[0] ? elided[0] : "", 0));
+    print_attr_dict(p, op, elided);
+    break;
+  }
   case FMT_AXIS: {
     static const char *const elided[] = {"axis", NULL};
     static const char *const axes[] = {"x", "y", "z"};

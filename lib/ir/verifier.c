@@ -1062,6 +1062,15 @@ static void verify_convert_layout(verifier *v, const ir_op *op) {
          ts(v, r));
 }
 
+/* rocdl.s.setprio / rocdl.sched.barrier: their one integer attribute, in range. */
+static void verify_immediate(verifier *v, const ir_op *op) {
+  int bits = 32;
+  const char *name = ir_op_immediate_attr(op->kind, &bits);
+  const ir_attr *a = name ? ir_op_get_attr(op, name) : NULL;
+  if (!a || a->kind != AT_INT || a->int_value < 0 || a->int_value >= (INT64_C(1) << (bits - 1)))
+    verr(v, op, "needs an integer attribute '%s' that fits i%d", name ? name : "?", bits);
+}
+
 /* A tensor and a shared-memory descriptor holding the same elements. */
 static bool check_tensor_memdesc(verifier *v, const ir_op *op, const ir_type *tensor, const ir_type *mem) {
   if (!ir_type_is_tensor(tensor) || !is_memdesc(mem)) {
@@ -1204,7 +1213,10 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_SELECT:
     if (check_elementwise(v, op, 1)) verify_select(v, op);
     break;
-  case OP_CONVERT_LAYOUT: verify_convert_layout(v, op); break;
+  case OP_CONVERT_LAYOUT:
+  case OP_IN_THREAD_TRANSPOSE: verify_convert_layout(v, op); break;
+  case OP_ROCDL_SETPRIO:
+  case OP_ROCDL_SCHED_BARRIER: verify_immediate(v, op); break;
   case OP_LOCAL_ALLOC: verify_local_alloc(v, op); break;
   case OP_LOCAL_LOAD: verify_local_load(v, op); break;
   case OP_LOCAL_STORE: verify_local_store(v, op); break;

@@ -459,13 +459,14 @@ static const ir_attr *read_layout(parse_state *ps, ir_attr_kind kind, const char
     if (!(lp.parent = field_layout(&r, "parent"))) return NULL;
     if (!field_int(&r, "kWidth", false, &lp.k_width)) return NULL;
     break;
-  case AT_SWIZZLED_SHARED: {
+  case AT_SWIZZLED_SHARED:
+  case AT_AMD_ROTATING_SHARED: {
     if (!field_int(&r, "vec", true, &lp.vec) || !field_int(&r, "perPhase", true, &lp.per_phase) ||
         !field_int(&r, "maxPhase", true, &lp.max_phase))
       return NULL;
     int o = field_ints(&r, "order", true, lp.order, IR_MAX_RANK);
     if (o <= 0) {
-      if (!r.ps->failed) parse_error_at(ps, pos, "#ttg.swizzled_shared needs a non-empty order");
+      if (!r.ps->failed) parse_error_at(ps, pos, "#%s needs a non-empty order", what);
       return NULL;
     }
     lp.rank = o;
@@ -506,6 +507,7 @@ static const struct {
     {"ttg.nvidia_mma", AT_NVIDIA_MMA},   {"ttg.amd_mfma", AT_AMD_MFMA},
     {"ttg.dot_op", AT_DOT_OP},           {"ttg.swizzled_shared", AT_SWIZZLED_SHARED},
     {"ttg.nvmma_shared", AT_NVMMA_SHARED}, {"ttg.linear", AT_LINEAR},
+    {"ttg.amd_rotating_shared", AT_AMD_ROTATING_SHARED},
 };
 
 const ir_attr *parse_dialect_attr(parse_state *ps, const char *name, const ir_attr *body, src_pos pos) {

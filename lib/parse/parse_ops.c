@@ -495,6 +495,20 @@ static ir_op *build_plain(parse_state *ps, parsed_op *p, ir_loc *loc) {
     if (!keyword_clause(ps, p, "inputPrecision", "inputPrecision", precisions, op)) return NULL;
     return no_more_clauses(ps, p) ? op : NULL;
   }
+  case FMT_IMMEDIATE: {
+    int bits = 32;
+    const char *name = ir_op_immediate_attr((ir_op_kind)p->kind, &bits);
+    char *end = NULL;
+    long long v = p->word ? strtoll(p->word, &end, 10) : -1;
+    if (!name || !p->word || *end || v < 0 || (bits < 64 && v >= (1LL << (bits - 1)))) {
+      parse_error_at(ps, p->pos, "'%s' expects an integer that fits i%d", opname(p), bits);
+      return NULL;
+    }
+    ir_op *op = make(ps, p, 0, NULL, loc);
+    if (!apply_attrs(ps, p, op)) return NULL;
+    ir_op_set_attr(ps->ctx, op, name, ir_int_attr(ps->ctx, v, ir_int_type(ps->ctx, bits)));
+    return op;
+  }
   case FMT_OPERANDS_TYPES: return build_operands_types(ps, p, loc);
   case FMT_CONVERT:
   case FMT_LOCAL_LOAD:

@@ -156,6 +156,7 @@ int parse_classify_word(parse_state *ps, const char *text, int len, void *lval) 
     case FMT_CONSTANT: return OPTOK_CONSTANT;
     case FMT_FOR: return OPTOK_FOR;
     case FMT_IF: return OPTOK_IF;
+    case FMT_IMMEDIATE: return OPTOK_IMMEDIATE;
     case FMT_ATOMIC_RMW:
     case FMT_ATOMIC_CAS: return OPTOK_ATOMIC;
     default: return OPTOK_PLAIN;

@@ -112,6 +112,7 @@ static type_sig *sig_new(parse_state *ps, int form) {
 %token <ival> OPTOK_PLAIN "operation" OPTOK_CMP "comparison" OPTOK_ATOMIC "atomic operation"
 %token <ival> OPTOK_CONSTANT "'arith.constant'" OPTOK_CALL "'tt.call'" OPTOK_FOR "'scf.for'" OPTOK_IF "'scf.if'"
 %token <ival> OPTOK_FUNC "'tt.func'" OPTOK_MODULE "'module'" OPTOK_GENERIC_ONLY "generic-form operation"
+%token <ival> OPTOK_IMMEDIATE "operation with an immediate"
 %token LEX_ERROR "invalid token"
 
 %type <op> op_body plain_op opt_operands operand_items func_header for_header
@@ -194,6 +195,11 @@ op_body:
       if ($4) $$->attrs = *$4;
       if ($5) { $$->type_form = $5->form; $$->types = $5->types; $$->result_types = $5->results; }
       else $$->type_form = TYPES_NONE;
+    }
+  | OPTOK_IMMEDIATE INTEGER opt_attr_dict {
+      $$ = parse_new_op(ps, $1, POS(@1)); $$->word = $2;
+      if ($3) $$->attrs = *$3;
+      $$->type_form = TYPES_NONE;
     }
   | OPTOK_CONSTANT opt_attr_dict attribute {
       $$ = parse_new_op(ps, $1, POS(@1)); $$->value = $3;

@@ -347,6 +347,17 @@ bool gemmc_pass_accelerate_matmul(const gemmc_pass_context *pc, ir_op *module) {
     ir_op_error(ctx, module, "accelerate-matmul: no target (pass target=sm_80 or set the module's ttg.target)");
     return false;
   }
+  if (target->arch == GEMMC_ARCH_AMDGPU) {
+    /* MFMA (#ttg.amd_mfma) is not implemented yet: a kernel without dots passes. */
+    ptr_list dots = {ctx, NULL, 0, 0};
+    ir_walk(module, collect_dots, &dots);
+    bool ok = dots.count == 0;
+    if (!ok)
+      ir_op_error(ctx, dots.items[0], "accelerate-matmul: MFMA for %s (#ttg.amd_mfma) is not implemented yet",
+                  target->name);
+    ptr_list_free(&dots);
+    return ok;
+  }
   if (target->arch != GEMMC_ARCH_NVPTX) {
     ir_op_error(ctx, module, "accelerate-matmul: '%s' is not an NVIDIA target (sm_80, sm_90a, cuda:90, ...)", target->name);
     return false;

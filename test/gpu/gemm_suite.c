@@ -165,7 +165,8 @@ static void usage(FILE *f, const char *program) {
           "  --quick           a smaller case list (a few seconds)\n"
           "  --filter TEXT     only cases whose line contains TEXT (e.g. 'bf16', 'batch=', 'B=col')\n"
           "  --compile-only    compile every kernel to PTX (no driver needed) and report compile errors\n"
-          "  --target T        gemmc target (default: the device's, else sm_90a)\n"
+          "  --target T        gemmc target (default: the device's, else sm_90a; gfx942 with --backend hip)\n"
+          "  --backend B       cuda (default) or hip (libamdhip64; no HIP runtime is a failure)\n"
           "  --seed N          replay a run (default: fresh inputs every run)\n",
           program);
 }
@@ -190,6 +191,7 @@ int main(int argc, char **argv) {
 static int run_suite(suite *s, int argc, char **argv) {
   s->seed = mh_fresh_seed();
   bool quick = false, seed_configs = false;
+  gemmc_backend backend = GEMMC_BACKEND_CUDA;
   const char *config_list = "128x128x64:g8:w4:s3,64x32x32:g8:w2:s5";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -204,6 +206,7 @@ static int run_suite(suite *s, int argc, char **argv) {
     else if (v && !strcmp(a, "--filter")) s->filter = argv[++i];
     else if (v && !strcmp(a, "--target")) s->target = argv[++i];
     else if (v && !strcmp(a, "--seed")) s->seed = strtoull(argv[++i], NULL, 10);
+    else if (v && !strcmp(a, "--backend") && mh_backend_parse(v, &backend)) i++;
     else {
       fprintf(stderr, "%s: unknown option or missing value: %s (try --help)\n", argv[0], a);
       return 2;
@@ -225,7 +228,7 @@ static int run_suite(suite *s, int argc, char **argv) {
 
   mh_error e = {""};
   gemmc_runtime *rt = NULL;
-  if (!mh_runtime_open(&rt, &e)) {
+  if (!mh_runtime_open_backend(backend, &rt, &e)) {
     printf("FAIL: %s\n0 passed, 1 failed\n", e.message);
     return 1;
   }
