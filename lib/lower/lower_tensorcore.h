@@ -84,4 +84,10 @@ bool lower_operand_is_deferred(const ir_op *def);
 /* The loader of a deferred operand's buffer (a convert has stored it already). */
 bool lower_deferred_operand_loader(lower_state *s, ir_op *def, lower_smem_loader *ld);
 
+/* The register of `li` that holds element `slot` of an MMA instruction's fragment (the target's
+ * formulas, lib/target/mma.h) for the instruction tile at (batch, row0, col0): checked for
+ * every lane of warp 0; -1 when the layout does not hold the fragment. */
+int64_t lower_mma_fragment_register(const lower_layout_info *li, target_mma_operand kind, int bits, int slot,
+                                    int64_t batch, int64_t row0, int64_t col0);
+
 #endif

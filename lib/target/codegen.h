@@ -79,7 +79,8 @@ typedef enum target_special_fn {
 typedef struct target_wgmma {
   const target_mma *instr;
   int n;                 /* the instruction's N */
-  LLVMValueRef desc_a;   /* i64 shared-memory matrix descriptor of A */
+  LLVMValueRef desc_a;   /* i64 shared-memory matrix descriptor of A, or NULL: A in registers */
+  LLVMValueRef a_regs[4]; /* A from registers: the instruction's A fragment, four i32 */
   LLVMValueRef desc_b;   /* i64 descriptor of B */
   bool trans_a, trans_b; /* A is M-major / B is N-major in shared memory */
   LLVMValueRef use_c;    /* i1: accumulate into D (false: D = A * B) */

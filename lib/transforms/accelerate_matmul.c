@@ -272,15 +272,34 @@ static ir_value *shared_operand(gemmc_context *ctx, ir_op *dot, ir_value *v, int
   return &alloc->results[0];
 }
 
-/* tt.dot -> ttng.warp_group_dot reading A and B from shared memory, accumulator in the v3 layout. */
+/* A stays in registers when it is computed there (an elementwise result, such as an upcast of
+ * loaded fp8, or another dot's result) rather than loaded: the instruction reads its fragment
+ * from registers and nothing goes through shared memory. Loaded A goes to shared memory, where
+ * the pipeline can fill it asynchronously. */
+static bool a_from_registers(ir_value *a, const target_mma *mi) {
+  const ir_op *def = conversion_source(a)->def_op;
+  if (!def || mi->operand_bits > 16) return false;
+  unsigned traits = ir_op_info_of(def->kind)->traits;
+  return (traits & TRAIT_ELEMENTWISE) || def->kind == OP_DOT || def->kind == OP_WARP_GROUP_DOT ||
+         def->kind == OP_WARP_GROUP_DOT_WAIT;
+}
+
+/* tt.dot -> ttng.warp_group_dot reading B (and A, unless it is better in registers) from shared
+ * memory, accumulator in the v3 layout. */
 static void rewrite_dot_v3(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, const target_mma *mi) {
   const ir_type *c_type = dot->results[0].type;
   const ir_type *mma_type = ir_type_with_encoding(ctx, c_type, mma);
   ir_value *operands[3];
   ir_op *old_defs[2];
   for (int i = 0; i < 2; i++) {
-    old_defs[i] = dot->operands[i].value->def_op;
-    operands[i] = shared_operand(ctx, dot, dot->operands[i].value, i, mi->allows_transpose);
+    ir_value *v = dot->operands[i].value;
+    old_defs[i] = v->def_op;
+    if (i == 0 && a_from_registers(v, mi)) {
+      const ir_attr *enc = layout_dot_op_get(ctx, 0, mma, 32 / mi->operand_bits);
+      operands[i] = convert_before(ctx, dot, conversion_source(v), ir_type_with_encoding(ctx, v->type, enc));
+      continue;
+    }
+    operands[i] = shared_operand(ctx, dot, v, i, mi->allows_transpose);
   }
   operands[2] = convert_before(ctx, dot, dot->operands[2].value, mma_type);
   ir_op *new_dot = ir_op_create(ctx, OP_WARP_GROUP_DOT, 3, operands, 1, &mma_type, 0, dot->loc);
