@@ -2,6 +2,7 @@
  * device-side tensor maps, shared-memory views and warp specialization (Triton 3.6's rules). */
 #include <string.h>
 
+#include "gemmc/layout.h"
 #include "verifier_internal.h"
 
 #define ERR(...) vfy_error(v, op, __VA_ARGS__)
@@ -21,9 +22,6 @@ static int64_t numel(const ir_type *t) {
   return n;
 }
 
-static bool shared_layout(const ir_attr *a) {
-  return a && (a->kind == AT_NVMMA_SHARED || a->kind == AT_SWIZZLED_SHARED);
-}
 
 /* Operands [from, from + n) are all integers of `width` bits; `what` names them in the message. */
 static bool check_ints(verifier *v, const ir_op *op, int from, int n, unsigned width, const char *what) {
@@ -59,7 +57,8 @@ static bool int_attr(verifier *v, const ir_op *op, const char *name, int64_t lo,
 /* A dense i32 array attribute of `n` entries (n < 0: any length). */
 static const ir_attr *i32_array_attr(verifier *v, const ir_op *op, const char *name, int n) {
   const ir_attr *a = ir_op_get_attr(op, name);
-  if (!a || a->kind != AT_DENSE_ARRAY || !a->ints || !ir_type_is_int(a->type, 32) || (n >= 0 && a->num_elems != n)) {
+  if (!a || a->kind != AT_DENSE_ARRAY || (!a->ints && a->num_elems) || !ir_type_is_int(a->type, 32) ||
+      (n >= 0 && a->num_elems != n)) {
     if (n >= 0)
       ERR("requires a '%s' attribute array<i32: ...> with %d entries, got %s", name, n, vfy_attr(v, a));
     else
@@ -126,7 +125,7 @@ static void verify_make_desc(verifier *v, const ir_op *op) {
     return;
   }
   if (check_ints(v, op, 1, n, 32, "sizes")) check_ints(v, op, 1 + n, n, 64, "strides");
-  if (d->encoding && !shared_layout(d->encoding)) ERR("descriptor layout must be a shared layout, got %s", TS(d));
+  if (d->encoding && !layout_is_shared(d->encoding)) ERR("descriptor layout must be a shared layout, got %s", TS(d));
 }
 
 /* descriptor_load/store: the tensor holds the block (same element type and number of elements). */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemmc/layout.h"
 #include "parse_state.h"
 #include "parser.h"
 
@@ -79,7 +80,7 @@ static const ir_type *parse_tensordesc_type(parse_state *ps, const parsed_shaped
     parse_error_at(ps, pos, "!tt.tensordesc needs a block shape of integers or floats, as 'tensor<128x64xf16>'");
     return NULL;
   }
-  if (enc && (!ir_attr_is_layout(enc) || enc->kind == AT_SHARED_MEMORY)) {
+  if (enc && !layout_is_shared(enc)) {
     parse_error_at(ps, pos, "the layout of a !tt.tensordesc must be a shared layout, found %s", ir_attr_kind_name(enc->kind));
     return NULL;
   }
