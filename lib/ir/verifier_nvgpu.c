@@ -450,7 +450,8 @@ bool verify_nvgpu_op(verifier *v, const ir_op *op) {
   case OP_INVAL_BARRIER:
   case OP_BARRIER_EXPECT:
   case OP_WAIT_BARRIER:
-  case OP_ARRIVE_BARRIER: verify_barrier_op(v, op); return true;
+  case OP_ARRIVE_BARRIER:
+  case OP_ASYNC_COPY_MBARRIER_ARRIVE: verify_barrier_op(v, op); return true;
   case OP_FENCE_ASYNC_SHARED: {
     const ir_attr *c = ir_op_get_attr(op, "bCluster");
     if (!c || c->kind != AT_BOOL) ERR("requires a boolean 'bCluster' attribute");
