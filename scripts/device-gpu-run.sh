@@ -27,7 +27,9 @@ if [ "$mode" = triton ] || [ "$mode" = triton-quick ]; then
   quick=()
   [ "$mode" = triton-quick ] && quick=(--quick)
   step triton-dump python3 scripts/triton-dump.py --out "$out"
-  step triton-compare python3 bench/triton_compare.py --out "$out" --libgemmc "$GEMMC_BIN/libgemmc.so" "${quick[@]}"
+  # Rows run most important first; none starts after 360 s, so dump + compare fit one 10-minute call.
+  step triton-compare python3 bench/triton_compare.py --out "$out" --libgemmc "$GEMMC_BIN/libgemmc.so" \
+    --budget-s 360 "${quick[@]}"
   exit $status
 fi
 if [ "$mode" != bench-only ]; then
