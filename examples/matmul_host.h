@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gemmc/gemmc.h"
+#include "gemmc/ir.h"
 #include "gemmc/runtime.h"
 
 /* ------------------------------------------------------------------ errors */
@@ -42,17 +43,22 @@ static inline bool mh_ok(gemmc_status s, const char *what, mh_error *e) {
 
 /* ------------------------------------------------------------------ element types */
 
-typedef enum mh_dtype { MH_F16, MH_BF16, MH_F32, MH_I8, MH_I32 } mh_dtype;
+/* E4M3 / E5M2: the fp8 formats (f8E4M3FN, f8E5M2 in the IR; one byte, no arithmetic, only dot
+ * inputs). */
+typedef enum mh_dtype { MH_F16, MH_BF16, MH_F32, MH_I8, MH_I32, MH_E4M3, MH_E5M2 } mh_dtype;
 
 static inline const char *mh_dtype_name(mh_dtype t) {
-  static const char *const names[] = {"f16", "bf16", "f32", "i8", "i32"};
+  static const char *const names[] = {"f16", "bf16", "f32", "i8", "i32", "f8E4M3FN", "f8E5M2"};
   return names[t];
 }
 static inline size_t mh_dtype_size(mh_dtype t) {
-  static const size_t sizes[] = {2, 2, 4, 1, 4};
+  static const size_t sizes[] = {2, 2, 4, 1, 4, 1, 1};
   return sizes[t];
 }
-static inline bool mh_dtype_is_float(mh_dtype t) { return t == MH_F16 || t == MH_BF16 || t == MH_F32; }
+static inline bool mh_dtype_is_fp8(mh_dtype t) { return t == MH_E4M3 || t == MH_E5M2; }
+static inline bool mh_dtype_is_float(mh_dtype t) {
+  return t == MH_F16 || t == MH_BF16 || t == MH_F32 || mh_dtype_is_fp8(t);
+}
 
 /* Accepts the IR names and the usual long ones (fp16, float16, bfloat16, int8, ...). */
 static inline bool mh_dtype_parse(const char *s, mh_dtype *out) {
@@ -62,7 +68,8 @@ static inline bool mh_dtype_parse(const char *s, mh_dtype *out) {
   } names[] = {{"f16", MH_F16},  {"fp16", MH_F16},      {"float16", MH_F16}, {"half", MH_F16},
                {"bf16", MH_BF16}, {"bfloat16", MH_BF16}, {"f32", MH_F32},     {"fp32", MH_F32},
                {"float32", MH_F32}, {"float", MH_F32},   {"i8", MH_I8},       {"int8", MH_I8},
-               {"i32", MH_I32},   {"int32", MH_I32}};
+               {"i32", MH_I32},   {"int32", MH_I32},     {"f8E4M3FN", MH_E4M3}, {"e4m3", MH_E4M3},
+               {"fp8", MH_E4M3},  {"f8E5M2", MH_E5M2},   {"e5m2", MH_E5M2}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!strcmp(s, names[i].name)) {
       *out = names[i].type;
@@ -116,6 +123,12 @@ static inline float mh_bf16_bits_to_f32(uint16_t h) {
   return f;
 }
 
+static inline double mh_fp8_bits_to_double(uint8_t x, int mbits, int bias) {
+  int exp = (x & 0x7f) >> mbits, mant = x & ((1 << mbits) - 1);
+  double v = exp == 0 ? ldexp(mant, 1 - bias - mbits) : ldexp((1 << mbits) + mant, exp - bias - mbits);
+  return x & 0x80 ? -v : v;
+}
+
 /* Element i of a buffer of type t, as a double. */
 static inline double mh_load(mh_dtype t, const void *buf, size_t i) {
   switch (t) {
@@ -124,6 +137,15 @@ static inline double mh_load(mh_dtype t, const void *buf, size_t i) {
   case MH_F32: return ((const float *)buf)[i];
   case MH_I8: return ((const int8_t *)buf)[i];
   case MH_I32: return ((const int32_t *)buf)[i];
+  case MH_E4M3: {
+    uint8_t x = ((const uint8_t *)buf)[i];
+    return (x & 0x7f) == 0x7f ? NAN : mh_fp8_bits_to_double(x, 3, 7);
+  }
+  case MH_E5M2: {
+    uint8_t x = ((const uint8_t *)buf)[i];
+    if ((x & 0x7c) == 0x7c) return (x & 3) ? NAN : (x & 0x80 ? -INFINITY : INFINITY);
+    return mh_fp8_bits_to_double(x, 2, 15);
+  }
   }
   return NAN;
 }
@@ -136,6 +158,9 @@ static inline void mh_store(mh_dtype t, void *buf, size_t i, double v) {
   case MH_F32: ((float *)buf)[i] = (float)v; break;
   case MH_I8: ((int8_t *)buf)[i] = (int8_t)v; break;
   case MH_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
+  /* The same rounding the compiler uses for fp8 constants (nearest even, saturating). */
+  case MH_E4M3: ((uint8_t *)buf)[i] = ir_float_to_fp8_bits(FLT_F8E4M3FN, v); break;
+  case MH_E5M2: ((uint8_t *)buf)[i] = ir_float_to_fp8_bits(FLT_F8E5M2, v); break;
   }
 }
 
@@ -233,8 +258,9 @@ static inline bool mh_gemm_check(const mh_gemm *g, mh_error *e) {
   if (int_in != (g->acc == MH_I32) || (int_in && g->out != MH_I32))
     return mh_fail(e, "i8 inputs go with an i32 accumulator and i32 output (got %s/%s/%s)", mh_dtype_name(g->in),
                    mh_dtype_name(g->acc), mh_dtype_name(g->out));
-  if (!int_in && (!mh_dtype_is_float(g->acc) || !mh_dtype_is_float(g->out) || g->acc == MH_BF16))
-    return mh_fail(e, "float inputs need an f32 or f16 accumulator and a float output");
+  if (!int_in && (!mh_dtype_is_float(g->acc) || !mh_dtype_is_float(g->out) || g->acc == MH_BF16 ||
+                  mh_dtype_is_fp8(g->acc) || mh_dtype_is_fp8(g->out)))
+    return mh_fail(e, "float inputs need an f32 or f16 accumulator and an f16, bf16 or f32 output");
   if (mh_dtype_size(g->out) > mh_dtype_size(g->acc))
     return mh_fail(e, "the output (%s) may not be wider than the accumulator (%s)", mh_dtype_name(g->out),
                    mh_dtype_name(g->acc));
@@ -299,6 +325,9 @@ static inline double mh_error_bound(const mh_gemm *g) {
   double u_out = g->out == MH_F16 ? 0x1p-11 : g->out == MH_BF16 ? 0x1p-8 : 0x1p-24;
   double u_acc = g->acc == MH_F16 ? 0x1p-11 : 0x1p-24;
   double u_in = g->in == MH_F32 && g->tf32 ? 0x1p-10 : 0.0; /* tf32 may truncate: one ulp */
+  /* fp8 inputs are exact (the reference reads the same bytes), but Hopper's fp8 tensor cores
+   * add the products with fewer mantissa bits than f32 (about 13 are kept). */
+  if (mh_dtype_is_fp8(g->in) && g->acc == MH_F32) u_acc = 0x1p-13;
   double bound = 2 * u_out + 2 * u_in + 2 * sqrt((double)g->k) * u_acc;
   return bound < 1e-5 ? 1e-5 : bound; /* f32: summation order alone differs by ~1e-6 */
 }

@@ -31,8 +31,8 @@ int64_t gemmc_allocation_total(const gemmc_allocation *a);
  * aligned); 0 otherwise. The lowering uses the same function, so the two always agree. */
 int64_t gemmc_allocation_scratch_bytes(const ir_op *op);
 
-/* The last op during which op's scratch must stay: op itself, or (lib/analysis/allocation_buffers.c)
- * the tt.dot that reads a convert's MMA-operand buffer itself. */
+/* The last op during which op's scratch must stay: op itself, or the tt.dot that reads a
+ * convert's MMA-operand buffer itself. */
 const ir_op *gemmc_allocation_scratch_until(const ir_op *op);
 
 #ifdef __cplusplus

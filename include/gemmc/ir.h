@@ -166,6 +166,9 @@ int64_t ir_type_num_elements(const ir_type *t); /* 1 for scalars */
 /* Size in bits of a scalar (pointer: 64). */
 unsigned ir_type_bits(const ir_type *t);
 const char *ir_float_kind_name(ir_float_kind k);
+/* The bits of v in an 8-bit float kind (f8E4M3FN, f8E5M2): round to nearest even, saturating
+ * at the largest finite value; NaN stays NaN. 0 for other kinds. */
+uint8_t ir_float_to_fp8_bits(ir_float_kind k, double v);
 
 /* ------------------------------------------------------------------ attributes */
 
@@ -196,35 +199,54 @@ typedef enum {
 } ir_attr_kind;
 
 /* Parameters of a layout encoding; which fields mean something depends on the kind. */
+/* Every field of a layout encoding, listed once: the struct and the interning key
+ * (lib/ir/attributes.c) are both generated from this list, so no field can be left out of the
+ * key and make two different layouts one pointer. S(type, name) is a scalar, A(type, name, n) an
+ * array of n. */
+#define IR_LAYOUT_FIELDS(S, A)                                                                     \
+  S(int, rank)                                                                                      \
+  /* blocked */                                                                                     \
+  A(int, size_per_thread, IR_MAX_RANK)                                                              \
+  A(int, threads_per_warp, IR_MAX_RANK)                                                             \
+  A(int, warps_per_cta, IR_MAX_RANK)  /* also nvidia_mma, amd_mfma */                               \
+  A(int, order, IR_MAX_RANK)          /* also swizzled_shared */                                    \
+  S(const ir_attr *, cga_layout)      /* optional CGALayout = [[..]] (array attr), NULL for one CTA */ \
+  /* slice, dot_op */                                                                               \
+  S(int, dim)                         /* slice */                                                   \
+  S(const ir_attr *, parent)          /* slice, dot_op */                                           \
+  S(int, op_idx)                      /* dot_op */                                                  \
+  S(int, k_width)                     /* dot_op; 0 = not given */                                   \
+  /* nvidia_mma / amd_mfma */                                                                       \
+  S(int, version_major)               /* mfma: its version */                                       \
+  S(int, version_minor)                                                                             \
+  S(int, instr_rank)                                                                                \
+  A(int, instr_shape, 3)                                                                            \
+  S(bool, is_transposed)              /* mfma */                                                    \
+  S(int, tiles_per_warp_rank)         /* mfma, 0 when absent */                                     \
+  A(int, tiles_per_warp, IR_MAX_RANK)                                                               \
+  S(int, element_bit_width)           /* mfma (0 when absent), nvmma_shared */                      \
+  /* swizzled_shared */                                                                             \
+  S(int, vec)                                                                                       \
+  S(int, per_phase)                                                                                 \
+  S(int, max_phase)                                                                                 \
+  /* nvmma_shared */                                                                                \
+  S(int, swizzling_byte_width)                                                                      \
+  S(bool, transposed)                                                                               \
+  S(bool, fp4_padded)                                                                               \
+  S(int, nvmma_rank)                  /* 0 when not printed */                                      \
+  /* linear: register/lane/warp/block bases, each an array attr of int arrays */                   \
+  S(const ir_attr *, lin_register)                                                                  \
+  S(const ir_attr *, lin_lane)                                                                      \
+  S(const ir_attr *, lin_warp)                                                                      \
+  S(const ir_attr *, lin_block)
+
+#define IR_LAYOUT_SCALAR_FIELD(type, name) type name;
+#define IR_LAYOUT_ARRAY_FIELD(type, name, n) type name[n];
 typedef struct ir_layout_params {
-  int rank;
-  /* blocked */
-  int size_per_thread[IR_MAX_RANK];
-  int threads_per_warp[IR_MAX_RANK];
-  int warps_per_cta[IR_MAX_RANK]; /* also nvidia_mma, amd_mfma */
-  int order[IR_MAX_RANK];         /* also swizzled_shared */
-  const ir_attr *cga_layout;      /* optional CGALayout = [[..]] (array attr), NULL for one CTA */
-  /* slice, dot_op */
-  int dim;                        /* slice */
-  const ir_attr *parent;          /* slice, dot_op */
-  int op_idx, k_width;            /* dot_op; k_width 0 = not given */
-  /* nvidia_mma / amd_mfma */
-  int version_major, version_minor; /* mfma: version in version_major */
-  int instr_rank;
-  int instr_shape[3];
-  bool is_transposed;             /* mfma */
-  int tiles_per_warp_rank;        /* mfma, 0 when absent */
-  int tiles_per_warp[IR_MAX_RANK];
-  int element_bit_width;          /* mfma (0 when absent), nvmma_shared */
-  /* swizzled_shared */
-  int vec, per_phase, max_phase;
-  /* nvmma_shared */
-  int swizzling_byte_width;
-  bool transposed, fp4_padded;
-  int nvmma_rank;                 /* 0 when not printed */
-  /* linear: register/lane/warp/block bases, each an array attr of int arrays */
-  const ir_attr *lin_register, *lin_lane, *lin_warp, *lin_block;
+  IR_LAYOUT_FIELDS(IR_LAYOUT_SCALAR_FIELD, IR_LAYOUT_ARRAY_FIELD)
 } ir_layout_params;
+#undef IR_LAYOUT_SCALAR_FIELD
+#undef IR_LAYOUT_ARRAY_FIELD
 
 struct ir_attr {
   ir_attr_kind kind;

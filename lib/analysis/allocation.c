@@ -1,4 +1,4 @@
-/* Shared-memory allocation: sizes and lifetimes (program order) of every buffer of a tt.func, offsets first-fit. */
+/* Shared-memory allocation: sizes and lifetimes (program order) of every buffer and conversion scratch of a tt.func, offsets first-fit. */
 #include "gemmc/allocation.h"
 
 #include <stdlib.h>
@@ -27,25 +27,12 @@ static int64_t elem_bytes(const ir_type *t) {
   return bits < 8 ? 1 : bits / 8;
 }
 
-static bool lane_warp_bases_equal(const layout_linear *a, const layout_linear *b) {
-  for (int in = LAYOUT_IN_LANE; in <= LAYOUT_IN_WARP; in++) {
-    if (a->num_bases[in] != b->num_bases[in]) return false;
-    for (int i = 0; i < a->num_bases[in]; i++)
-      for (int d = 0; d < a->rank; d++)
-        if (a->bases[in][i][d] != b->bases[in][i][d]) return false;
-  }
-  return true;
-}
-
 int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
   if (op->kind == OP_CONVERT_LAYOUT) {
     const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
     if (!ir_type_is_tensor(src) || !src->encoding || !dst->encoding) return 0;
-    layout_linear a, b;
-    if (!layout_to_linear(src->encoding, src->rank, src->shape, &a) ||
-        !layout_to_linear(dst->encoding, dst->rank, dst->shape, &b))
-      return 0;
-    if (lane_warp_bases_equal(&a, &b)) return 0; /* a register permutation at most */
+    /* The same question the lowering asks: a register permutation needs no memory. */
+    if (!layout_conversion_needs_scratch(src->encoding, dst->encoding, src->rank, src->shape)) return 0;
     return ir_type_num_elements(src) * elem_bytes(src);
   }
   if (op->kind == OP_REDUCE) {
@@ -68,6 +55,22 @@ int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
     return total;
   }
   return 0;
+}
+
+/* A convert_layout to a #ttg.dot_op with an nvidia_mma parent stores its operand in a swizzled
+ * scratch buffer; when its only user is a tt.dot of the same block (as operand A or B), the dot
+ * reads the buffer with ldmatrix right before each instruction that needs a fragment, so the
+ * buffer must live until the dot (the lowering, lower_operand_is_deferred, asks this function). */
+const ir_op *gemmc_allocation_scratch_until(const ir_op *op) {
+  if (op->kind != OP_CONVERT_LAYOUT || op->num_results != 1) return op;
+  const ir_type *dt = op->results[0].type, *st = op->operands[0].value->type;
+  if (!ir_type_is_tensor(dt) || !ir_type_is_tensor(st) || !layout_is_mma_operand_conversion(st->encoding, dt->encoding))
+    return op;
+  if (gemmc_allocation_scratch_bytes(op) <= 0) return op;
+  const ir_operand *use = op->results[0].first_use;
+  if (!use || use->next_use || use->owner->kind != OP_DOT || use->index > 1 || use->owner->parent != op->parent)
+    return op;
+  return use->owner;
 }
 
 typedef struct number_walk {
@@ -156,7 +159,10 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
         int e = user ? last_nested(&w, user) : w.count - 1;
         if (e > end) end = e;
       }
-      if (!add_buffer(a, op, elems * elem_bytes(t), 128, i, end)) goto fail;
+      /* Swizzled nvmma_shared buffers start on a whole swizzle period (8 lines of up to 128 bytes):
+       * the tensor cores and the copy engine apply the swizzle to address bits. */
+      int64_t align = t->encoding && t->encoding->kind == AT_NVMMA_SHARED ? 1024 : 128;
+      if (!add_buffer(a, op, elems * elem_bytes(t), align, i, end)) goto fail;
     } else {
       int64_t bytes = gemmc_allocation_scratch_bytes(op);
       if (bytes > 0 && !add_buffer(a, op, bytes, 16, i, last_nested(&w, gemmc_allocation_scratch_until(op)))) goto fail;

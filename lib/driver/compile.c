@@ -144,13 +144,6 @@ static bool note_encodings(ir_op *op, void *user) {
   return true;
 }
 
-static bool run_pass(gemmc_compiled *c, ir_op *module, const char *name, const char *options) {
-  const gemmc_pass_info *pass = gemmc_pass_lookup(name);
-  if (!pass) return fail(c, "internal error: pass '%s' is not registered", name);
-  if (!pass->run(c->ctx, module, options, NULL)) return false;
-  return true;
-}
-
 /* TTIR (no layouts yet) gets default layouts and coalesced memory ops; TTGIR is used as it is. */
 static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
   encoding_walk w = {false, false};
@@ -166,26 +159,14 @@ static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
     }
     return true;
   }
-  int num_warps = c->opts.num_warps ? c->opts.num_warps : 4;
-  char options[128];
-  snprintf(options, sizeof options, "num-warps=%d,threads-per-warp=%d,target=cuda:%d", num_warps,
-           c->target->warp_size, c->target->compute_capability);
-  if (!run_pass(c, module, "assign-layouts", options)) return false;
-  if (c->opts.verify_each && !ir_verify(c->ctx, module)) return false;
-  if (!run_pass(c, module, "coalesce", NULL)) return false;
-  if (!run_pass(c, module, "remove-layout-conversions", NULL)) return false;
-  /* Tensor cores, then a second clean-up for the conversions the MMA layouts introduce
-   * (Triton's order: coalesce, remove-conversions, accelerate-matmul, remove-conversions). */
-  if (!run_pass(c, module, "accelerate-matmul", NULL)) return false;
-  if (!run_pass(c, module, "remove-layout-conversions", NULL)) return false;
-  /* K loops feeding mma.sync: a cp.async ring of num_stages shared-memory stages (the pass
-   * leaves every other loop alone). */
-  int num_stages = c->opts.num_stages ? c->opts.num_stages : 3;
-  if (num_stages >= 2 && (c->target->caps & GEMMC_CAP_CP_ASYNC)) {
-    snprintf(options, sizeof options, "num-stages=%d,max-shared=%d", num_stages, c->target->shared_mem_per_block);
-    if (!run_pass(c, module, "pipeline-loads", options)) return false;
-  }
-  return true;
+  /* The one pass pipeline (lib/driver/pipeline.c), with this compile's target and shape. */
+  gemmc_pass_context pc;
+  if (!gemmc_pass_context_init(&pc, c->ctx, module, c->target, NULL)) return false;
+  pc.num_warps = c->opts.num_warps ? c->opts.num_warps : 4;
+  pc.threads_per_warp = c->target->warp_size;
+  pc.num_stages = c->opts.num_stages ? c->opts.num_stages : 3;
+  pc.max_shared = c->target->shared_mem_per_block;
+  return gemmc_pipeline_run(&pc, module, "compile", c->opts.verify_each);
 }
 
 static void append_text(const char *data, size_t len, void *user) { sb_put(user, data, len); }

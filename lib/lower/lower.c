@@ -1,4 +1,4 @@
-/* TTGIR -> LLVM IR driver: module and kernel creation, the value map, op dispatch, and the --print-llvm pass. */
+/* TTGIR -> LLVM IR driver: module and kernel creation, the value map, op dispatch. */
 #include "lower.h"
 
 #include <stdio.h>
@@ -7,7 +7,6 @@
 
 #include <llvm-c/Analysis.h>
 
-#include "gemmc/passes.h"
 #include "lower_internal.h"
 #include "lower_tensorcore.h"
 
@@ -157,25 +156,10 @@ int lower_elem_bytes(const ir_type *t) {
 LLVMValueRef lower_i32(lower_state *s, int64_t v) { return LLVMConstInt(s->i32, (unsigned long long)v, 1); }
 
 LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n) {
-  LLVMTypeRef params[8];
-  for (int i = 0; i < n && i < 8; i++) params[i] = LLVMTypeOf(args[i]);
-  LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, 0);
-  LLVMValueRef f = LLVMGetNamedFunction(s->mod, name);
-  if (!f) f = LLVMAddFunction(s->mod, name, fty);
-  return LLVMBuildCall2(s->b, fty, f, args, (unsigned)n, "");
+  return target_call(&s->em, name, ret, args, n);
 }
 
-LLVMValueRef lower_asm(lower_state *s, const char *text, const char *constraints, LLVMTypeRef ret,
-                       LLVMValueRef *args, int n, bool side_effects) {
-  LLVMTypeRef params[16];
-  for (int i = 0; i < n && i < 16; i++) params[i] = LLVMTypeOf(args[i]);
-  LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, 0);
-  LLVMValueRef a = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)constraints, strlen(constraints),
-                                    side_effects, 0, LLVMInlineAsmDialectATT, 0);
-  return LLVMBuildCall2(s->b, fty, a, args, (unsigned)n, "");
-}
-
-void lower_barrier(lower_state *s) { lower_call(s, "llvm.nvvm.barrier0", s->voidt, NULL, 0); }
+void lower_barrier(lower_state *s) { s->cg->barrier(&s->em); }
 
 LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index) {
   LLVMValueRef base = s->smem;
@@ -222,6 +206,8 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_ASYNC_COPY:
   case OP_ASYNC_COMMIT_GROUP:
   case OP_ASYNC_WAIT: return lower_async(s, op);
+  case OP_WARP_GROUP_DOT:
+  case OP_WARP_GROUP_DOT_WAIT: return lower_wgmma(s, op);
   case OP_INT_TO_PTR:
   case OP_PTR_TO_INT:
   case OP_TT_BITCAST:
@@ -264,7 +250,7 @@ static void state_free_function(lower_state *s) {
   free(s->map.keys);
   free(s->map.vals);
   memset(&s->map, 0, sizeof s->map);
-  s->layouts = NULL; /* lives in the chunks */
+  s->kernel_threads.layouts = NULL; /* lives in the chunks */
   while (s->chunks) {
     lower_chunk *next = s->chunks->next;
     free(s->chunks);
@@ -272,6 +258,11 @@ static void state_free_function(lower_state *s) {
   }
   gemmc_allocation_free(s->alloc);
   s->alloc = NULL;
+}
+
+static bool note_warpgroup_mma(ir_op *op, void *user) {
+  if (op->kind == OP_WARP_GROUP_DOT) *(bool *)user = true;
+  return true;
 }
 
 static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *info) {
@@ -302,7 +293,8 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   s->fn = fn;
   s->func = func;
   int threads = s->num_warps * s->threads_per_warp;
-  gemmc_target_mark_kernel_for(s->target, s->mod, fn, threads);
+  target_kernel_attrs attrs = {threads};
+  s->cg->mark_kernel(&s->em, fn, &attrs);
   for (int i = 0; i < nargs; i++) {
     const ir_type *t = entry->args[i]->type;
     LLVMValueRef p = LLVMGetParam(fn, (unsigned)i);
@@ -316,6 +308,8 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
     if (!lower_set1(s, entry->args[i], p)) return false;
   }
 
+  s->tensor_core_reads_shared = false;
+  ir_walk(func, note_warpgroup_mma, &s->tensor_core_reads_shared);
   s->alloc = gemmc_allocation_run(s->ctx, func);
   if (!s->alloc) {
     ir_op_error(s->ctx, func, "out of memory in the shared-memory allocation");
@@ -325,13 +319,17 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   LLVMBasicBlockRef body_bb = LLVMAppendBasicBlockInContext(s->llctx, fn, "body");
   LLVMPositionBuilderAtEnd(s->b, pro_bb);
   LLVMValueRef br = LLVMBuildBr(s->b, body_bb);
-  LLVMPositionBuilderBefore(s->pro, br);
   /* Thread coordinates, once: every layout's lane/warp index math goes into this block too. */
+  lower_threads *t = &s->kernel_threads;
+  t->num_warps = s->num_warps;
+  t->layouts = NULL;
+  LLVMPositionBuilderBefore(t->pro, br);
   LLVMPositionBuilderBefore(s->b, br);
-  s->tid = lower_call(s, "llvm.nvvm.read.ptx.sreg.tid.x", s->i32, NULL, 0);
+  t->tid = s->cg->thread_id(&s->em);
   LLVMValueRef tpw = lower_i32(s, s->threads_per_warp);
-  s->lane = LLVMBuildURem(s->b, s->tid, tpw, "lane");
-  s->warp = LLVMBuildUDiv(s->b, s->tid, tpw, "warp");
+  t->lane = LLVMBuildURem(s->b, t->tid, tpw, "lane");
+  t->warp = LLVMBuildUDiv(s->b, t->tid, tpw, "warp");
+  s->threads = t;
   LLVMPositionBuilderAtEnd(s->b, body_bb);
 
   bool ok;
@@ -366,7 +364,8 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
     if (module) ir_op_error(ctx, module, "gemmc_lower_to_llvm needs a module, a target and an LLVM context");
     return false;
   }
-  if (target->arch != GEMMC_ARCH_NVPTX) {
+  const target_codegen *cg = target_codegen_of(target);
+  if (!cg) {
     ir_op_error(ctx, module, "lowering for target '%s' is not implemented yet (NVIDIA targets only)", target->name);
     return false;
   }
@@ -375,18 +374,21 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
   lower_state *s = &st;
   s->ctx = ctx;
   s->target = target;
+  s->cg = cg;
   s->llctx = llvm_ctx;
   s->num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
   s->threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", target->warp_size);
-  if (s->threads_per_warp != 32) {
-    ir_op_error(ctx, module, "NVIDIA targets need 32 threads per warp, not %d", s->threads_per_warp);
+  if (s->threads_per_warp != target->warp_size) {
+    ir_op_error(ctx, module, "%s targets need %d threads per warp, not %d",
+                target->arch == GEMMC_ARCH_NVPTX ? "NVIDIA" : "AMD", target->warp_size, s->threads_per_warp);
     return false;
   }
   const ir_attr *mname = ir_op_get_attr(module, "sym_name");
   s->mod = LLVMModuleCreateWithNameInContext(mname && mname->str ? mname->str : "gemmc", llvm_ctx);
   LLVMSetTarget(s->mod, target->triple);
   s->b = LLVMCreateBuilderInContext(llvm_ctx);
-  s->pro = LLVMCreateBuilderInContext(llvm_ctx);
+  s->kernel_threads.pro = LLVMCreateBuilderInContext(llvm_ctx);
+  s->em = (target_emitter){llvm_ctx, s->mod, s->b};
   s->i1 = LLVMInt1TypeInContext(llvm_ctx);
   s->i8 = LLVMInt8TypeInContext(llvm_ctx);
   s->i16 = LLVMInt16TypeInContext(llvm_ctx);
@@ -394,10 +396,10 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
   s->i64 = LLVMInt64TypeInContext(llvm_ctx);
   s->f32 = LLVMFloatTypeInContext(llvm_ctx);
   s->voidt = LLVMVoidTypeInContext(llvm_ctx);
-  s->gptr = LLVMPointerTypeInContext(llvm_ctx, 1);
-  s->sptr = LLVMPointerTypeInContext(llvm_ctx, 3);
+  s->gptr = LLVMPointerTypeInContext(llvm_ctx, cg->global_addr_space);
+  s->sptr = LLVMPointerTypeInContext(llvm_ctx, cg->shared_addr_space);
   /* Dynamic shared memory: one external array; every buffer is an offset into it. */
-  s->smem = LLVMAddGlobalInAddressSpace(s->mod, LLVMArrayType2(s->i8, 0), "global_smem", 3);
+  s->smem = LLVMAddGlobalInAddressSpace(s->mod, LLVMArrayType2(s->i8, 0), "global_smem", cg->shared_addr_space);
   LLVMSetLinkage(s->smem, LLVMExternalLinkage);
   LLVMSetAlignment(s->smem, 16);
   s->axis = axis_info_run(ctx, module);
@@ -418,7 +420,7 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
   state_free_function(s);
   if (s->axis) axis_info_free(s->axis);
   LLVMDisposeBuilder(s->b);
-  LLVMDisposeBuilder(s->pro);
+  LLVMDisposeBuilder(s->kernel_threads.pro);
   if (ok) {
     char *msg = NULL;
     if (LLVMVerifyModule(s->mod, LLVMReturnStatusAction, &msg)) {
@@ -434,89 +436,4 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
   if (num_kernels) *num_kernels = count;
   *out = s->mod;
   return true;
-}
-
-/* ---------------------------------------------------------------- --print-llvm */
-
-/* Copies the value of `key` in "a=b,c=d" options into buf; false when absent. */
-static bool option_string(const char *options, const char *key, char *buf, size_t size) {
-  if (!options) return false;
-  size_t klen = strlen(key);
-  bool found = false;
-  for (const char *p = options; *p;) {
-    while (*p == ',' || *p == ' ' || *p == '{' || *p == '}') p++;
-    const char *e = p;
-    while (*e && *e != ',' && *e != ' ' && *e != '}') e++;
-    if ((size_t)(e - p) > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-      size_t n = (size_t)(e - p) - klen - 1;
-      if (n >= size) n = size - 1;
-      memcpy(buf, p + klen + 1, n);
-      buf[n] = 0;
-      found = true;
-    }
-    p = e;
-  }
-  return found;
-}
-
-bool gemmc_pass_print_llvm(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  char target_name[32] = "sm_90a", emit[16] = "llvm", path[1024] = "", opt[8] = "";
-  option_string(options, "target", target_name, sizeof target_name);
-  option_string(options, "emit", emit, sizeof emit);
-  option_string(options, "output", path, sizeof path);
-  bool has_opt = option_string(options, "opt", opt, sizeof opt);
-  bool ptx = strcmp(emit, "ptx") == 0;
-  if (!ptx && strcmp(emit, "llvm") != 0) {
-    ir_op_error(ctx, module, "--print-llvm: emit must be llvm or ptx, not '%s'", emit);
-    return false;
-  }
-  int opt_level = has_opt ? atoi(opt) : (ptx ? 3 : 0);
-  if (opt_level < 0 || opt_level > 3) opt_level = 3;
-  char err[512];
-  const gemmc_target *t = gemmc_target_lookup(target_name, err, sizeof err);
-  if (!t) {
-    ir_op_error(ctx, module, "--print-llvm: %s", err);
-    return false;
-  }
-  LLVMContextRef llctx = LLVMContextCreate();
-  LLVMModuleRef m = NULL;
-  gemmc_lowered_kernel kernels[16];
-  int n = 0;
-  bool ok = gemmc_lower_to_llvm(ctx, module, t, llctx, &m, kernels, 16, &n);
-  FILE *f = out;
-  if (ok && path[0]) {
-    f = fopen(path, "w");
-    if (!f) {
-      ir_op_error(ctx, module, "--print-llvm: cannot open '%s'", path);
-      ok = false;
-    }
-  }
-  if (ok) {
-    const char *comment = ptx ? "//" : ";";
-    for (int i = 0; i < n && i < 16; i++)
-      fprintf(f, "%s gemmc kernel @%s: threads_per_block = %d, shared_bytes = %lld\n", comment, kernels[i].name,
-              kernels[i].threads_per_block, (long long)kernels[i].static_shared_bytes);
-    if (ptx) {
-      char *text = NULL;
-      size_t len = 0;
-      ok = gemmc_target_emit_ptx(t, m, opt_level, &text, &len, err, sizeof err);
-      if (ok) fwrite(text, 1, len, f);
-      else ir_op_error(ctx, module, "--print-llvm: %s", err);
-      free(text);
-    } else {
-      if (opt_level > 0 && !gemmc_target_optimize(t, m, opt_level, err, sizeof err)) {
-        ir_op_error(ctx, module, "--print-llvm: %s", err);
-        ok = false;
-      }
-      if (ok) {
-        char *text = LLVMPrintModuleToString(m);
-        fputs(text, f);
-        LLVMDisposeMessage(text);
-      }
-    }
-    if (f != out) fclose(f);
-  }
-  if (m) LLVMDisposeModule(m);
-  LLVMContextDispose(llctx);
-  return ok;
 }

@@ -17,7 +17,7 @@ typedef struct gemmc_lowered_kernel {
 } gemmc_lowered_kernel;
 
 /* Lowers every public tt.func of `module` into a new LLVM module owned by `llvm_ctx`.
- * The module must be TTGIR that verifies. Kernels are marked for the target (ptx_kernel /
+ * The module must be TTGIR that verifies. Kernels are marked for the target (kernel calling convention /
  * amdgpu_kernel). On error emits diagnostics at the offending op and returns false.
  * `kernels` receives up to `max_kernels` descriptions; *num_kernels the count. */
 bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *target, LLVMContextRef llvm_ctx,

@@ -26,9 +26,9 @@ static bool offsets_are(const int64_t *off, const int64_t *want, int n) {
 
 bool lower_ldmatrix_plan(lower_state *s, lower_smem_loader *ld, const ir_type *tensor) {
   const ir_attr *enc = tensor->encoding;
-  const lower_smem_map *m = &ld->m;
+  const layout_offset_map *m = &ld->m.map;
   if (!enc || enc->kind != AT_DOT_OP || !enc->layout.parent || enc->layout.parent->kind != AT_NVIDIA_MMA) return false;
-  if (!(s->target->caps & GEMMC_CAP_LDMATRIX)) return false;
+  if (!(s->target->caps & GEMMC_CAP_LDMATRIX) || !s->cg->load_matrices) return false;
   const ir_type *e = ir_type_element(tensor);
   if (ir_type_bits(e) != 16 || e->kind != TY_FLOAT) return false; /* 8- and 32-bit types use ld.shared */
   if (m->num_bases[1] != 5 || m->num_bases[0] < 1) return false;
@@ -59,9 +59,9 @@ bool lower_ldmatrix_plan(lower_state *s, lower_smem_loader *ld, const ir_type *t
   /* Lane address: lane bits 0..2 walk the rows, bits 3.. pick the matrix (unused above x1/x2). */
   int64_t lane_addr[5] = {row_base[0], row_base[1], row_base[2], 0, 0};
   for (int i = 0; i < sel_bits; i++) lane_addr[3 + i] = m->off[0][1 + i];
-  LLVMValueRef la = lower_apply_bits(s, s->lane, lane_addr, 5);
-  LLVMValueRef wa = lower_apply_bits(s, s->warp, m->off[2], m->num_bases[2]);
-  ld->addr_lw = LLVMBuildXor(s->pro, la, wa, "");
+  LLVMValueRef la = lower_apply_bits(s, s->threads->lane, lane_addr, 5);
+  LLVMValueRef wa = lower_apply_bits(s, s->threads->warp, m->off[2], m->num_bases[2]);
+  ld->addr_lw = LLVMBuildXor(s->threads->pro, la, wa, "");
   ld->addr_mask = 0;
   for (int i = 0; i < 5; i++) ld->addr_mask |= lane_addr[i];
   for (int i = 0; i < m->num_bases[2]; i++) ld->addr_mask |= m->off[2][i];
@@ -70,17 +70,9 @@ bool lower_ldmatrix_plan(lower_state *s, lower_smem_loader *ld, const ir_type *t
 }
 
 void lower_ldmatrix_group(lower_state *s, lower_smem_loader *ld, int64_t r0) {
-  char name[80];
-  snprintf(name, sizeof name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16.p3", ld->num_mats,
-           ld->trans ? ".trans" : "");
-  LLVMTypeRef rt = s->i32;
-  if (ld->num_mats > 1) {
-    LLVMTypeRef fields[4] = {s->i32, s->i32, s->i32, s->i32};
-    rt = LLVMStructTypeInContext(s->llctx, fields, (unsigned)ld->num_mats, 0);
-  }
   LLVMValueRef off = lower_smem_offset(s, ld->addr_lw, ld->addr_mask, lower_smem_reg_offset(&ld->m, r0));
   LLVMValueRef ptr = LLVMBuildGEP2(s->b, ld->et, ld->base, &off, 1, "");
-  LLVMValueRef res = lower_call(s, name, rt, &ptr, 1);
+  LLVMValueRef res = s->cg->load_matrices(&s->em, ptr, ld->num_mats, ld->trans);
   LLVMTypeRef pair = LLVMVectorType(ld->et, 2);
   /* Matrix j holds registers r0 | j << 1 (low half) and r0 | j << 1 | 1 (high half). */
   for (int j = 0; j < ld->num_mats; j++) {
@@ -97,15 +89,8 @@ void lower_ldmatrix_group(lower_state *s, lower_smem_loader *ld, int64_t r0) {
 bool lower_is_convert_to_mma_operand(const ir_op *op) {
   if (op->kind != OP_CONVERT_LAYOUT) return false;
   const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
-  if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst) || !src->encoding || !dst->encoding) return false;
-  const ir_attr *e = dst->encoding;
-  return e->kind == AT_DOT_OP && e->layout.parent && e->layout.parent->kind == AT_NVIDIA_MMA &&
-         layout_is_distributed(src->encoding);
-}
-
-static void identity_project(const void *ctx, const int64_t *dst_coord, int64_t *src_coord) {
-  const int *rank = ctx;
-  memcpy(src_coord, dst_coord, sizeof(int64_t) * (size_t)*rank);
+  if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst)) return false;
+  return layout_is_mma_operand_conversion(src->encoding, dst->encoding);
 }
 
 /* The swizzled scratch buffer of a convert to an MMA operand (Triton's shared layout for the
@@ -152,7 +137,7 @@ bool lower_convert_to_dot_operand(lower_state *s, ir_op *op) {
   /* Same lanes and warps: only registers move. */
   int *map = lower_alloc(s, sizeof(int) * (size_t)dl->num_regs);
   if (!map) return false;
-  if (lower_register_map(dl, sl, identity_project, &rank, map)) {
+  if (lower_register_map(dl, sl, layout_project_identity, &rank, map)) {
     lower_values *out = lower_values_new(s, op, dl->num_regs);
     if (!out) return false;
     for (int r = 0; r < dl->num_regs; r++) out->v[r] = lower_elem(vals, map[r]);

@@ -12,6 +12,7 @@
 #include "gemmc/ir.h"
 #include "gemmc/layout.h"
 #include "gemmc/target.h"
+#include "target/codegen.h"
 
 /* What one IR value is per thread: a scalar is one value; a tensor the list of the elements this
  * thread holds, in register order of its layout (length layout_elems_per_thread). */
@@ -54,22 +55,35 @@ typedef struct lower_chunk {
   _Alignas(16) unsigned char data[];
 } lower_chunk;
 
+/* The threads that run the code being lowered: the whole block, or (warp specialization) the
+ * warps of one role. Coordinates are relative to the role, and every layout's lane/warp index
+ * math is computed once per role in its own prologue, so roles never share register values. */
+typedef struct lower_threads {
+  int num_warps;               /* warps of this role */
+  LLVMBuilderRef pro;          /* this role's prologue: before its first block's branch */
+  LLVMValueRef tid, lane, warp; /* i32, computed in the prologue */
+  lower_layout_info *layouts;  /* per-(layout, shape) index info for these threads */
+} lower_threads;
+
 typedef struct lower_state {
   gemmc_context *ctx;
   const gemmc_target *target;
+  const target_codegen *cg; /* what the target emits (lib/target/codegen.h) */
+  target_emitter em;        /* the target's view of the main builder */
   LLVMContextRef llctx;
   LLVMModuleRef mod;
   LLVMBuilderRef b;        /* main builder: where the current op's code goes */
-  LLVMBuilderRef pro;      /* prologue builder: before the entry block's branch */
   LLVMValueRef fn;
   ir_op *func;
   axis_info_analysis *axis;
   gemmc_allocation *alloc;
-  LLVMValueRef smem;       /* the dynamic shared memory array (addrspace 3) */
+  LLVMValueRef smem;       /* the dynamic shared memory array (the target's shared address space) */
   int num_warps, threads_per_warp;
-  LLVMValueRef tid, lane, warp; /* i32, computed in the prologue */
+  bool tensor_core_reads_shared; /* the kernel has warpgroup MMAs: shared memory they read must be
+                                 * fenced for the async proxy after ordinary writes */
+  lower_threads kernel_threads; /* every thread of the block */
+  lower_threads *threads;       /* the role being lowered (&kernel_threads outside specialized regions) */
   lower_value_map map;
-  lower_layout_info *layouts;
   lower_chunk *chunks;
   bool oom;
   /* cached types */
@@ -92,11 +106,9 @@ LLVMTypeRef lower_elem_type(lower_state *s, const ir_type *t);
 /* Bytes an element of t takes in memory (i1 takes one byte, pointers 8). */
 int lower_elem_bytes(const ir_type *t);
 LLVMValueRef lower_i32(lower_state *s, int64_t v);
-/* Calls the named intrinsic (declared on first use; overloaded names carry their suffix). */
+/* Calls a target-independent LLVM intrinsic (llvm.fmuladd.f32, ...; declared on first use). */
 LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
-/* Inline PTX. */
-LLVMValueRef lower_asm(lower_state *s, const char *text, const char *constraints, LLVMTypeRef ret,
-                       LLVMValueRef *args, int n, bool side_effects);
+/* A barrier of the threads of the current role. */
 void lower_barrier(lower_state *s);
 /* Pointer into dynamic shared memory at a constant byte offset plus a dynamic element index. */
 LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index);
@@ -130,11 +142,11 @@ int lower_global_vector_width(lower_state *s, const ir_value *ptr, const ir_valu
 bool lower_control(lower_state *s, ir_op *op);     /* scf.for / scf.if */
 bool lower_reduce(lower_state *s, ir_op *op);
 bool lower_convert(lower_state *s, ir_op *op);
-bool lower_async(lower_state *s, ir_op *op);       /* cp.async copies, commit, wait (lower_async.c) */
+bool lower_async(lower_state *s, ir_op *op);       /* async copies, commit, wait (lower_async.c) */
+bool lower_wgmma(lower_state *s, ir_op *op);       /* ttng.warp_group_dot(_wait) (lower_wgmma.c) */
 /* Maps every register of dst to a register of src when the two layouts place data on the same
- * lanes and warps after projecting dst coordinates onto src (`project`); false when not. */
-typedef void (*lower_project_fn)(const void *ctx, const int64_t *dst_coord, int64_t *src_coord);
-bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, lower_project_fn project,
+ * lanes and warps after projecting dst coordinates onto src (layout_register_map); false when not. */
+bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, layout_project_fn project,
                         const void *project_ctx, int *map_out);
 
 #endif

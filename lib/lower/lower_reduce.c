@@ -18,8 +18,7 @@ static unsigned type_bits(LLVMTypeRef t) {
 }
 
 static LLVMValueRef shfl_i32(lower_state *s, LLVMValueRef x, int lane_mask) {
-  LLVMValueRef args[4] = {lower_i32(s, -1), x, lower_i32(s, lane_mask), lower_i32(s, 0x1f)};
-  return lower_call(s, "llvm.nvvm.shfl.sync.bfly.i32", s->i32, args, 4);
+  return s->cg->shuffle_xor(&s->em, x, lane_mask);
 }
 
 /* x from the lane whose id differs in lane_mask; 64-bit values go as two halves, narrow ones
@@ -185,7 +184,7 @@ bool lower_reduce(lower_state *s, ir_op *op) {
       int64_t bytes = nwarps_axis * out_elems * lower_elem_bytes(op->operands[k].value->type);
       base += (bytes + 15) / 16 * 16;
     }
-    LLVMValueRef waxis = lower_apply_bits(s, s->warp, warp_vals, ll->num_bases[LAYOUT_IN_WARP]);
+    LLVMValueRef waxis = lower_apply_bits(s, s->threads->warp, warp_vals, ll->num_bases[LAYOUT_IN_WARP]);
     LLVMValueRef wbase = LLVMBuildMul(s->b, waxis, lower_i32(s, out_elems), "");
     lower_barrier(s); /* the previous user of this scratch space is done */
     for (int g = 0; g < ng; g++) {

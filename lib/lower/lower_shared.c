@@ -7,16 +7,6 @@
  * barrier (earlier readers of the same bytes are done) and ends with one (its data is visible to
  * every reader). Readers need none. */
 
-LLVMValueRef lower_call_n(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n) {
-  LLVMTypeRef params[32];
-  if (n > 32) return NULL;
-  for (int i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
-  LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, 0);
-  LLVMValueRef f = LLVMGetNamedFunction(s->mod, name);
-  if (!f) f = LLVMAddFunction(s->mod, name, fty);
-  return LLVMBuildCall2(s->b, fty, f, args, (unsigned)n, "");
-}
-
 /* ---------------------------------------------------------------- register <-> shared map */
 
 bool lower_smem_map_build(lower_state *s, const ir_op *op, const lower_layout_info *reg, const ir_attr *shared,
@@ -28,39 +18,21 @@ bool lower_smem_map_build(lower_state *s, const ir_op *op, const lower_layout_in
                 ir_attr_str(s->ctx, shared), rank);
     return false;
   }
-  static const layout_in_dim ins[3] = {LAYOUT_IN_REGISTER, LAYOUT_IN_LANE, LAYOUT_IN_WARP};
-  for (int k = 0; k < 3; k++) {
-    m->num_bases[k] = reg->ll.num_bases[ins[k]];
-    for (int i = 0; i < m->num_bases[k]; i++) {
-      int64_t coord[IR_MAX_RANK], in[LAYOUT_IN_COUNT];
-      bool zero = true;
-      for (int d = 0; d < rank; d++) {
-        coord[d] = reg->ll.bases[ins[k]][i][d];
-        zero &= coord[d] == 0;
-      }
-      if (zero) continue; /* a broadcast bit: same element, same offset */
-      if (!layout_linear_invert(&sll, coord, in)) {
-        ir_op_error(s->ctx, op, "cannot lower: layout %s does not map onto shared layout %s",
-                    ir_attr_str(s->ctx, reg->layout), ir_attr_str(s->ctx, shared));
-        return false;
-      }
-      m->off[k][i] = in[LAYOUT_IN_OFFSET];
-      if (k > 0) m->lw_mask |= m->off[k][i];
-    }
+  if (!layout_compose_shared(&reg->ll, shared, rank, shape, &m->map)) {
+    ir_op_error(s->ctx, op, "cannot lower: layout %s does not map onto shared layout %s",
+                ir_attr_str(s->ctx, reg->layout), ir_attr_str(s->ctx, shared));
+    return false;
   }
   /* Every lane/warp offset bit could be set: the mask is the OR of all their offsets. */
-  LLVMValueRef l = lower_apply_bits(s, s->lane, m->off[1], m->num_bases[1]);
-  LLVMValueRef w = lower_apply_bits(s, s->warp, m->off[2], m->num_bases[2]);
-  m->lw = LLVMBuildXor(s->pro, l, w, "");
+  for (int k = LAYOUT_IN_LANE; k <= LAYOUT_IN_WARP; k++)
+    for (int i = 0; i < m->map.num_bases[k]; i++) m->lw_mask |= m->map.off[k][i];
+  LLVMValueRef l = lower_apply_bits(s, s->threads->lane, m->map.off[LAYOUT_IN_LANE], m->map.num_bases[LAYOUT_IN_LANE]);
+  LLVMValueRef w = lower_apply_bits(s, s->threads->warp, m->map.off[LAYOUT_IN_WARP], m->map.num_bases[LAYOUT_IN_WARP]);
+  m->lw = LLVMBuildXor(s->threads->pro, l, w, "");
   return true;
 }
 
-int64_t lower_smem_reg_offset(const lower_smem_map *m, int64_t r) {
-  int64_t off = 0;
-  for (int i = 0; i < m->num_bases[0]; i++)
-    if ((r >> i) & 1) off ^= m->off[0][i];
-  return off;
-}
+int64_t lower_smem_reg_offset(const lower_smem_map *m, int64_t r) { return layout_offset_map_register(&m->map, r); }
 
 LLVMValueRef lower_smem_offset(lower_state *s, LLVMValueRef lw, int64_t lw_mask, int64_t reg_offset) {
   int64_t xor_part = reg_offset & lw_mask, add_part = reg_offset & ~lw_mask;
@@ -71,25 +43,8 @@ LLVMValueRef lower_smem_offset(lower_state *s, LLVMValueRef lw, int64_t lw_mask,
   return v;
 }
 
-/* Elements per st/ld.shared: registers 0..v-1 at offsets 0..v-1, every other offset a multiple
- * of v, at most 16 bytes. */
 int lower_smem_vector_width(const lower_smem_map *m, int elem_bytes) {
-  int max_elems = elem_bytes >= 16 ? 1 : 16 / elem_bytes;
-  int v = 1, bits = 0;
-  while (bits < m->num_bases[0] && m->off[0][bits] == (INT64_C(1) << bits) && v * 2 <= max_elems) {
-    v *= 2;
-    bits++;
-  }
-  while (v > 1) {
-    bool aligned = true;
-    for (int k = 0; k < 3 && aligned; k++)
-      for (int i = k == 0 ? bits : 0; i < m->num_bases[k]; i++)
-        if (m->off[k][i] % v != 0) aligned = false;
-    if (aligned) break;
-    v /= 2;
-    bits--;
-  }
-  return v;
+  return layout_offset_map_vector_width(&m->map, elem_bytes >= 16 ? 1 : 16 / elem_bytes);
 }
 
 /* In memory an i1 takes a byte. */
@@ -199,6 +154,13 @@ static LLVMValueRef memdesc_base(lower_state *s, const ir_op *op, const ir_value
   return vals ? vals->v[0] : NULL;
 }
 
+/* Buffers in the nvmma_shared layout are read by warpgroup MMA through the async proxy: this
+ * thread's ordinary stores must be fenced before the barrier that publishes them. */
+static void fence_for_tensor_cores(lower_state *s, const ir_type *mt) {
+  if (mt->encoding && mt->encoding->kind == AT_NVMMA_SHARED && s->cg->fence_async_shared)
+    s->cg->fence_async_shared(&s->em);
+}
+
 static bool lower_local_alloc(lower_state *s, ir_op *op) {
   const ir_type *mt = op->results[0].type;
   if (!check_memdesc(s, op, mt)) return false;
@@ -215,6 +177,7 @@ static bool lower_local_alloc(lower_state *s, ir_op *op) {
     lower_barrier(s);
     if (!lower_shared_store(s, op, base, mt->encoding, mt->rank, mt->shape, op->operands[0].value->type, vals))
       return false;
+    fence_for_tensor_cores(s, mt);
     lower_barrier(s);
   }
   return lower_set1(s, &op->results[0], base);
@@ -247,6 +210,7 @@ static bool lower_local_store(lower_state *s, ir_op *op) {
   lower_barrier(s);
   if (!lower_shared_store(s, op, base, mt->encoding, mt->rank, mt->shape, op->operands[0].value->type, vals))
     return false;
+  fence_for_tensor_cores(s, mt);
   lower_barrier(s);
   return true;
 }

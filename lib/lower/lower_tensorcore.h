@@ -22,10 +22,9 @@ bool lower_is_convert_to_mma_operand(const ir_op *op);
  * (register r, lane, warp) is reg part(r) ^ lane part ^ warp part, each the XOR of the offsets of
  * its set bits (the shared layout is a bijection over GF(2), so its inverse is linear too). */
 typedef struct lower_smem_map {
-  int num_bases[3]; /* register, lane, warp */
-  int64_t off[3][LAYOUT_MAX_BASES];
-  int64_t lw_mask;   /* every bit the lane and warp parts can set */
-  LLVMValueRef lw;   /* i32 lane ^ warp part (computed in the prologue) */
+  layout_offset_map map; /* the layout module's register/lane/warp -> offset map */
+  int64_t lw_mask;       /* every bit the lane and warp parts can set */
+  LLVMValueRef lw;       /* i32 lane ^ warp part (computed in the prologue) */
 } lower_smem_map;
 
 /* Builds the map of `reg` (a tensor's layout info) into a shared buffer of `shape` with layout
@@ -84,20 +83,5 @@ void lower_ldmatrix_group(lower_state *s, lower_smem_loader *ld, int64_t r0);
 bool lower_operand_is_deferred(const ir_op *def);
 /* The loader of a deferred operand's buffer (a convert has stored it already). */
 bool lower_deferred_operand_loader(lower_state *s, ir_op *def, lower_smem_loader *ld);
-/* Calls an intrinsic with any number of arguments (lower_call takes at most 8). */
-LLVMValueRef lower_call_n(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
-
-/* ---------------------------------------------------------------- MMA fragments (unit-tested) */
-
-/* Operand of an mma.sync instruction. */
-typedef enum { MMA_FRAG_A, MMA_FRAG_B, MMA_FRAG_C } mma_frag_kind;
-
-/* The PTX ISA's fragment formulas for mma.sync.m16n8k{8,16,32}: the (row, col) inside the
- * instruction tile (A: M x K, B: K x N, C: M x N) of element `slot` held by `lane`, for operands
- * of `elem_bits` bits (16: f16/bf16 m16n8k16, 32: tf32 m16n8k8, 8: s8 m16n8k32). False when the
- * slot is out of range. */
-bool lower_mma_fragment_coord(mma_frag_kind kind, int elem_bits, int slot, int lane, int *row, int *col);
-/* Elements per thread of each fragment (A, B, C) for operands of elem_bits bits; 0 if unknown. */
-int lower_mma_fragment_size(mma_frag_kind kind, int elem_bits);
 
 #endif

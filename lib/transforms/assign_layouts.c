@@ -290,29 +290,14 @@ static const ir_attr *group_layout(assign_state *s, int g);
 
 static const ir_attr *value_layout(assign_state *s, int k) { return group_layout(s, find(s, k)); }
 
-/* The layout of a transposed blocked tensor (Triton's inferTransOpEncoding for blocked). */
-static const ir_attr *transposed_layout(assign_state *s, const ir_attr *src, const int *perm, int rank) {
-  if (!src || src->kind != AT_BLOCKED || src->layout.rank != rank) return NULL;
-  ir_layout_params p = src->layout;
-  int inverse[IR_MAX_RANK];
-  for (int d = 0; d < rank; d++) inverse[perm[d]] = d;
-  for (int d = 0; d < rank; d++) {
-    p.size_per_thread[d] = src->layout.size_per_thread[perm[d]];
-    p.threads_per_warp[d] = src->layout.threads_per_warp[perm[d]];
-    p.warps_per_cta[d] = src->layout.warps_per_cta[perm[d]];
-    p.order[d] = inverse[src->layout.order[d]];
-  }
-  return ir_layout_attr(s->ctx, AT_BLOCKED, &p);
-}
-
 /* The layout a producer imposes on its result (REQ_*), computed from its inputs' groups. */
 static const ir_attr *required_result_layout(assign_state *s, const group_info *g) {
   switch (g->req) {
-  case REQ_REDUCE: return layout_slice_get(s->ctx, g->req_axis, value_layout(s, g->req_src));
+  case REQ_REDUCE: return layout_infer_reduce_result(s->ctx, value_layout(s, g->req_src), g->req_axis);
   case REQ_DOT:
   case REQ_EXISTING: return g->req_layout;
   case REQ_TRANS:
-    return transposed_layout(s, value_layout(s, g->req_src), g->req_perm, s->values[g->req_value]->type->rank);
+    return layout_infer_trans_result(s->ctx, value_layout(s, g->req_src), g->req_perm, s->values[g->req_value]->type->rank);
   default: return NULL;
   }
 }
@@ -325,7 +310,7 @@ static const ir_attr *group_layout(assign_state *s, int gi) {
     g->state = 1; /* a cycle (x + trans(x)) falls back to the default below */
     if (g->req != REQ_NONE) layout = required_result_layout(s, g);
     if (!layout && g->has_slice_req && g->slice_result >= 0)
-      layout = layout_slice_get(s->ctx, g->slice_axis, value_layout(s, g->slice_result));
+      layout = layout_infer_expand_dims_operand(s->ctx, value_layout(s, g->slice_result), g->slice_axis);
   }
   if (!layout) layout = layout_default_blocked(s->ctx, g->rank, g->big_shape, s->num_warps, s->threads_per_warp);
   g->layout = layout;
@@ -378,7 +363,7 @@ static bool fix_operands(ir_op *op, void *user) {
   assign_state *s = ((fix_walk *)user)->s;
   if (op->kind == OP_EXPAND_DIMS && is_tensor(op->operands[0].value) && is_tensor(&op->results[0])) {
     int axis = (int)ir_op_get_int_attr(op, "axis", 0);
-    const ir_attr *want = layout_slice_get(s->ctx, axis, op->results[0].type->encoding);
+    const ir_attr *want = layout_infer_expand_dims_operand(s->ctx, op->results[0].type->encoding, axis);
     if (op->operands[0].value->type->encoding != want)
       ir_op_set_operand(op, 0, insert_convert_before(s, op, op->operands[0].value, want));
   } else if (op->kind == OP_DOT && is_tensor(&op->results[0])) {
@@ -414,35 +399,9 @@ static void retype_function(assign_state *s, ir_op *func) {
                  ir_type_attr(s->ctx, ir_func_type(s->ctx, entry->num_args, inputs, old->num_results, results)));
 }
 
-/* ------------------------------------------------------------------ options */
-
-/* The text of `key=value` in an option string, or NULL; *len receives its length. */
-static const char *option_text(const char *options, const char *key, size_t *len) {
-  if (!options) return NULL;
-  size_t klen = strlen(key);
-  for (const char *p = options; *p;) {
-    while (*p == ',' || *p == ' ' || *p == '{' || *p == '}') p++;
-    const char *entry = p;
-    while (*p && *p != ',' && *p != ' ' && *p != '}') p++;
-    if ((size_t)(p - entry) > klen && !memcmp(entry, key, klen) && entry[klen] == '=') {
-      *len = (size_t)(p - entry) - klen - 1;
-      return entry + klen + 1;
-    }
-  }
-  return NULL;
-}
-
-bool gemmc_pass_assign_layouts(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)out;
-  bool ok = true;
-  int num_warps = (int)gemmc_pass_option_int(options, "num-warps", ir_module_int_attr(module, "ttg.num-warps", 4), &ok);
-  int threads_per_warp = (int)gemmc_pass_option_int(
-      options, "threads-per-warp", ir_module_int_attr(module, "ttg.threads-per-warp", 32), &ok);
-  int num_ctas = (int)gemmc_pass_option_int(options, "num-ctas", ir_module_int_attr(module, "ttg.num-ctas", 1), &ok);
-  if (!ok) {
-    ir_op_error(ctx, module, "assign-layouts: options must be integers: '%s'", options ? options : "");
-    return false;
-  }
+bool gemmc_pass_assign_layouts(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
+  int num_warps = pc->num_warps, threads_per_warp = pc->threads_per_warp, num_ctas = pc->num_ctas;
   if (num_warps < 1 || (num_warps & (num_warps - 1))) {
     ir_op_error(ctx, module, "assign-layouts: num-warps must be a power of two, got %d", num_warps);
     return false;
@@ -500,7 +459,8 @@ bool gemmc_pass_assign_layouts(gemmc_context *ctx, ir_op *module, const char *op
       if (def->kind == OP_REDUCE) {
         for (int i = 0; i < def->num_results && i < def->num_operands; i++)
           if (&def->results[i] == v && is_tensor(def->operands[i].value))
-            required = layout_slice_get(ctx, (int)ir_op_get_int_attr(def, "axis", 0), def->operands[i].value->type->encoding);
+            required = layout_infer_reduce_result(ctx, def->operands[i].value->type->encoding,
+                                                  (int)ir_op_get_int_attr(def, "axis", 0));
       } else if (def->kind == OP_DOT) {
         required = dot_result_layout(&s, v->type);
       } else if (def->kind == OP_TRANS && is_tensor(def->operands[0].value)) {
@@ -508,7 +468,7 @@ bool gemmc_pass_assign_layouts(gemmc_context *ctx, ir_op *module, const char *op
         int perm[IR_MAX_RANK];
         if (order && order->kind == AT_DENSE_ARRAY && order->num_elems == v->type->rank) {
           for (int d = 0; d < order->num_elems; d++) perm[d] = (int)order->ints[d];
-          required = transposed_layout(&s, def->operands[0].value->type->encoding, perm, v->type->rank);
+          required = layout_infer_trans_result(ctx, def->operands[0].value->type->encoding, perm, v->type->rank);
         }
       }
       if (required && required != v->type->encoding) convert_result(&s, v, required);
@@ -524,9 +484,11 @@ bool gemmc_pass_assign_layouts(gemmc_context *ctx, ir_op *module, const char *op
   ir_op_set_attr(ctx, module, "ttg.num-warps", ir_i32_attr(ctx, num_warps));
   ir_op_set_attr(ctx, module, "ttg.threads-per-warp", ir_i32_attr(ctx, threads_per_warp));
   ir_op_set_attr(ctx, module, "ttg.num-ctas", ir_i32_attr(ctx, num_ctas));
-  size_t tlen = 0;
-  const char *target = option_text(options, "target", &tlen);
-  if (target && tlen) ir_op_set_attr(ctx, module, "ttg.target", ir_string_attr(ctx, target, tlen));
+  if (pc->target) {
+    char target[32];
+    gemmc_target_triton_name(pc->target, target, sizeof target);
+    ir_op_set_attr(ctx, module, "ttg.target", ir_string_attr(ctx, target, strlen(target)));
+  }
 
   if (s.groups) ctx_raw_free(ctx, s.groups, (size_t)s.count * sizeof *s.groups);
   if (s.values) ctx_raw_free(ctx, s.values, (size_t)s.cap * sizeof *s.values);

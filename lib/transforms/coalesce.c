@@ -219,11 +219,10 @@ static bool collect_memory_ops(ir_op *op, void *user) {
   return true;
 }
 
-bool gemmc_pass_coalesce(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)options;
-  (void)out;
-  int num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
-  int threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", 32);
+bool gemmc_pass_coalesce(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
+  int num_warps = pc->num_warps;
+  int threads_per_warp = pc->threads_per_warp;
   if (num_warps < 1 || threads_per_warp < 1) {
     ir_op_error(ctx, module, "coalesce: bad ttg.num-warps (%d) or ttg.threads-per-warp (%d)", num_warps,
                 threads_per_warp);

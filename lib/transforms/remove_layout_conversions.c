@@ -232,7 +232,7 @@ static bool plan_remat(rlc_state *s, ir_value *v, const ir_attr *layout, const i
     /* the operand's slice layout is rebuilt from the new parent */
     if (layout->kind == AT_SLICE || layout->kind == AT_LINEAR) return false;
     int axis = (int)ir_op_get_int_attr(def, "axis", 0);
-    return plan_remat(s, def->operands[0].value, layout_slice_get(s->ctx, axis, layout), loop, p);
+    return plan_remat(s, def->operands[0].value, layout_infer_expand_dims_operand(s->ctx, layout, axis), loop, p);
   }
   default: return false;
   }
@@ -267,7 +267,8 @@ static ir_value *remat(rlc_state *s, ir_value *v, const ir_attr *layout, const i
       for (int i = 0; i < def->num_operands; i++) {
         ir_value *o = def->operands[i].value;
         const ir_attr *want = layout;
-        if (def->kind == OP_EXPAND_DIMS) want = layout_slice_get(s->ctx, (int)ir_op_get_int_attr(def, "axis", 0), layout);
+        if (def->kind == OP_EXPAND_DIMS)
+          want = layout_infer_expand_dims_operand(s->ctx, layout, (int)ir_op_get_int_attr(def, "axis", 0));
         operands[i] = o ? remat(s, o, want, loop) : NULL;
       }
       const ir_type *type = ir_type_with_encoding(s->ctx, v->type, layout);
@@ -447,11 +448,10 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
     forward_add_value(f, &user->results[0], layout);
     return true;
   case OP_EXPAND_DIMS: {
-    /* slice(axis, P) expanded along axis is P */
-    int axis = (int)ir_op_get_int_attr(user, "axis", 0);
-    if (layout->kind != AT_SLICE || layout->layout.dim != axis || !is_tensor(&user->results[0])) return false;
+    const ir_attr *result = layout_infer_expand_dims_result(layout, (int)ir_op_get_int_attr(user, "axis", 0));
+    if (!result || !is_tensor(&user->results[0])) return false;
     ptr_list_push(&f->ops, user);
-    forward_add_value(f, &user->results[0], layout->layout.parent);
+    forward_add_value(f, &user->results[0], result);
     return true;
   }
   case OP_REDUCE: {
@@ -460,7 +460,7 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
     ptr_list_push(&f->ops, user);
     for (int r = 0; r < user->num_results; r++)
       if (is_tensor(&user->results[r]))
-        forward_add_value(f, &user->results[r], layout_slice_get(s->ctx, axis, layout));
+        forward_add_value(f, &user->results[r], layout_infer_reduce_result(s->ctx, layout, axis));
     return true;
   }
   default: return false;
@@ -640,9 +640,8 @@ static bool eliminate_dead_code(rlc_state *s, ir_op *module) {
 
 /* ------------------------------------------------------------------ the pass */
 
-bool gemmc_pass_remove_layout_conversions(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)options;
-  (void)out;
+bool gemmc_pass_remove_layout_conversions(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
   rlc_state s = {ctx, NULL, 0, 0};
   for (int round = 0; round < MAX_ROUNDS; round++) {
     bool changed = fold_converts(&s, module);

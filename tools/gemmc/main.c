@@ -37,7 +37,7 @@ static void print_usage(FILE *f) {
         "Compiles a Triton TTIR or TTGIR kernel (.tir) to PTX and writes OUTPUT's kernel.json beside it.\n"
         "\n"
         "  -o FILE                  output file ('-' for stdout; default: INPUT with the emitted extension)\n"
-        "  --target=sm_80|sm_86|sm_89|sm_90|sm_90a   GPU to compile for (default sm_90a)\n"
+        "  --target=sm_75|sm_80|sm_86|sm_89|sm_90|sm_90a   GPU to compile for (default sm_90a)\n"
         "  --num-warps=N            warps per block for TTIR input (default 4; TTGIR keeps its own)\n"
         "  --num-stages=N           K-loop pipelining depth for TTIR input (cp.async stages, default 3; 1: off)\n"
         "  --emit=ttgir|llvm|ptx|cubin   what to write (default ptx; cubin needs ptxas on PATH)\n"
