@@ -160,6 +160,16 @@ const ir_type *ir_token_type(gemmc_context *ctx) {
   return intern_type(ctx, &p, NULL, NULL);
 }
 
+const ir_type *ir_tensordesc_type(gemmc_context *ctx, int rank, const int64_t *shape, const ir_type *elem,
+                                  const ir_attr *shared_layout) {
+  ir_type p = {0};
+  p.kind = TY_TENSORDESC;
+  p.rank = rank;
+  p.elem = elem;
+  p.encoding = shared_layout;
+  return intern_type(ctx, &p, shape, NULL);
+}
+
 const ir_type *ir_func_type(gemmc_context *ctx, int num_inputs, const ir_type *const *inputs,
                             int num_results, const ir_type *const *results) {
   ir_type p = {0};
