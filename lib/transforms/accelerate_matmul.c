@@ -352,6 +352,20 @@ static const ir_attr *wgmma_layout(gemmc_context *ctx, ir_op *dot, int num_warps
   return ir_layout_attr(ctx, AT_NVIDIA_MMA, &p);
 }
 
+/* fp8 operands of a dot converted to f16 with tt.fp_to_fp (exact: every fp8 value is an f16). */
+static void promote_fp8_operands(gemmc_context *ctx, ir_op *dot) {
+  for (int i = 0; i < 2; i++) {
+    ir_value *v = dot->operands[i].value;
+    const ir_type *e = ir_type_element(v->type);
+    if (e->kind != TY_FLOAT || (e->float_kind != FLT_F8E4M3FN && e->float_kind != FLT_F8E5M2)) continue;
+    const ir_type *f16 = ir_type_with_element(ctx, v->type, ir_float_type(ctx, FLT_F16));
+    ir_op *cvt = ir_op_create(ctx, OP_FP_TO_FP, 1, &v, 1, &f16, 0, dot->loc);
+    cvt->src_loc = dot->src_loc;
+    ir_op_insert_before(dot, cvt);
+    ir_op_set_operand(dot, i, &cvt->results[0]);
+  }
+}
+
 /* ------------------------------------------------------------------ the pass */
 
 static bool collect_dots(ir_op *op, void *user) {
@@ -401,6 +415,9 @@ bool gemmc_pass_accelerate_matmul(const gemmc_pass_context *pc, ir_op *module) {
       rewrite_dot_v3(ctx, dot, mma_v3, wgmma);
       continue;
     }
+    /* fp8 without a native instruction here: the operands go up to f16 (Triton's
+     * decomposeMixedModeDotOp), then mma.sync or the FMA path takes the dot. */
+    promote_fp8_operands(ctx, dot);
     int k_instr = mma_v2_k(dot);
     int rank = ct->rank;
     if (!k_instr || (rank != 2 && rank != 3)) continue;
