@@ -46,59 +46,17 @@ lower_values *lower_values_new(lower_state *s, const ir_op *op, int n) {
 
 /* ---------------------------------------------------------------- value map */
 
-static size_t hash_ptr(const void *p) {
-  uintptr_t x = (uintptr_t)p;
-  x ^= x >> 17;
-  x *= (uintptr_t)0x9E3779B97F4A7C15ull;
-  return (size_t)(x ^ (x >> 29));
-}
-
-static bool map_grow(lower_state *s) {
-  lower_value_map *m = &s->map;
-  size_t cap = m->cap ? m->cap * 2 : 1024;
-  const ir_value **keys = calloc(cap, sizeof *keys);
-  lower_values **vals = calloc(cap, sizeof *vals);
-  if (!keys || !vals) {
-    free(keys);
-    free(vals);
-    s->oom = true;
-    return false;
-  }
-  for (size_t i = 0; i < m->cap; i++) {
-    if (!m->keys[i]) continue;
-    size_t j = hash_ptr(m->keys[i]) & (cap - 1);
-    while (keys[j]) j = (j + 1) & (cap - 1);
-    keys[j] = m->keys[i];
-    vals[j] = m->vals[i];
-  }
-  free(m->keys);
-  free(m->vals);
-  m->keys = keys;
-  m->vals = vals;
-  m->cap = cap;
-  return true;
-}
-
 /* The map holds pointers to lowered values in the lowering's chunks, never the values
  * themselves: callers keep what lower_get returns across later lower_set calls (a loop keeps
  * its bounds while its body is lowered), and a table that grows must not move them. */
 bool lower_set(lower_state *s, const ir_value *v, const lower_values *vals) {
-  lower_value_map *m = &s->map;
-  if ((m->count + 1) * 2 > m->cap && !map_grow(s)) {
-    ir_error(s->ctx, v->loc, "out of memory while lowering to LLVM IR");
-    return false;
-  }
   lower_values *stable = lower_alloc(s, sizeof *stable);
-  if (!stable) {
+  if (!stable || !ptr_map_put(&s->map, v, stable)) {
+    s->oom = true;
     ir_error(s->ctx, v->loc, "out of memory while lowering to LLVM IR");
     return false;
   }
   *stable = *vals;
-  size_t j = hash_ptr(v) & (m->cap - 1);
-  while (m->keys[j] && m->keys[j] != v) j = (j + 1) & (m->cap - 1);
-  if (!m->keys[j]) m->count++;
-  m->keys[j] = v;
-  m->vals[j] = stable;
   return true;
 }
 
@@ -111,14 +69,8 @@ bool lower_set1(lower_state *s, const ir_value *v, LLVMValueRef x) {
 }
 
 const lower_values *lower_get(lower_state *s, const ir_op *op, const ir_value *v) {
-  lower_value_map *m = &s->map;
-  if (m->cap) {
-    size_t j = hash_ptr(v) & (m->cap - 1);
-    while (m->keys[j]) {
-      if (m->keys[j] == v) return m->vals[j];
-      j = (j + 1) & (m->cap - 1);
-    }
-  }
+  const lower_values *vals = ptr_map_get(&s->map, v);
+  if (vals) return vals;
   ir_op_error(s->ctx, op, "internal error: operand of '%s' was not lowered", ir_op_name(op));
   return NULL;
 }
@@ -245,9 +197,7 @@ static void add_param_attr(lower_state *s, LLVMValueRef fn, unsigned index, cons
 }
 
 static void state_free_function(lower_state *s) {
-  free(s->map.keys);
-  free(s->map.vals);
-  memset(&s->map, 0, sizeof s->map);
+  ptr_map_free(&s->map);
   s->kernel_threads.layouts = NULL; /* lives in the chunks */
   while (s->chunks) {
     lower_chunk *next = s->chunks->next;
@@ -364,6 +314,7 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
   memset(&st, 0, sizeof st);
   lower_state *s = &st;
   s->ctx = ctx;
+  s->map.ctx = ctx;
   s->target = target;
   s->cg = cg;
   s->llctx = llvm_ctx;

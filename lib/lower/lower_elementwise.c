@@ -108,21 +108,6 @@ static LLVMRealPredicate real_pred(const char *p, bool *ok) {
   return LLVMRealOEQ;
 }
 
-static const char *predicate_of(const ir_op *op) {
-  const ir_attr *a = ir_op_get_attr(op, "predicate");
-  if (!a) return NULL;
-  if (a->kind == AT_KEYWORD || a->kind == AT_STRING) return a->str;
-  if (a->kind == AT_INT) {
-    /* MLIR's integer encodings of the predicates. */
-    static const char *icmp[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
-    static const char *fcmp[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-                                 "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"};
-    if (op->kind == OP_CMPI && a->int_value >= 0 && a->int_value < 10) return icmp[a->int_value];
-    if (op->kind == OP_CMPF && a->int_value >= 0 && a->int_value < 16) return fcmp[a->int_value];
-  }
-  return NULL;
-}
-
 /* tt.fp_to_fp between f16, bf16, f32 and f64; rtz downcasts through the target's rounding toward zero. */
 static LLVMValueRef fp_to_fp(lower_state *s, const ir_op *op, LLVMValueRef x, LLVMTypeRef to) {
   LLVMTypeRef from = LLVMTypeOf(x);
@@ -179,12 +164,12 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, LLVMValueRef *a, LLVM
   case OP_SHRSI: return LLVMBuildAShr(b, a[0], a[1], "");
   case OP_SHRUI: return LLVMBuildLShr(b, a[0], a[1], "");
   case OP_CMPI: {
-    LLVMIntPredicate p = int_pred(predicate_of(op), &ok);
+    LLVMIntPredicate p = int_pred(cmp_predicate_of(op), &ok);
     if (!ok) break;
     return LLVMBuildICmp(b, p, a[0], a[1], "");
   }
   case OP_CMPF: {
-    LLVMRealPredicate p = real_pred(predicate_of(op), &ok);
+    LLVMRealPredicate p = real_pred(cmp_predicate_of(op), &ok);
     if (!ok) break;
     return LLVMBuildFCmp(b, p, a[0], a[1], "");
   }

@@ -3,13 +3,6 @@
 
 #include "lower_internal.h"
 
-static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-static int log2i(int64_t v) {
-  int k = 0;
-  while ((INT64_C(1) << k) < v) k++;
-  return k;
-}
-
 /* XOR over the set bits i of x of vals[i], emitted in the prologue. Runs of bits that map to
  * consecutive powers of two become one and+shift; terms with disjoint bits are or'ed. */
 LLVMValueRef lower_apply_bits(lower_state *s, LLVMValueRef x, const int64_t *vals, int nbits) {
@@ -30,8 +23,9 @@ LLVMValueRef lower_apply_bits(lower_state *s, LLVMValueRef x, const int64_t *val
     while (j < nbits && vals[j] == vals[j - 1] * 2 && (run_bits & vals[j]) == 0) run_bits |= vals[j++];
     int64_t mask = ((INT64_C(1) << (j - i)) - 1) << i;
     term = LLVMBuildAnd(b, x, lower_i32(s, mask), "");
-    if (is_pow2(vals[i])) {
-      int shift = log2i(vals[i]) - i;
+    int log2_first = log2_exact(vals[i]);
+    if (log2_first >= 0) {
+      int shift = log2_first - i;
       if (shift > 0) term = LLVMBuildShl(b, term, lower_i32(s, shift), "");
       if (shift < 0) term = LLVMBuildLShr(b, term, lower_i32(s, -shift), "");
     } else {

@@ -13,6 +13,7 @@
 #include "gemmc/layout.h"
 #include "gemmc/target.h"
 #include "target/codegen.h"
+#include "ir/util.h"
 
 /* What one IR value is per thread: a scalar is one value; a tensor the list of the elements this
  * thread holds, in register order of its layout (length layout_elems_per_thread). */
@@ -39,14 +40,6 @@ typedef struct lower_layout_info {
   LLVMValueRef owner;
   struct lower_layout_info *next;
 } lower_layout_info;
-
-/* Pointer-keyed hash map ir_value* -> lower_values (open addressing). The values live in the
- * lowering's chunks, so a pointer from lower_get stays valid while the map grows. */
-typedef struct lower_value_map {
-  const ir_value **keys;
-  lower_values **vals;
-  size_t cap, count;
-} lower_value_map;
 
 /* A chunk of the lowering's private bump allocator (freed at the end of the lowering). */
 typedef struct lower_chunk {
@@ -81,7 +74,9 @@ typedef struct lower_state {
   int num_warps, threads_per_warp;
   lower_threads kernel_threads; /* every thread of the block */
   lower_threads *threads;       /* the role being lowered (&kernel_threads outside specialized regions) */
-  lower_value_map map;
+  /* ir_value -> lower_values. The values live in the lowering's chunks, not in the table, so a
+   * pointer from lower_get stays valid while the map grows. */
+  ptr_map map;
   lower_chunk *chunks;
   bool oom;
   /* cached types */
