@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lower_internal.h"
+#include "lower_index.h"
+#include "lower_ops.h"
 
 static bool is_fp8(const ir_type *t) {
   const ir_type *e = ir_type_element(t);

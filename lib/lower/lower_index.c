@@ -1,7 +1,7 @@
 /* Per-thread coordinates from linear layouts: lane/warp parts computed once in the prologue, register parts as constants. */
 #include <string.h>
 
-#include "lower_internal.h"
+#include "lower_index.h"
 
 /* XOR over the set bits i of x of vals[i], emitted in the prologue. Runs of bits that map to
  * consecutive powers of two become one and+shift; terms with disjoint bits are or'ed. */
@@ -46,12 +46,10 @@ LLVMValueRef lower_apply_bits(lower_state *s, LLVMValueRef x, const int64_t *val
   return acc ? acc : lower_i32(s, 0);
 }
 
-bool lower_bases_equal(const layout_linear *a, const layout_linear *b, layout_in_dim in) {
-  if (a->num_bases[in] != b->num_bases[in] || a->rank != b->rank) return false;
-  for (int i = 0; i < a->num_bases[in]; i++)
-    for (int d = 0; d < a->rank; d++)
-      if (a->bases[in][i][d] != b->bases[in][i][d]) return false;
-  return true;
+LLVMValueRef lower_lane_warp_offset(lower_state *s, const layout_offset_map *m) {
+  LLVMValueRef l = lower_apply_bits(s, s->threads->lane, m->off[LAYOUT_IN_LANE], m->num_bases[LAYOUT_IN_LANE]);
+  LLVMValueRef w = lower_apply_bits(s, s->threads->warp, m->off[LAYOUT_IN_WARP], m->num_bases[LAYOUT_IN_WARP]);
+  return LLVMBuildXor(s->threads->pro, l, w, "");
 }
 
 lower_layout_info *lower_layout_of(lower_state *s, const ir_op *op, const ir_type *t) {

@@ -1,6 +1,6 @@
-/* Private interface of the TTGIR -> LLVM lowering: the lowering state, the value map, per-layout index info, op-family entry points. */
-#ifndef GEMMC_LOWER_INTERNAL_H
-#define GEMMC_LOWER_INTERNAL_H
+/* The lowering state every op family works on: the LLVM module and builders, the value map (IR value -> its per-thread LLVM values), memory, types and small emission helpers (lower_state.c). */
+#ifndef GEMMC_LOWER_STATE_H
+#define GEMMC_LOWER_STATE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,8 +12,8 @@
 #include "gemmc/ir.h"
 #include "gemmc/layout.h"
 #include "gemmc/target.h"
-#include "target/codegen.h"
 #include "ir/util.h"
+#include "target/codegen.h"
 
 /* What one IR value is per thread: a scalar is one value; a tensor the list of the elements this
  * thread holds, in register order of its layout (length layout_elems_per_thread). */
@@ -22,31 +22,15 @@ typedef struct lower_values {
   LLVMValueRef *v;
 } lower_values;
 
-/* Per (layout, shape): the linear layout and what every op using it needs, computed once in the
- * kernel's prologue block so that loops never recompute lane/warp index math. */
-typedef struct lower_layout_info {
-  const ir_attr *layout;
-  int rank;
-  int64_t shape[IR_MAX_RANK];
-  layout_linear ll;
-  int num_regs;
-  /* The lane/warp part of each coordinate (i32); the register part is a compile-time constant
-   * combined by XOR (Triton's applyLinearLayout). */
-  LLVMValueRef lw_coord[IR_MAX_RANK];
-  /* Registers that duplicate another register (zero register bases): bits to skip on stores. */
-  int64_t reg_dup_mask;
-  /* i1: this thread owns its elements (its lane/warp bits along broadcast bases are 0); NULL when
-   * every thread owns what it holds. */
-  LLVMValueRef owner;
-  struct lower_layout_info *next;
-} lower_layout_info;
-
 /* A chunk of the lowering's private bump allocator (freed at the end of the lowering). */
 typedef struct lower_chunk {
   struct lower_chunk *next;
   size_t used, cap;
   _Alignas(16) unsigned char data[];
 } lower_chunk;
+
+/* Per (layout, shape) index information (lower_index.h). */
+typedef struct lower_layout_info lower_layout_info;
 
 /* The threads that run the code being lowered: the whole block, or (warp specialization) the
  * warps of one role. Coordinates are relative to the role, and every layout's lane/warp index
@@ -83,7 +67,15 @@ typedef struct lower_state {
   LLVMTypeRef i1, i8, i16, i32, i64, f32, voidt, gptr, sptr;
 } lower_state;
 
-/* ---------------------------------------------------------------- lower.c: infrastructure */
+/* A state for lowering into a new LLVM module `module_name` (s->mod, the caller's to keep or
+ * dispose): builders, cached types and the dynamic shared-memory array; lower_state_dispose
+ * releases all but the module. */
+void lower_state_init(lower_state *s, gemmc_context *ctx, const gemmc_target *target, const target_codegen *cg,
+                      LLVMContextRef llctx, const char *module_name, int num_warps, int threads_per_warp);
+void lower_state_dispose(lower_state *s);
+/* Forgets the lowered values and the per-layout info of the function just lowered. */
+void lower_state_forget_function(lower_state *s);
+/* Zeroed memory that lives until the function being lowered is done (NULL on out of memory). */
 void *lower_alloc(lower_state *s, size_t size);
 /* A fresh list of n values (NULL on out of memory, after reporting it at op). */
 lower_values *lower_values_new(lower_state *s, const ir_op *op, int n);
@@ -106,39 +98,5 @@ void lower_barrier(lower_state *s);
 /* Pointer into dynamic shared memory at a constant byte offset plus a dynamic element index. */
 LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index);
 int64_t lower_scratch_offset(lower_state *s, const ir_op *op);
-
-/* Lowers the ops of a block, stopping before its terminator, which is returned (NULL on error). */
-ir_op *lower_block(lower_state *s, ir_block *block, bool *ok);
-bool lower_op(lower_state *s, ir_op *op);
-
-/* ---------------------------------------------------------------- lower_index.c */
-/* The per-layout info of a tensor type (built on first use; prologue code emitted then). */
-lower_layout_info *lower_layout_of(lower_state *s, const ir_op *op, const ir_type *tensor);
-/* Compile-time coordinate of register r (lane 0, warp 0). */
-void lower_reg_coord(const lower_layout_info *li, int64_t r, int64_t *coord);
-/* Runtime i32 coordinate along dim d of register r: lw_coord[d] ^ reg part. */
-LLVMValueRef lower_coord(lower_state *s, const lower_layout_info *li, int64_t r, int d);
-/* Applies the lane/warp bases of a linear map whose outputs are one integer (e.g. shared
- * offsets): value = XOR over set bits i of lane (warp) of lane_vals[i] (warp_vals[i]). Emits into
- * the prologue. */
-LLVMValueRef lower_apply_bits(lower_state *s, LLVMValueRef x, const int64_t *vals, int nbits);
-/* Number of warps/lanes that hold this layout's data with broadcast bits: helpers. */
-bool lower_bases_equal(const layout_linear *a, const layout_linear *b, layout_in_dim in);
-
-/* ---------------------------------------------------------------- families */
-bool lower_elementwise(lower_state *s, ir_op *op); /* arith, math, casts, constants */
-bool lower_program_id(lower_state *s, ir_op *op);
-bool lower_memory(lower_state *s, ir_op *op);
-/* Elements per global access of a tensor of pointers: min(contiguous registers along the
- * fastest dim, pointer alignment, mask constancy, 128 bits), a power of two; 1 for scalars. */
-int lower_global_vector_width(lower_state *s, const ir_value *ptr, const ir_value *mask, int elem_bits);      /* load/store/addptr/splat/... */
-bool lower_control(lower_state *s, ir_op *op);     /* scf.for / scf.if */
-bool lower_reduce(lower_state *s, ir_op *op);
-bool lower_convert(lower_state *s, ir_op *op);
-bool lower_async(lower_state *s, ir_op *op);       /* cp.async copies, commit, wait (lower_async.c) */
-/* Maps every register of dst to a register of src when the two layouts place data on the same
- * lanes and warps after projecting dst coordinates onto src (layout_register_map); false when not. */
-bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, layout_project_fn project,
-                        const void *project_ctx, int *map_out);
 
 #endif
