@@ -212,12 +212,15 @@ static bool assemble_cubin(gemmc_compiled *c) {
   fseek(f, 0, SEEK_END);
   long size = ftell(f);
   fseek(f, 0, SEEK_SET);
-  char *bytes = size > 0 ? malloc((size_t)size) : NULL;
-  ok = bytes && fread(bytes, 1, (size_t)size, f) == (size_t)size;
+  /* Straight into the result's buffer (len + 1 bytes from the context's allocator). */
+  c->cubin.data = size > 0 ? ctx_raw_alloc(c->ctx, (size_t)size + 1) : NULL;
+  ok = c->cubin.data && fread(c->cubin.data, 1, (size_t)size, f) == (size_t)size;
   fclose(f);
   unlink(path);
-  if (ok) ok = own_copy(c->ctx, &c->cubin, bytes, (size_t)size);
-  free(bytes);
+  if (c->cubin.data) {
+    c->cubin.len = (size_t)size;
+    c->cubin.data[size] = 0;
+  }
   if (!ok) return fail(c, "cannot read the cubin ptxas wrote");
   return own_copy(c->ctx, &c->ptxas_report, report, strlen(report));
 }

@@ -1,7 +1,6 @@
 /* The lowering state: its memory, the value map, LLVM types of IR elements and small emission helpers. */
 #include "lower_state.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- the state */
@@ -44,34 +43,16 @@ void lower_state_dispose(lower_state *s) {
 
 /* ---------------------------------------------------------------- memory */
 
+/* The context's arena: freed with the context, like the IR the lowering reads. */
 void *lower_alloc(lower_state *s, size_t size) {
-  size = (size + 15) & ~(size_t)15;
-  if (!s->chunks || s->chunks->cap - s->chunks->used < size) {
-    size_t cap = size > 65536 ? size : 65536;
-    lower_chunk *c = malloc(sizeof *c + cap);
-    if (!c) {
-      s->oom = true;
-      return NULL;
-    }
-    c->next = s->chunks;
-    c->used = 0;
-    c->cap = cap;
-    s->chunks = c;
-  }
-  void *p = s->chunks->data + s->chunks->used;
-  s->chunks->used += size;
-  memset(p, 0, size);
+  void *p = ir_alloc(s->ctx, size);
+  if (!p) s->oom = true;
   return p;
 }
 
 void lower_state_forget_function(lower_state *s) {
   ptr_map_free(&s->map);
-  s->kernel_threads.layouts = NULL; /* lives in the chunks */
-  while (s->chunks) {
-    lower_chunk *next = s->chunks->next;
-    free(s->chunks);
-    s->chunks = next;
-  }
+  s->kernel_threads.layouts = NULL;
 }
 
 lower_values *lower_values_new(lower_state *s, const ir_op *op, int n) {
@@ -88,7 +69,7 @@ lower_values *lower_values_new(lower_state *s, const ir_op *op, int n) {
 
 /* ---------------------------------------------------------------- value map */
 
-/* The map holds pointers to lowered values in the lowering's chunks, never the values
+/* The map holds pointers to lowered values in the arena, never the values
  * themselves: callers keep what lower_get returns across later lower_set calls (a loop keeps
  * its bounds while its body is lowered), and a table that grows must not move them. */
 bool lower_set(lower_state *s, const ir_value *v, const lower_values *vals) {

@@ -22,13 +22,6 @@ typedef struct lower_values {
   LLVMValueRef *v;
 } lower_values;
 
-/* A chunk of the lowering's private bump allocator (freed at the end of the lowering). */
-typedef struct lower_chunk {
-  struct lower_chunk *next;
-  size_t used, cap;
-  _Alignas(16) unsigned char data[];
-} lower_chunk;
-
 /* Per (layout, shape) index information (lower_index.h). */
 typedef struct lower_layout_info lower_layout_info;
 
@@ -58,11 +51,10 @@ typedef struct lower_state {
   int num_warps, threads_per_warp;
   lower_threads kernel_threads; /* every thread of the block */
   lower_threads *threads;       /* the role being lowered (&kernel_threads outside specialized regions) */
-  /* ir_value -> lower_values. The values live in the lowering's chunks, not in the table, so a
-   * pointer from lower_get stays valid while the map grows. */
+  /* ir_value -> lower_values. The values live in the arena (lower_alloc), not in the table, so
+   * a pointer from lower_get stays valid while the map grows. */
   ptr_map map;
-  lower_chunk *chunks;
-  bool oom;
+  bool oom; /* an allocation failed (without an out-of-memory unwind set by the caller) */
   /* cached types */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, voidt, gptr, sptr;
 } lower_state;
@@ -75,7 +67,7 @@ void lower_state_init(lower_state *s, gemmc_context *ctx, const gemmc_target *ta
 void lower_state_dispose(lower_state *s);
 /* Forgets the lowered values and the per-layout info of the function just lowered. */
 void lower_state_forget_function(lower_state *s);
-/* Zeroed memory that lives until the function being lowered is done (NULL on out of memory). */
+/* Zeroed memory in the context's arena (NULL, and s->oom set, when it ran out). */
 void *lower_alloc(lower_state *s, size_t size);
 /* A fresh list of n values (NULL on out of memory, after reporting it at op). */
 lower_values *lower_values_new(lower_state *s, const ir_op *op, int n);
