@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repo root: runs the GPU checks and benchmarks from the carried
 # bundle (scripts/build-device.sh) and writes one log per step into ${OUT:-/tmp/gemmc-out}.
-# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only]
+# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only|triton|triton-quick]
+#   triton: Triton 3.6's IR of the kernels gemmc must match (triton-dumps.tar.gz) and gemmc beside
+#           Triton and cuBLAS in one process (triton_compare.csv/.txt); triton-quick: 3 rows only.
 set -uo pipefail
 mode=${1:-quick}
 out=${OUT:-/tmp/gemmc-out}
@@ -20,6 +22,16 @@ step() { # step NAME COMMAND...: runs, logs, records pass/fail
   tail -3 "$out/$name.log" | sed 's/^/    /' | tee -a "$out/summary.txt"
   [ $rc -eq 0 ] || status=1
 }
+if [ "$mode" = triton ] || [ "$mode" = triton-quick ]; then
+  # At most 8 files come back from $OUT: gpu.txt, summary.txt, two logs, the dump archive, CSV, table.
+  quick=()
+  [ "$mode" = triton-quick ] && quick=(--quick)
+  step triton-dump python3 scripts/triton-dump.py --out "$out"
+  # Rows run most important first; none starts after 360 s, so dump + compare fit one 10-minute call.
+  step triton-compare python3 bench/triton_compare.py --out "$out" --libgemmc "$GEMMC_BIN/libgemmc.so" \
+    --budget-s 360 "${quick[@]}"
+  exit $status
+fi
 if [ "$mode" != bench-only ]; then
   step unit-runtime test_runtime_nodriver
   step unit-nvptx test_nvptx

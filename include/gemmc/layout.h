@@ -66,7 +66,7 @@ int64_t layout_linear_in_size(const layout_linear *ll, layout_in_dim in);
 
 /* Attributes are interned, so this is pointer equality (NULL equals NULL). */
 bool layout_equal(const ir_attr *a, const ir_attr *b);
-/* True for the shared-memory encodings (swizzled_shared, nvmma_shared). */
+/* True for the shared-memory encodings (swizzled_shared, amd_rotating_shared, nvmma_shared). */
 bool layout_is_shared(const ir_attr *layout);
 /* True for the register (distributed) encodings. */
 bool layout_is_distributed(const ir_attr *layout);
@@ -113,7 +113,7 @@ bool layout_thread_of(const ir_attr *layout, int rank, const int64_t *shape, con
 /* ------------------------------------------------------------------ shared memory */
 
 /* Element offset of coord inside a shared buffer of `shape` (swizzle applied), for
- * swizzled_shared and nvmma_shared. Outer dims (beyond the swizzled 2D tile) may have any size,
+ * swizzled_shared, amd_rotating_shared and nvmma_shared. Outer dims (beyond the swizzled 2D tile) may have any size,
  * e.g. the stage dim of a pipelined buffer. -1 when unsupported or out of range. */
 int64_t layout_shared_offset(const ir_attr *layout, int rank, const int64_t *shape, const int64_t *coord);
 /* Inverse of layout_shared_offset. */

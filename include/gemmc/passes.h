@@ -22,6 +22,8 @@ typedef struct gemmc_pass_context {
   int num_ctas;               /* module ttg.num-ctas, default 1 */
   int num_stages;             /* software-pipelining depth: shared-memory stages (default 3) */
   int64_t max_shared;         /* bytes per block the pipeline may use (default: the target's limit, 0 = none) */
+  int matrix_instr_nonkdim;   /* AMD MFMA: 16 or 32 (0: the pass chooses), Triton's matrix_instr_nonkdim */
+  int kpack;                  /* AMD MFMA: 1 or 2, Triton's kpack */
   FILE *out;                  /* where printing passes write */
   /* print-llvm */
   bool emit_ptx;              /* emit=ptx (else llvm) */

@@ -148,7 +148,10 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
         int e = user ? last_nested(&w, user) : w.count - 1;
         if (e > end) end = e;
       }
-      if (!add_buffer(a, op, elems * elem_bytes(t), 128, i, end)) goto fail;
+      /* Swizzled nvmma_shared buffers start on a whole swizzle period (8 lines of up to 128 bytes):
+       * the tensor cores and the copy engine apply the swizzle to address bits. */
+      int64_t align = t->encoding && t->encoding->kind == AT_NVMMA_SHARED ? 1024 : 128;
+      if (!add_buffer(a, op, elems * elem_bytes(t), align, i, end)) goto fail;
     } else {
       int64_t bytes = gemmc_allocation_scratch_bytes(op);
       if (bytes > 0 && !add_buffer(a, op, bytes, 16, i, last_nested(&w, gemmc_allocation_scratch_until(op)))) goto fail;

@@ -11,6 +11,7 @@
 #include <llvm-c/Core.h>
 
 #include "driver_internal.h"
+#include "gemmc/amdgpu.h"
 #include "gemmc/passes.h"
 #include "gemmc/target.h"
 #include "lower/lower.h"
@@ -32,6 +33,8 @@ struct gemmc_compiled {
   bool ok;
   strbuf diagnostics;
   owned_text ttgir, llvm_ir, ptx, cubin, ptxas_report, json;
+  owned_text amdgcn, hsaco;
+  gemmc_amdgpu_code_object *code_object; /* the .hsaco's metadata note; kernel.amdgpu points into it */
   bool has_kernel;
   gemmc_kernel_metadata kernel;
   /* What the pipeline is working on; kept here (not in locals) so that an out-of-memory unwind
@@ -166,6 +169,9 @@ static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
   pc.threads_per_warp = c->target->warp_size;
   pc.num_stages = c->opts.num_stages ? c->opts.num_stages : 3;
   pc.max_shared = c->target->shared_mem_per_block;
+  /* AMD's MFMA knobs (Triton's AccelerateAMDMatmul reads the same). */
+  pc.matrix_instr_nonkdim = c->opts.matrix_instr_nonkdim;
+  pc.kpack = c->opts.kpack ? c->opts.kpack : 1;
   return gemmc_pipeline_run(&pc, module, "compile", c->opts.verify_each);
 }
 
@@ -225,6 +231,65 @@ static bool assemble_cubin(gemmc_compiled *c) {
   return own_copy(c->ctx, &c->ptxas_report, report, strlen(report));
 }
 
+/* The kernel attributes that come from compile options rather than from the IR
+ * (waves_per_eu), set on the lowered kernel function. */
+static bool amdgpu_kernel_attributes(gemmc_compiled *c) {
+  LLVMValueRef fn = LLVMGetNamedFunction(c->llvm_module, c->kernel.name);
+  if (!fn) return fail(c, "internal error: the LLVM module has no kernel '%s'", c->kernel.name);
+  gemmc_amdgpu_kernel_attrs attrs;
+  memset(&attrs, 0, sizeof attrs);
+  attrs.max_threads = c->kernel.threads_per_block;
+  attrs.waves_per_eu = c->opts.waves_per_eu;
+  gemmc_target_amdgpu_mark_kernel(c->llvm_module, fn, &attrs);
+  return true;
+}
+
+/* AMDGCN text, then (HSACO) the object, ld.lld's code object and its metadata note, which is
+ * where kernel.json's AMD facts come from. */
+static bool emit_amdgpu(gemmc_compiled *c) {
+  char err[4096];
+  char *text = NULL;
+  size_t len = 0;
+  double start = now_ms();
+  if (!gemmc_target_codegen_amdgpu_asm(c->target, c->llvm_module, c->opts.opt_level, &text, &len, err, sizeof err))
+    return fail(c, "AMDGCN emission failed: %s", err);
+  bool ok = own_copy(c->ctx, &c->amdgcn, text, len);
+  free(text);
+  if (!ok) return false;
+  if (c->opts.stage < GEMMC_STAGE_HSACO) {
+    c->times.codegen_ms = now_ms() - start;
+    return true;
+  }
+  void *obj = NULL, *hsaco = NULL;
+  size_t obj_len = 0, hsaco_len = 0;
+  /* Code generation mutates the module; nothing reads it afterwards. */
+  ok = gemmc_target_codegen_amdgpu_object(c->target, c->llvm_module, c->opts.opt_level, &obj, &obj_len, err,
+                                          sizeof err);
+  c->times.codegen_ms = now_ms() - start;
+  if (!ok) return fail(c, "AMDGPU object emission failed: %s", err);
+  start = now_ms();
+  ok = gemmc_target_link_hsaco(obj, obj_len, &hsaco, &hsaco_len, err, sizeof err);
+  c->times.lld_ms = now_ms() - start;
+  free(obj);
+  if (!ok) return fail(c, "%s", err);
+  ok = own_copy(c->ctx, &c->hsaco, hsaco, hsaco_len);
+  free(hsaco);
+  if (!ok) return false;
+  if (!gemmc_amdgpu_read_code_object(c->hsaco.data, c->hsaco.len, &c->code_object, err, sizeof err))
+    return fail(c, "internal error: reading the linked code object: %s", err);
+  const gemmc_amdgpu_kernel_info *k = gemmc_amdgpu_code_object_kernel(c->code_object, c->kernel.name);
+  if (!k) return fail(c, "internal error: the code object has no kernel '%s'", c->kernel.name);
+  if (k->num_explicit_kernargs != c->kernel.num_args)
+    return fail(c, "internal error: the code object's kernel '%s' has %d arguments but the tt.func has %d",
+                c->kernel.name, k->num_explicit_kernargs, c->kernel.num_args);
+  c->kernel.amdgpu = k;
+  /* The note knows the static LDS; what the lowering allocated beyond it comes at launch. */
+  int64_t lowered = c->kernel.dynamic_shared_bytes;
+  c->kernel.static_shared_bytes = k->group_segment_fixed_size;
+  c->kernel.dynamic_shared_bytes = lowered > k->group_segment_fixed_size ? lowered - k->group_segment_fixed_size : 0;
+  return true;
+}
+
 static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
   c->llvm_ctx = LLVMContextCreate();
   gemmc_lowered_kernel lowered[4];
@@ -244,8 +309,8 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
   }
 
   char err[4096];
-  if (c->opts.stage >= GEMMC_STAGE_PTX && c->target->arch != GEMMC_ARCH_NVPTX)
-    return fail(c, "target %s: only NVIDIA targets emit PTX (use --emit=llvm)", c->target->name);
+  bool amd = c->target->arch == GEMMC_ARCH_AMDGPU;
+  if (amd && !amdgpu_kernel_attributes(c)) return false;
   /* One -O pipeline, in place: its result is both the LLVM IR we keep and what the code
    * generator gets (optimizing a clone for the PTX and the module again for the text doubled
    * the LLVM time). */
@@ -254,6 +319,7 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
     return fail(c, "LLVM optimization failed: %s", err);
   c->times.llvm_opt_ms = now_ms() - start;
   if (!keep_llvm_text(c)) return false;
+  if (amd) return c->opts.stage >= GEMMC_STAGE_AMDGCN ? emit_amdgpu(c) : true;
   if (c->opts.stage >= GEMMC_STAGE_PTX) {
     char *ptx = NULL;
     size_t len = 0;
@@ -283,6 +349,25 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
   return true;
 }
 
+static const char *stage_name(gemmc_stage s) {
+  static const char *const names[] = {"ttgir", "llvm", "ptx", "cubin", "amdgcn", "hsaco"};
+  return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
+}
+
+/* PTX and cubins are NVIDIA's, AMDGCN and code objects AMD's. */
+static bool stage_fits_target(gemmc_compiled *c) {
+  gemmc_stage s = c->opts.stage;
+  if ((unsigned)s > GEMMC_STAGE_HSACO) return fail(c, "unknown stage %d", (int)s);
+  bool nvidia_stage = s == GEMMC_STAGE_PTX || s == GEMMC_STAGE_CUBIN;
+  bool amd_stage = s == GEMMC_STAGE_AMDGCN || s == GEMMC_STAGE_HSACO;
+  if (nvidia_stage && c->target->arch != GEMMC_ARCH_NVPTX)
+    return fail(c, "target %s: --emit=%s is for NVIDIA targets (AMD targets emit amdgcn or hsaco)", c->target->name,
+                stage_name(s));
+  if (amd_stage && c->target->arch != GEMMC_ARCH_AMDGPU)
+    return fail(c, "target %s: --emit=%s is for AMD targets (gfx90a, gfx942)", c->target->name, stage_name(s));
+  return true;
+}
+
 static bool compile_steps(gemmc_compiled *c, const char *text, size_t len) {
   gemmc_context *ctx = c->ctx;
   char err[1024];
@@ -296,6 +381,13 @@ static bool compile_steps(gemmc_compiled *c, const char *text, size_t len) {
     ir_error(ctx, NULL, "num-warps must be a power of two from 1 to 32, got %d", c->opts.num_warps);
     return false;
   }
+  if (c->opts.num_warps * c->target->warp_size > c->target->max_threads_per_block)
+    return fail(c, "num-warps %d: %d threads per block exceed %s's %d", c->opts.num_warps,
+                c->opts.num_warps * c->target->warp_size, c->target->name, c->target->max_threads_per_block);
+  if (!gemmc_target_amdgpu_check_options(c->target, c->opts.waves_per_eu, c->opts.matrix_instr_nonkdim,
+                                         c->opts.kpack, err, sizeof err))
+    return fail(c, "%s", err);
+  if (!stage_fits_target(c)) return false;
 
   double start = now_ms();
   c->original.name = c->filename;
@@ -363,8 +455,12 @@ bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char 
   c->llvm_ctx = NULL;
   if (!c->ok) {
     /* A failed compile keeps its diagnostics only. */
-    owned_text *texts[] = {&c->ttgir, &c->llvm_ir, &c->ptx, &c->cubin, &c->ptxas_report, &c->json};
+    owned_text *texts[] = {&c->ttgir, &c->llvm_ir, &c->ptx, &c->cubin, &c->ptxas_report, &c->json,
+                           &c->amdgcn, &c->hsaco};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) own_free(ctx, texts[i]);
+    gemmc_amdgpu_code_object_free(c->code_object);
+    c->code_object = NULL;
+    c->kernel.amdgpu = NULL;
     c->has_kernel = false;
     if (!c->diagnostics.len) sb_puts(&c->diagnostics, "error: compilation failed\n");
   }
@@ -374,8 +470,10 @@ bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char 
 void gemmc_compiled_destroy(gemmc_compiled *c) {
   if (!c) return;
   gemmc_context *ctx = c->ctx;
-  owned_text *texts[] = {&c->ttgir, &c->llvm_ir, &c->ptx, &c->cubin, &c->ptxas_report, &c->json};
+  owned_text *texts[] = {&c->ttgir, &c->llvm_ir, &c->ptx, &c->cubin, &c->ptxas_report, &c->json,
+                         &c->amdgcn, &c->hsaco};
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) own_free(ctx, texts[i]);
+  gemmc_amdgpu_code_object_free(c->code_object);
   sb_free(&c->diagnostics);
   ctx_raw_free(ctx, c, sizeof *c);
 }
@@ -395,6 +493,8 @@ const char *gemmc_compiled_ttgir(const gemmc_compiled *c, size_t *len) { return 
 const char *gemmc_compiled_llvm_ir(const gemmc_compiled *c, size_t *len) { return text_of(&c->llvm_ir, len); }
 const char *gemmc_compiled_ptx(const gemmc_compiled *c, size_t *len) { return text_of(&c->ptx, len); }
 const void *gemmc_compiled_cubin(const gemmc_compiled *c, size_t *len) { return text_of(&c->cubin, len); }
+const char *gemmc_compiled_amdgcn(const gemmc_compiled *c, size_t *len) { return text_of(&c->amdgcn, len); }
+const void *gemmc_compiled_hsaco(const gemmc_compiled *c, size_t *len) { return text_of(&c->hsaco, len); }
 const char *gemmc_compiled_ptxas_report(const gemmc_compiled *c) { return c->ptxas_report.data; }
 const gemmc_phase_times *gemmc_compiled_phase_times(const gemmc_compiled *c) { return c ? &c->times : NULL; }
 const gemmc_kernel_metadata *gemmc_compiled_kernel(const gemmc_compiled *c) {

@@ -177,6 +177,38 @@ static const char *arg_kind_name(gemmc_arg_kind k) {
   return "int";
 }
 
+/* "amdgpu": what the code object's metadata note says (read back from the linked .hsaco). */
+static void amdgpu_json(strbuf *b, const gemmc_amdgpu_kernel_info *k) {
+  sb_puts(b, ",\n  \"amdgpu\": {\n    \"target\": ");
+  json_string(b, k->target);
+  sb_printf(b, ",\n    \"code_object_version\": %d", k->code_object_version);
+  sb_puts(b, ",\n    \"symbol\": ");
+  json_string(b, k->symbol);
+  sb_printf(b,
+            ",\n    \"kernarg_segment_size\": %d,\n    \"kernarg_segment_align\": %d"
+            ",\n    \"lds_bytes\": %" PRId64 ",\n    \"scratch_bytes\": %" PRId64
+            ",\n    \"vgpr_count\": %d,\n    \"agpr_count\": %d,\n    \"sgpr_count\": %d"
+            ",\n    \"vgpr_spill_count\": %d,\n    \"sgpr_spill_count\": %d"
+            ",\n    \"wavefront_size\": %d,\n    \"max_flat_workgroup_size\": %d"
+            ",\n    \"uses_dynamic_stack\": %s",
+            k->kernarg_segment_size, k->kernarg_segment_align, k->group_segment_fixed_size,
+            k->private_segment_fixed_size, k->vgpr_count, k->agpr_count, k->sgpr_count, k->vgpr_spill_count,
+            k->sgpr_spill_count, k->wavefront_size, k->max_flat_workgroup_size,
+            k->uses_dynamic_stack ? "true" : "false");
+  sb_puts(b, ",\n    \"kernargs\": [");
+  for (int i = 0; i < k->num_kernargs; i++) {
+    const gemmc_kernarg *a = &k->kernargs[i];
+    sb_printf(b, "%s\n      {\"offset\": %d, \"size\": %d, \"value_kind\": ", i ? "," : "", a->offset, a->size);
+    json_string(b, a->value_kind);
+    if (a->address_space) {
+      sb_puts(b, ", \"address_space\": ");
+      json_string(b, a->address_space);
+    }
+    sb_printf(b, ", \"hidden\": %s}", a->hidden ? "true" : "false");
+  }
+  sb_puts(b, k->num_kernargs ? "\n    ]\n  }" : "]\n  }");
+}
+
 char *metadata_to_json(gemmc_context *ctx, const gemmc_kernel_metadata *md, size_t *len) {
   strbuf b;
   sb_init(&b, ctx);
@@ -211,6 +243,7 @@ char *metadata_to_json(gemmc_context *ctx, const gemmc_kernel_metadata *md, size
     sb_printf(&b, ", \"size\": %d, \"divisibility\": %d}", a->size_bytes, a->divisibility);
   }
   sb_puts(&b, md->num_args ? "\n  ]" : "]");
+  if (md->amdgpu) amdgpu_json(&b, md->amdgpu);
   sb_puts(&b, ",\n  \"constants\": {");
   for (int i = 0; i < md->num_constants; i++) {
     sb_puts(&b, i ? ", " : "");

@@ -56,6 +56,7 @@ bool gemmc_pass_context_init(gemmc_pass_context *pc, gemmc_context *ctx, ir_op *
   pc->num_stages = 3;
   pc->max_shared = pc->target ? pc->target->shared_mem_per_block : 0;
   pc->opt_level = -1;
+  pc->kpack = 1;
   return true;
 }
 
@@ -78,6 +79,8 @@ static const option_spec option_specs[] = {
     {"num-stages", OPT_INT, 1, 16, false},
     {"max-shared", OPT_INT, 0, INT64_C(1) << 30, false},
     {"opt", OPT_INT, 0, 3, false},
+    {"matrix-instr-nonkdim", OPT_INT, 0, 32, false},
+    {"kpack", OPT_INT, 1, 2, false},
     {"target", OPT_TARGET, 0, 0, false},
     {"emit", OPT_EMIT, 0, 0, false},
     {"output", OPT_PATH, 0, 0, false},
@@ -112,6 +115,8 @@ static bool set_int_option(gemmc_pass_context *pc, const option_spec *spec, int6
   else if (!strcmp(spec->key, "num-stages")) pc->num_stages = (int)v;
   else if (!strcmp(spec->key, "max-shared")) pc->max_shared = v;
   else if (!strcmp(spec->key, "opt")) pc->opt_level = (int)v;
+  else if (!strcmp(spec->key, "matrix-instr-nonkdim")) pc->matrix_instr_nonkdim = (int)v;
+  else if (!strcmp(spec->key, "kpack")) pc->kpack = (int)v;
   else return false;
   return true;
 }
@@ -159,6 +164,12 @@ bool gemmc_pass_apply_options(gemmc_pass_context *pc, const gemmc_pass_info *pas
         long long parsed = strtoll(digits, &end, 10);
         ok = errno == 0 && end != digits && *end == 0;
         v = parsed;
+      }
+      bool bad_nonkdim = !strcmp(spec->key, "matrix-instr-nonkdim") && v != 0 && v != 16 && v != 32;
+      if (bad_nonkdim) {
+        ir_op_error(pc->ctx, module, "--%s: matrix-instr-nonkdim must be 0, 16 or 32, not '%.*s'", pass->name,
+                    (int)value_len, value);
+        return false;
       }
       if (!ok || v < spec->min || v > spec->max || (spec->power_of_two && (v & (v - 1)) != 0)) {
         ir_op_error(pc->ctx, module, "--%s: %s must be %s integer from %lld to %lld, not '%.*s'", pass->name,

@@ -227,6 +227,7 @@ const char *ir_attr_kind_name(ir_attr_kind kind) {
   case AT_DOT_OP: return "ttg.dot_op";
   case AT_SWIZZLED_SHARED: return "ttg.swizzled_shared";
   case AT_NVMMA_SHARED: return "ttg.nvmma_shared";
+  case AT_AMD_ROTATING_SHARED: return "ttg.amd_rotating_shared";
   case AT_SHARED_MEMORY: return "ttg.shared_memory";
   case AT_LINEAR: return "ttg.linear";
   case AT_INT: return "integer";

@@ -155,6 +155,7 @@ const char *layout_check(const ir_attr *layout, int rank, int num_warps, int thr
   case AT_AMD_MFMA: return check_mfma(p, rank, num_warps, threads_per_warp);
   case AT_DOT_OP: return check_dot_op(p, rank, num_warps, threads_per_warp);
   case AT_SWIZZLED_SHARED:
+  case AT_AMD_ROTATING_SHARED:
     if (log2_exact(p->vec) < 0 || log2_exact(p->per_phase) < 0 || log2_exact(p->max_phase) < 0)
       return "vec, perPhase and maxPhase must be powers of two";
     if (!is_permutation(p->order, rank)) return "order is not a permutation of the dims";

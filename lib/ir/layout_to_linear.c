@@ -282,6 +282,7 @@ bool layout_to_linear(const ir_attr *layout, int rank, const int64_t *shape, lay
   case AT_DOT_OP: return dot_op_to_linear(layout, rank, shape, out);
   case AT_LINEAR: return linear_attr_to_linear(layout, rank, shape, out);
   case AT_SWIZZLED_SHARED:
+  case AT_AMD_ROTATING_SHARED:
   case AT_NVMMA_SHARED: return layout_shared_to_linear(layout, rank, shape, true, out);
   default: return false;
   }

@@ -5,15 +5,17 @@
 #include "context_internal.h"
 #include "util.h"
 #include "gemmc/layout.h"
+#include "verifier_internal.h"
 
 /* An encoding already checked for a given tensor rank: each bad layout is reported once, not
  * once per value that uses it. */
 typedef struct checked_layout {
   const ir_attr *encoding;
   int rank;
+  int num_warps; /* a layout valid in a 4-warp region is checked again in a 1-warp partition */
 } checked_layout;
 
-typedef struct verifier {
+struct verifier {
   gemmc_context *ctx;
   const ir_op *root;
   int num_errors;
@@ -31,7 +33,7 @@ typedef struct verifier {
   bool dominance_off;          /* scratch allocation failed: skip dominance, do not guess */
   checked_layout *checked;
   size_t num_checked, cap_checked;
-} verifier;
+};
 
 /* ------------------------------------------------------------------ diagnostics */
 
@@ -212,7 +214,9 @@ static void check_operand_dominance(verifier *v, const ir_op *op, int index) {
 static void verify_encoding(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
   if (!ir_type_is_tensor(t) || !t->encoding) return;
   for (size_t i = 0; i < v->num_checked; i++)
-    if (v->checked[i].encoding == t->encoding && v->checked[i].rank == t->rank) return;
+    if (v->checked[i].encoding == t->encoding && v->checked[i].rank == t->rank &&
+        v->checked[i].num_warps == v->num_warps)
+      return;
   if (v->num_checked == v->cap_checked) {
     size_t ncap = v->cap_checked ? v->cap_checked * 2 : 16;
     checked_layout *nc = ctx_raw_realloc(v->ctx, v->checked, v->cap_checked * sizeof *nc, ncap * sizeof *nc);
@@ -224,6 +228,7 @@ static void verify_encoding(verifier *v, const ir_op *op, const char *what, cons
   if (v->num_checked < v->cap_checked) {
     v->checked[v->num_checked].encoding = t->encoding;
     v->checked[v->num_checked].rank = t->rank;
+    v->checked[v->num_checked].num_warps = v->num_warps;
     v->num_checked++;
   }
   if (!ir_attr_is_layout(t->encoding)) {
@@ -248,6 +253,8 @@ static ir_op_kind expected_parent_of_terminator(ir_op_kind kind, const char **al
   case OP_SCF_YIELD: *also = "scf.if"; return OP_SCF_FOR;
   case OP_REDUCE_RETURN: return OP_REDUCE;
   case OP_SCAN_RETURN: return OP_SCAN;
+  case OP_WARP_YIELD:
+  case OP_WARP_RETURN: return OP_WARP_SPECIALIZE;
   default: return OP_COUNT;
   }
 }
@@ -1009,6 +1016,15 @@ static void verify_convert_layout(verifier *v, const ir_op *op) {
          ts(v, r));
 }
 
+/* rocdl.s.setprio / rocdl.sched.barrier: their one integer attribute, in range. */
+static void verify_immediate(verifier *v, const ir_op *op) {
+  int bits = 32;
+  const char *name = ir_op_immediate_attr(op->kind, &bits);
+  const ir_attr *a = name ? ir_op_get_attr(op, name) : NULL;
+  if (!a || a->kind != AT_INT || a->int_value < 0 || a->int_value >= (INT64_C(1) << (bits - 1)))
+    verr(v, op, "needs an integer attribute '%s' that fits i%d", name ? name : "?", bits);
+}
+
 /* A tensor and a shared-memory descriptor holding the same elements. */
 static bool check_tensor_memdesc(verifier *v, const ir_op *op, const ir_type *tensor, const ir_type *mem) {
   if (!ir_type_is_tensor(tensor) || !is_memdesc(mem)) {
@@ -1049,21 +1065,24 @@ static void verify_local_store(verifier *v, const ir_op *op) {
 
 static void verify_memdesc_index(verifier *v, const ir_op *op) {
   const ir_type *s = operand_type(op, 0), *idx = operand_type(op, 1), *r = result_type(op, 0);
-  if (!is_memdesc(s) || !is_memdesc(r) || s->rank < 2) {
-    verr(v, op, "operand and result must be shared memory descriptors, the operand of rank >= 2, got %s -> %s",
-         ts(v, s), ts(v, r));
+  if (!is_memdesc(s) || !is_memdesc(r) || s->rank < 1) {
+    verr(v, op, "operand and result must be shared memory descriptors, got %s -> %s", ts(v, s), ts(v, r));
     return;
   }
   if (!ir_type_is_int(idx, 32)) {
     verr(v, op, "index must be i32, got %s", ts(v, idx));
     return;
   }
-  bool ok = r->rank == s->rank - 1 && r->elem == s->elem && r->memspace == s->memspace &&
-            r->is_mutable == s->is_mutable;
-  for (int i = 0; ok && i < r->rank; i++) ok = r->shape[i] == s->shape[i + 1];
+  bool ok = r->elem == s->elem && r->memspace == s->memspace && r->is_mutable == s->is_mutable;
+  /* A rank-1 buffer (an array of mbarriers) indexes to one element: `3xi64` -> `1xi64`. */
+  if (s->rank == 1)
+    ok = ok && r->rank == 1 && r->shape[0] == 1;
+  else
+    ok = ok && r->rank == s->rank - 1;
+  for (int i = 0; ok && s->rank > 1 && i < r->rank; i++) ok = r->shape[i] == s->shape[i + 1];
   if (!ok)
-    verr(v, op, "result must be the operand without its leading dimension (same element type, memory space and "
-                "mutability), got %s -> %s",
+    verr(v, op, "result must be the operand without its leading dimension (1 element for a 1-D buffer; same "
+                "element type, memory space and mutability), got %s -> %s",
          ts(v, s), ts(v, r));
 }
 
@@ -1151,7 +1170,10 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_SELECT:
     if (check_elementwise(v, op, 1)) verify_select(v, op);
     break;
-  case OP_CONVERT_LAYOUT: verify_convert_layout(v, op); break;
+  case OP_CONVERT_LAYOUT:
+  case OP_IN_THREAD_TRANSPOSE: verify_convert_layout(v, op); break;
+  case OP_ROCDL_SETPRIO:
+  case OP_ROCDL_SCHED_BARRIER: verify_immediate(v, op); break;
   case OP_LOCAL_ALLOC: verify_local_alloc(v, op); break;
   case OP_LOCAL_LOAD: verify_local_load(v, op); break;
   case OP_LOCAL_STORE: verify_local_store(v, op); break;
@@ -1165,6 +1187,7 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_ASYNC_WAIT: verify_tokens(v, op); break;
   case OP_WARP_GROUP_DOT_WAIT: verify_dot_wait(v, op); break;
   default:
+    if (verify_nvgpu_op(v, op)) break;
     if (info->format == FMT_CAST || (info->format == FMT_CONVERT && (info->traits & TRAIT_ELEMENTWISE)))
       verify_cast(v, op);
     break;
@@ -1188,7 +1211,7 @@ static bool verify_op_shape(verifier *v, const ir_op *op) {
     verr(v, op, "expects %d results, found %d", info->num_results, op->num_results);
     ok = false;
   }
-  if (op->num_regions != info->num_regions) {
+  if (info->num_regions < 0 ? op->num_regions < 1 : op->num_regions != info->num_regions) {
     verr(v, op, "expects %d regions, found %d", info->num_regions, op->num_regions);
     ok = false;
   }
@@ -1257,8 +1280,19 @@ static void verify_op(verifier *v, const ir_op *op) {
     v->barrier = v->depth + 1;
     v->isolating_op = op;
   }
-  for (int r = 0; r < op->num_regions; r++)
+  bool partitions = ir_op_info_of(op->kind)->traits & TRAIT_ISOLATED_PARTITIONS;
+  int saved_warps = v->num_warps;
+  for (int r = 0; r < op->num_regions; r++) {
+    if (partitions && r > 0) {
+      /* A warp_specialize partition sees only its block arguments, and runs on its own warps. */
+      v->barrier = v->depth + 1;
+      v->isolating_op = op;
+      int warps = verify_partition_num_warps(op, r - 1);
+      if (warps > 0) v->num_warps = warps;
+    }
     for (const ir_block *b = op->regions[r].first; b; b = b->next) verify_block(v, op, b);
+  }
+  v->num_warps = saved_warps;
   v->barrier = saved_barrier;
   v->isolating_op = saved_isolating;
 }
@@ -1279,4 +1313,28 @@ bool ir_verify(gemmc_context *ctx, ir_op *op) {
   ctx_raw_free(ctx, v.stack, v.stack_cap * sizeof *v.stack);
   ctx_raw_free(ctx, v.checked, v.cap_checked * sizeof *v.checked);
   return v.num_errors == 0;
+}
+
+/* ------------------------------------------------------------------ helpers for verifier_nvgpu.c */
+
+void vfy_error(verifier *v, const ir_op *op, const char *fmt, ...) {
+  char msg[960];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  verr(v, op, "%s", msg);
+}
+
+const char *vfy_type(verifier *v, const ir_type *t) { return ts(v, t); }
+const char *vfy_attr(verifier *v, const ir_attr *a) { return as(v, a); }
+gemmc_context *vfy_context(verifier *v) { return v->ctx; }
+
+ir_block *vfy_single_block_region(verifier *v, const ir_op *op, int r, const char *region_name, ir_op_kind term) {
+  return single_block_region(v, op, r, region_name, term);
+}
+
+void vfy_check_yield_types(verifier *v, const ir_op *owner, const ir_op *term, int n, const ir_type *const *want,
+                           const char *what) {
+  check_yield_types(v, owner, term, n, want, what);
 }

@@ -60,6 +60,8 @@ bool lower_async(lower_state *s, ir_op *op) {
   case OP_ASYNC_WAIT: {
     /* This thread's groups but the newest `num` are done; the barrier makes every thread's visible. */
     s->cg->async_wait(&s->em, (int)ir_op_get_int_attr(op, "num", 0));
+    /* Tensor cores read through the async proxy: the copies' writes become visible to it. */
+    if (s->tensor_core_reads_shared && s->cg->fence_async_shared) s->cg->fence_async_shared(&s->em);
     lower_barrier(s);
     return lower_set1(s, &op->results[0], LLVMGetUndef(s->i32));
   }

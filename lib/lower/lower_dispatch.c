@@ -33,6 +33,8 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_ASYNC_COPY:
   case OP_ASYNC_COMMIT_GROUP:
   case OP_ASYNC_WAIT: return lower_async(s, op);
+  case OP_WARP_GROUP_DOT:
+  case OP_WARP_GROUP_DOT_WAIT: return lower_wgmma(s, op);
   case OP_CONSTANT: return lower_elementwise(s, op);
   default:
     /* arith, math, casts, tt.int_to_ptr / ptr_to_int / bitcast / fp_to_fp (tt.addptr, elementwise

@@ -39,9 +39,10 @@ bool lower_convert_to_dot_operand(lower_state *s, ir_op *op) {
     ir_op_error(s->ctx, op, "internal error: not a conversion to an MMA dot operand");
     return false;
   }
-  if (dot->layout.parent->layout.version_major != 2) {
-    ir_op_error(s->ctx, op, "dot operands of nvidia_mma v%d are not supported yet (only v2: mma.sync)",
-                dot->layout.parent->layout.version_major);
+  /* wgmma's A from registers (v3, operand 0) has mma.sync's per-warp A fragment. */
+  int version = dot->layout.parent->layout.version_major;
+  if (version != 2 && !(version == 3 && dot->layout.op_idx == 0)) {
+    ir_op_error(s->ctx, op, "dot operands of nvidia_mma v%d are not supported (mma.sync operands, wgmma's A)", version);
     return false;
   }
   const lower_values *vals = lower_get(s, op, src);

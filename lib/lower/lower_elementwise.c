@@ -109,8 +109,31 @@ static LLVMRealPredicate real_pred(const char *p, bool *ok) {
   return LLVMRealOEQ;
 }
 
+/* fp8 <-> f16 / bf16 / f32 / f64: the target converts between fp8 and f16 or f32 (nearest even),
+ * bf16 and f64 go through f32. */
+static LLVMValueRef fp8_convert(lower_state *s, const ir_op *op, LLVMValueRef x, LLVMTypeRef to) {
+  const ir_type *from_e = ir_type_element(op->operands[0].value->type), *to_e = ir_type_element(op->results[0].type);
+  if (is_fp8(op->operands[0].value->type) && is_fp8(op->results[0].type)) {
+    if (from_e == to_e) return x;
+    x = s->cg->fp8_to_float(&s->em, x, from_e->float_kind == FLT_F8E4M3FN, s->f32);
+    return s->cg->float_to_fp8(&s->em, x, to_e->float_kind == FLT_F8E4M3FN);
+  }
+  if (is_fp8(op->operands[0].value->type)) {
+    LLVMTypeRef half = LLVMHalfTypeInContext(s->llctx);
+    LLVMTypeRef via = to == half ? half : s->f32;
+    LLVMValueRef v = s->cg->fp8_to_float(&s->em, x, from_e->float_kind == FLT_F8E4M3FN, via);
+    if (via == to) return v;
+    return LLVMGetTypeKind(to) == LLVMDoubleTypeKind ? LLVMBuildFPExt(s->b, v, to, "") : LLVMBuildFPTrunc(s->b, v, to, "");
+  }
+  LLVMTypeRef t = LLVMTypeOf(x);
+  if (LLVMGetTypeKind(t) == LLVMBFloatTypeKind || LLVMGetTypeKind(t) == LLVMDoubleTypeKind)
+    x = LLVMGetTypeKind(t) == LLVMDoubleTypeKind ? LLVMBuildFPTrunc(s->b, x, s->f32, "") : LLVMBuildFPExt(s->b, x, s->f32, "");
+  return s->cg->float_to_fp8(&s->em, x, to_e->float_kind == FLT_F8E4M3FN);
+}
+
 /* tt.fp_to_fp between f16, bf16, f32 and f64; rtz downcasts through the target's rounding toward zero. */
 static LLVMValueRef fp_to_fp(lower_state *s, const ir_op *op, LLVMValueRef x, LLVMTypeRef to) {
+  if (is_fp8(op->operands[0].value->type) || is_fp8(op->results[0].type)) return fp8_convert(s, op, x, to);
   LLVMTypeRef from = LLVMTypeOf(x);
   unsigned fb = LLVMGetTypeKind(from) == LLVMDoubleTypeKind ? 64 : LLVMGetTypeKind(from) == LLVMFloatTypeKind ? 32 : 16;
   unsigned tb = LLVMGetTypeKind(to) == LLVMDoubleTypeKind ? 64 : LLVMGetTypeKind(to) == LLVMFloatTypeKind ? 32 : 16;
@@ -248,7 +271,10 @@ static LLVMValueRef constant_of(lower_state *s, const ir_op *op, const ir_attr *
   case AT_INT:
   case AT_BOOL: return LLVMConstInt(t, (unsigned long long)a->int_value, 1);
   case AT_FLOAT:
-    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind) break; /* fp8 */
+    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind) { /* fp8: its bits in an i8 */
+      const ir_type *e = ir_type_element(op->results[0].type);
+      return LLVMConstInt(t, ir_float_to_fp8_bits(e->float_kind, a->float_value), 0);
+    }
     return LLVMConstReal(t, a->float_value);
   default: break;
   }
@@ -293,12 +319,19 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
     for (int i = 0; i < n; i++) out->v[i] = c;
     return lower_set(s, &op->results[0], out);
   }
-  /* fp8 has no arithmetic here; conversions of fp8 come with the tensor-core work. */
+  /* fp8 has no arithmetic: it is moved, selected, bitcast and converted (tt.fp_to_fp) only. */
+  bool fp8_ok = op->kind == OP_SELECT || op->kind == OP_FP_TO_FP || op->kind == OP_BITCAST || op->kind == OP_TT_BITCAST;
   for (int k = 0; k < op->num_operands; k++)
-    if (is_fp8(op->operands[k].value->type) || (is_fp8(rty) && op->kind != OP_SELECT)) {
-      ir_op_error(s->ctx, op, "lowering of '%s' on fp8 types is not supported yet", ir_op_name(op));
+    if ((is_fp8(op->operands[k].value->type) || is_fp8(rty)) && !fp8_ok) {
+      ir_op_error(s->ctx, op, "lowering of '%s' on fp8 types is not supported (fp8 is converted with tt.fp_to_fp)",
+                  ir_op_name(op));
       return false;
     }
+  if (op->kind == OP_FP_TO_FP && (is_fp8(op->operands[0].value->type) || is_fp8(rty)) &&
+      (!s->cg->fp8_to_float || s->target->compute_capability < 89)) {
+    ir_op_error(s->ctx, op, "fp8 conversions need a target with fp8 instructions (sm_89 or newer), not %s", s->target->name);
+    return false;
+  }
   const lower_values *in[3] = {NULL, NULL, NULL};
   if (op->num_operands > 3) return false;
   for (int k = 0; k < op->num_operands; k++)

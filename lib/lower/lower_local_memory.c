@@ -20,6 +20,13 @@ static LLVMValueRef memdesc_base(lower_state *s, const ir_op *op, const ir_value
   return vals ? vals->v[0] : NULL;
 }
 
+/* Buffers in the nvmma_shared layout are read by warpgroup MMA through the async proxy: this
+ * thread's ordinary stores must be fenced before the barrier that publishes them. */
+static void fence_for_tensor_cores(lower_state *s, const ir_type *mt) {
+  if (mt->encoding && mt->encoding->kind == AT_NVMMA_SHARED && s->cg->fence_async_shared)
+    s->cg->fence_async_shared(&s->em);
+}
+
 static bool lower_local_alloc(lower_state *s, ir_op *op) {
   const ir_type *mt = op->results[0].type;
   if (!check_memdesc(s, op, mt)) return false;
@@ -36,6 +43,7 @@ static bool lower_local_alloc(lower_state *s, ir_op *op) {
     lower_barrier(s);
     if (!lower_shared_store(s, op, base, mt->encoding, mt->rank, mt->shape, op->operands[0].value->type, vals))
       return false;
+    fence_for_tensor_cores(s, mt);
     lower_barrier(s);
   }
   return lower_set1(s, &op->results[0], base);
@@ -68,6 +76,7 @@ static bool lower_local_store(lower_state *s, ir_op *op) {
   lower_barrier(s);
   if (!lower_shared_store(s, op, base, mt->encoding, mt->rank, mt->shape, op->operands[0].value->type, vals))
     return false;
+  fence_for_tensor_cores(s, mt);
   lower_barrier(s);
   return true;
 }

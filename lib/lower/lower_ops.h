@@ -27,5 +27,7 @@ bool lower_dot(lower_state *s, ir_op *op);
 bool lower_local_memory(lower_state *s, ir_op *op);
 /* lower_async.c: ttg.async_copy_global_to_local, async_commit_group, async_wait. */
 bool lower_async(lower_state *s, ir_op *op);
+/* lower_wgmma.c: ttng.warp_group_dot, ttng.warp_group_dot_wait. */
+bool lower_wgmma(lower_state *s, ir_op *op);
 
 #endif

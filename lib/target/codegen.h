@@ -73,6 +73,19 @@ typedef enum target_special_fn {
   TARGET_SPECIAL_TANH,
 } target_special_fn;
 
+/* One warpgroup MMA instruction (m64 x n x k of `instr`): D = A * B + (use_c ? D : 0), D in `acc`
+ * (in and out: the registers of this thread, in the instruction's fragment order; f32 or s32
+ * scalars, or <2 x half> pairs as i32 for f16 accumulators). */
+typedef struct target_wgmma {
+  const target_mma *instr;
+  int n;                 /* the instruction's N */
+  LLVMValueRef desc_a;   /* i64 shared-memory matrix descriptor of A, or NULL: A in registers */
+  LLVMValueRef a_regs[4]; /* A from registers: the instruction's A fragment, four i32 */
+  LLVMValueRef desc_b;   /* i64 descriptor of B */
+  bool trans_a, trans_b; /* A is M-major / B is N-major in shared memory */
+  LLVMValueRef use_c;    /* i1: accumulate into D (false: D = A * B) */
+} target_wgmma;
+
 /* What a kernel's entry tells the code generator. */
 typedef struct target_kernel_attrs {
   int threads_per_block; /* the launch's block size (NVIDIA: .maxntid; AMD: flat work-group size) */
@@ -110,6 +123,10 @@ typedef struct target_codegen {
   LLVMValueRef (*special_f32)(const target_emitter *e, target_special_fn fn, LLVMValueRef x);
   LLVMValueRef (*rsqrt_f64)(const target_emitter *e, LLVMValueRef x);
   LLVMValueRef (*truncate_rtz)(const target_emitter *e, LLVMValueRef x, LLVMTypeRef to);
+  /* fp8 (an i8 of E4M3FN or E5M2 bits) to f16 / f32, and f16 / f32 to fp8 (nearest even,
+   * saturating); NULL when the target has no fp8 conversions. */
+  LLVMValueRef (*fp8_to_float)(const target_emitter *e, LLVMValueRef bits, bool e4m3, LLVMTypeRef to);
+  LLVMValueRef (*float_to_fp8)(const target_emitter *e, LLVMValueRef x, bool e4m3);
 
   /* Warp-cooperative load of num_mats 8x8 matrices of 16-bit elements from shared memory
    * (ldmatrix; NULL when the target has none): i32 for one matrix, else a struct of i32s. */
@@ -118,6 +135,21 @@ typedef struct target_codegen {
   /* One matrix instruction of the target's MMA table: args are its A, B and C registers in the
    * instruction's order; returns its D registers (a struct). */
   LLVMValueRef (*mma)(const target_emitter *e, const target_mma *instr, LLVMValueRef *args, int num_args);
+
+  /* Warpgroup MMA (NULL when the target has none). fence orders register accesses to the
+   * accumulators before the first instruction; commit closes a group of instructions; wait
+   * leaves at most `pendings` groups in flight and hands back `regs` (in and out), so that
+   * nothing reads an accumulator before its group is done. */
+  void (*wgmma_fence)(const target_emitter *e);
+  void (*wgmma)(const target_emitter *e, const target_wgmma *w, LLVMValueRef *acc, int num_acc);
+  void (*wgmma_commit)(const target_emitter *e);
+  void (*wgmma_wait)(const target_emitter *e, int pendings, LLVMValueRef *regs, int num_regs);
+  /* The constant bits of a shared-memory matrix descriptor: leading and stride byte offsets,
+   * swizzle width in bytes (0, 32, 64, 128); the start address (bytes >> 4) is added to it. */
+  unsigned long long (*matrix_descriptor)(int leading_bytes, int stride_bytes, int swizzle_bytes);
+  /* Makes this thread's earlier ordinary shared-memory writes visible to the tensor cores'
+   * (asynchronous proxy's) reads; a barrier must still follow for other threads' writes. */
+  void (*fence_async_shared)(const target_emitter *e);
 
   /* Makes fn a kernel entry with these attributes. */
   void (*mark_kernel)(const target_emitter *e, LLVMValueRef fn, const target_kernel_attrs *attrs);

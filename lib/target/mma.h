@@ -28,7 +28,9 @@ typedef struct target_mma {
   bool ab_as_i32;           /* A/B registers are i32 (else vectors of 2 x 16-bit elements) */
   bool c_packed_f16;        /* C/D are <2 x half> registers (else one scalar each) */
   const char *name;         /* the instruction, for messages */
-  const char *intrinsic;    /* how the target emits it (an LLVM intrinsic), read by lib/target only */
+  const char *intrinsic;    /* how the target emits it (an LLVM intrinsic, or the instruction's type
+                             * suffix for inline assembly), read by lib/target only */
+  bool allows_transpose;    /* warpgroup MMA: operands may be MN-major in shared memory */
 } target_mma;
 
 /* Operand of a warp-level MMA instruction. */
@@ -51,7 +53,16 @@ target_dtype target_dtype_of(const ir_type *elem, const char *input_precision);
 const target_mma *target_mma_find(unsigned families, const ir_type *a, const ir_type *b, const ir_type *c,
                                   const char *input_precision);
 
-/* The same for a tt.dot: its operand and result element types and its inputPrecision. */
+/* The same for a tt.dot or ttng.warp_group_dot: its operand and result element types and its
+ * inputPrecision. */
 const target_mma *target_mma_for_dot(unsigned families, const ir_op *dot);
+
+/* A dot's inputPrecision as a name ("tf32", "ieee", ...), written as a keyword (tt.dot) or as
+ * Triton's enum integer (ttng.warp_group_dot); NULL when absent. */
+const char *target_dot_input_precision(const ir_op *dot);
+
+/* Warpgroup MMA (wgmma): N values an instruction of `instr` may take, largest first, ending
+ * with 0 (Triton's mmaVersionToInstrShape list). */
+const int *target_wgmma_valid_n(const target_mma *instr);
 
 #endif /* GEMMC_TARGET_MMA_H */

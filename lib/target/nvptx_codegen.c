@@ -187,6 +187,28 @@ static LLVMValueRef nvptx_truncate_rtz(const target_emitter *e, LLVMValueRef x, 
   return LLVMBuildBitCast(e->b, bits, to, "");
 }
 
+/* fp8 conversions (cvt with e4m3x2 / e5m2x2 operands, sm_89+): through a pair whose other half is 0. */
+static LLVMValueRef nvptx_fp8_to_float(const target_emitter *e, LLVMValueRef bits, bool e4m3, LLVMTypeRef to) {
+  LLVMValueRef pair = LLVMBuildZExt(e->b, bits, LLVMInt16TypeInContext(e->ctx), "");
+  LLVMValueRef h2 = target_inline_asm(e, e4m3 ? "cvt.rn.f16x2.e4m3x2 $0, $1;" : "cvt.rn.f16x2.e5m2x2 $0, $1;", "=r,h",
+                                      i32_type(e), &pair, 1, false);
+  LLVMTypeRef half = LLVMHalfTypeInContext(e->ctx);
+  LLVMValueRef v = LLVMBuildBitCast(e->b, h2, LLVMVectorType(half, 2), "");
+  LLVMValueRef h = LLVMBuildExtractElement(e->b, v, target_i32(e, 0), "");
+  return to == half ? h : LLVMBuildFPExt(e->b, h, to, "");
+}
+
+static LLVMValueRef nvptx_float_to_fp8(const target_emitter *e, LLVMValueRef x, bool e4m3) {
+  LLVMTypeRef f32 = LLVMFloatTypeInContext(e->ctx);
+  if (LLVMTypeOf(x) != f32) x = LLVMBuildFPExt(e->b, x, f32, "");
+  /* The first source goes to the upper byte, the second to the lower one. */
+  LLVMValueRef args[2] = {LLVMConstReal(f32, 0.0), x};
+  LLVMValueRef pair = target_inline_asm(
+      e, e4m3 ? "cvt.rn.satfinite.e4m3x2.f32 $0, $1, $2;" : "cvt.rn.satfinite.e5m2x2.f32 $0, $1, $2;", "=h,f,f",
+      LLVMInt16TypeInContext(e->ctx), args, 2, false);
+  return LLVMBuildTrunc(e->b, pair, LLVMInt8TypeInContext(e->ctx), "");
+}
+
 /* ---------------------------------------------------------------- tensor cores */
 
 static LLVMValueRef nvptx_load_matrices(const target_emitter *e, LLVMValueRef addr, int num_mats, bool trans) {
@@ -216,6 +238,109 @@ static LLVMValueRef nvptx_mma(const target_emitter *e, const target_mma *instr, 
   return target_call(e, instr->intrinsic, mma_result_type(e, instr), args, num_args);
 }
 
+/* ---------------------------------------------------------------- warpgroup MMA (inline PTX: LLVM 19 has no wgmma intrinsics) */
+
+static void nvptx_wgmma_fence(const target_emitter *e) {
+  target_inline_asm(e, "wgmma.fence.sync.aligned;", "", void_type(e), NULL, 0, true);
+}
+
+static void nvptx_wgmma_commit(const target_emitter *e) {
+  target_inline_asm(e, "wgmma.commit_group.sync.aligned;", "", void_type(e), NULL, 0, true);
+}
+
+/* The PTX register class constraint of a value. */
+static char acc_constraint(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMFloatTypeKind: return 'f';
+  case LLVMDoubleTypeKind: return 'd';
+  case LLVMHalfTypeKind:
+  case LLVMBFloatTypeKind: return 'h';
+  case LLVMIntegerTypeKind:
+    return LLVMGetIntTypeWidth(t) == 64 ? 'l' : LLVMGetIntTypeWidth(t) == 16 ? 'h' : 'r';
+  default: return 'r';
+  }
+}
+
+/* An asm call whose first n operands are outputs tied to the n inputs `regs`, followed by
+ * `extra` inputs; the outputs replace regs. */
+static void tied_asm(const target_emitter *e, const char *text, LLVMValueRef *regs, int n, LLVMValueRef *extra,
+                     const char *extra_constraints, int num_extra) {
+  enum { MAX_REGS = 128 };
+  LLVMValueRef args[MAX_REGS + 8];
+  LLVMTypeRef fields[MAX_REGS];
+  size_t cap = (size_t)(n * 12 + 64), len = 0;
+  char constraints[MAX_REGS * 12 + 64];
+  if (n > MAX_REGS || num_extra > 8 || cap > sizeof constraints) return;
+  for (int i = 0; i < n; i++) {
+    fields[i] = LLVMTypeOf(regs[i]);
+    len += (size_t)snprintf(constraints + len, cap - len, "%s=%c", i ? "," : "", acc_constraint(fields[i]));
+  }
+  for (int i = 0; i < n; i++) {
+    args[i] = regs[i];
+    len += (size_t)snprintf(constraints + len, cap - len, "%s%d", len ? "," : "", i);
+  }
+  for (int i = 0; i < num_extra; i++) args[n + i] = extra[i];
+  if (num_extra) snprintf(constraints + len, cap - len, ",%s", extra_constraints);
+  LLVMTypeRef rt = n == 1 ? fields[0] : LLVMStructTypeInContext(e->ctx, fields, (unsigned)n, 0);
+  LLVMValueRef call = target_inline_asm(e, text, constraints, rt, args, n + num_extra, true);
+  for (int i = 0; i < n; i++) regs[i] = n == 1 ? call : LLVMBuildExtractValue(e->b, call, (unsigned)i, "");
+}
+
+static void nvptx_wgmma(const target_emitter *e, const target_wgmma *w, LLVMValueRef *acc, int num_acc) {
+  const target_mma *mi = w->instr;
+  char text[4096];
+  size_t len = 0, cap = sizeof text;
+  /* Operands: the outputs 0..n-1, their tied inputs n..2n-1, then A (descriptor or four
+   * registers), B's descriptor and scale-d. */
+  len += (size_t)snprintf(text, cap, "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $%d, 0;\n\t",
+                          2 * num_acc + (w->desc_a ? 2 : 5));
+  len += (size_t)snprintf(text + len, cap - len, "wgmma.mma_async.sync.aligned.m64n%dk%d%s {", w->n, mi->k, mi->intrinsic);
+  for (int i = 0; i < num_acc; i++) len += (size_t)snprintf(text + len, cap - len, "%s$%d", i ? ", " : "", i);
+  bool regs_a = w->desc_a == NULL;
+  if (regs_a)
+    len += (size_t)snprintf(text + len, cap - len, "}, {$%d, $%d, $%d, $%d}, $%d, p", 2 * num_acc, 2 * num_acc + 1,
+                            2 * num_acc + 2, 2 * num_acc + 3, 2 * num_acc + 4);
+  else
+    len += (size_t)snprintf(text + len, cap - len, "}, $%d, $%d, p", 2 * num_acc, 2 * num_acc + 1);
+  /* Integer MMA takes no scale or transpose immediates; tf32/fp8 no transposes; A from
+   * registers has no transpose of its own. */
+  if (mi->c != TARGET_DT_I32) len += (size_t)snprintf(text + len, cap - len, ", 1, 1");
+  if (mi->allows_transpose && regs_a) len += (size_t)snprintf(text + len, cap - len, ", %d", w->trans_b);
+  else if (mi->allows_transpose) len += (size_t)snprintf(text + len, cap - len, ", %d, %d", w->trans_a, w->trans_b);
+  snprintf(text + len, cap - len, ";\n\t}");
+  LLVMValueRef use_c = LLVMBuildZExt(e->b, w->use_c, i32_type(e), "");
+  if (regs_a) {
+    LLVMValueRef extra[6] = {w->a_regs[0], w->a_regs[1], w->a_regs[2], w->a_regs[3], w->desc_b, use_c};
+    tied_asm(e, text, acc, num_acc, extra, "r,r,r,r,l,r", 6);
+    return;
+  }
+  LLVMValueRef extra[3] = {w->desc_a, w->desc_b, use_c};
+  tied_asm(e, text, acc, num_acc, extra, "l,l,r", 3);
+}
+
+/* The wait, then the registers it guards pass through empty statements ordered after it (at
+ * most 128 at a time), so that no read of them moves above the wait. */
+static void nvptx_wgmma_wait(const target_emitter *e, int pendings, LLVMValueRef *regs, int num_regs) {
+  char text[64];
+  snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %d;", pendings);
+  target_inline_asm(e, text, "", void_type(e), NULL, 0, true);
+  for (int i = 0; i < num_regs; i += 128)
+    tied_asm(e, "// wgmma registers ready", regs + i, num_regs - i < 128 ? num_regs - i : 128, NULL, "", 0);
+}
+
+/* The PTX ISA's shared-memory matrix descriptor: start address >> 4 in bits 0-13 (added by the
+ * caller), leading byte offset >> 4 in bits 16-29, stride byte offset >> 4 in bits 32-45, swizzle
+ * mode in bits 62-63 (128B: 1, 64B: 2, 32B: 3, none: 0). */
+static unsigned long long nvptx_matrix_descriptor(int leading_bytes, int stride_bytes, int swizzle_bytes) {
+  unsigned long long mode = swizzle_bytes == 128 ? 1 : swizzle_bytes == 64 ? 2 : swizzle_bytes == 32 ? 3 : 0;
+  return ((unsigned long long)((leading_bytes >> 4) & 0x3FFF) << 16) |
+         ((unsigned long long)((stride_bytes >> 4) & 0x3FFF) << 32) | (mode << 62);
+}
+
+static void nvptx_fence_async_shared(const target_emitter *e) {
+  target_inline_asm(e, "fence.proxy.async.shared::cta;", "", void_type(e), NULL, 0, true);
+}
+
 static void nvptx_mark_kernel(const target_emitter *e, LLVMValueRef fn, const target_kernel_attrs *attrs) {
   gemmc_target_mark_kernel(e->mod, fn, attrs->threads_per_block);
 }
@@ -239,7 +364,15 @@ const target_codegen target_nvptx_codegen = {
     .special_f32 = nvptx_special_f32,
     .rsqrt_f64 = nvptx_rsqrt_f64,
     .truncate_rtz = nvptx_truncate_rtz,
+    .fp8_to_float = nvptx_fp8_to_float,
+    .float_to_fp8 = nvptx_float_to_fp8,
     .load_matrices = nvptx_load_matrices,
     .mma = nvptx_mma,
+    .wgmma_fence = nvptx_wgmma_fence,
+    .wgmma = nvptx_wgmma,
+    .wgmma_commit = nvptx_wgmma_commit,
+    .wgmma_wait = nvptx_wgmma_wait,
+    .matrix_descriptor = nvptx_matrix_descriptor,
+    .fence_async_shared = nvptx_fence_async_shared,
     .mark_kernel = nvptx_mark_kernel,
 };

@@ -1,4 +1,4 @@
-/* --pipeline-loads=num-stages=N: software pipelining of K loops: tt.load -> convert(dot_op) -> tt.dot becomes a cp.async ring of N shared-memory stages. */
+/* --pipeline-loads=num-stages=N: software pipelining of K loops: tt.load -> convert(dot_op) -> tt.dot (mma.sync) or tt.load -> local_alloc -> warp_group_dot (wgmma) becomes a cp.async ring of N shared-memory stages. */
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +32,13 @@
  * The slot written in iteration i is the one iteration i-1 read; the barrier of the wait at the
  * top of iteration i orders the two, so each iteration needs one barrier only.
  *
+ * Warpgroup MMA (Triton's WGMMA pipeline): the operand is `tt.load -> ttg.local_alloc
+ * (nvmma_shared) -> ttng.warp_group_dot`. The dot reads the ring slot itself and runs
+ * asynchronously: `ttng.warp_group_dot_wait {pendings = 1}` after it lets iteration i's MMAs
+ * overlap iteration i+1's loads, and the prefetch of iteration i+S-1 moves after that wait (it
+ * writes the slot iteration i-1's MMAs read, which the wait has just finished; the wait's
+ * barrier orders the other warpgroups). After the loop, a wait with pendings = 0.
+ *
  * "Stage 0" is the backward slice of the loads inside the body: pure ops, the induction
  * variable, values from outside the loop, and the iter_args whose yielded values are themselves
  * in the slice (the pointer recurrence). The loop is left alone when a recurrence arg is used by
@@ -41,8 +48,8 @@
 enum { MAX_PIPELINED = 8 };
 
 typedef struct pipelined_load {
-  ir_op *load, *convert;
-  ir_op *alloc; /* the ring */
+  ir_op *load, *convert; /* convert: the conversion to an mma.sync operand, or the local_alloc of a wgmma operand */
+  ir_op *alloc;          /* the ring */
   const ir_type *ring_type, *slot_type;
 } pipelined_load;
 
@@ -159,8 +166,18 @@ static bool is_mma_operand_convert(const ir_op *op) {
          dst->encoding->layout.parent->layout.version_major == 2;
 }
 
+/* A local_alloc of a warpgroup-MMA operand (nvmma_shared) whose only use is a
+ * ttng.warp_group_dot of the same block, as operand A or B. */
+static bool is_wgmma_operand_alloc(const ir_op *op) {
+  if (op->kind != OP_LOCAL_ALLOC || op->num_operands != 1 || !ir_value_has_one_use(&op->results[0])) return false;
+  const ir_type *mt = op->results[0].type;
+  if (!mt->encoding || mt->encoding->kind != AT_NVMMA_SHARED) return false;
+  const ir_operand *use = op->results[0].first_use;
+  return use->owner->kind == OP_WARP_GROUP_DOT && use->index < 2 && use->owner->parent == op->parent;
+}
+
 /* tt.load (element 8/16/32 bits, `other` zero or absent) whose only use is a convert to an
- * mma.sync operand whose only use is a tt.dot of the same block. */
+ * mma.sync operand whose only use is a tt.dot of the same block, or a wgmma operand alloc. */
 static ir_op *pipelinable_convert(const ir_op *load) {
   if (load->kind != OP_LOAD || !ir_value_has_one_use(&load->results[0])) return NULL;
   const ir_type *t = load->results[0].type;
@@ -170,8 +187,9 @@ static ir_op *pipelinable_convert(const ir_op *load) {
   if (load->num_operands > 2 && !is_zero_splat(load->operands[2].value)) return NULL;
   if (ir_op_get_attr(load, "isVolatile")) return NULL;
   ir_op *cvt = load->results[0].first_use->owner;
-  if (!is_mma_operand_convert(cvt) || cvt->parent != load->parent || !ir_value_has_one_use(&cvt->results[0]))
-    return NULL;
+  if (cvt->parent != load->parent) return NULL;
+  if (is_wgmma_operand_alloc(cvt)) return cvt;
+  if (!is_mma_operand_convert(cvt) || !ir_value_has_one_use(&cvt->results[0])) return NULL;
   ir_op *dot = cvt->results[0].first_use->owner;
   if (dot->kind != OP_DOT || dot->parent != load->parent) return NULL;
   return cvt;
@@ -324,6 +342,29 @@ static void advance_recurrence(loop_plan *lp, const ptr_map *map, ir_value **cur
     if (lp->recurrence[k]) current[k] = map_get(map, yield->operands[k].value);
 }
 
+/* `ttng.warp_group_dot_wait %v {pendings = 0}` before anchor; v's other users read its result. */
+static void wait_after(gemmc_context *ctx, ir_value *v, ir_op *anchor) {
+  ir_op *wait = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &v, 1, &v->type, 0, anchor->loc);
+  ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, 0));
+  ir_op_insert_before(anchor, wait);
+  ir_value_replace_all_uses(v, &wait->results[0]);
+  ir_op_set_operand(wait, 0, v);
+}
+
+/* Makes a wgmma dot asynchronous: `isAsync`, then a wait that keeps it in flight (pendings = 1)
+ * when its accumulator only goes around the loop, else waits for it (pendings = 0). */
+static ir_op *make_dot_async(gemmc_context *ctx, ir_op *dot, ir_op *yield) {
+  ir_op_set_attr(ctx, dot, "isAsync", ir_bool_attr(ctx, true));
+  ir_value *acc = &dot->results[0];
+  bool only_yielded = ir_value_has_one_use(acc) && acc->first_use->owner == yield;
+  ir_op *wait = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &acc, 1, &acc->type, 0, dot->loc);
+  ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, only_yielded ? 1 : 0));
+  ir_op_insert_after(dot, wait);
+  ir_value_replace_all_uses(acc, &wait->results[0]);
+  ir_op_set_operand(wait, 0, acc);
+  return wait;
+}
+
 static bool make_rings(gemmc_context *ctx, loop_plan *lp, int64_t max_shared) {
   int64_t bytes_per_stage = 0;
   for (int j = 0; j < lp->num_loads; j++) {
@@ -337,11 +378,16 @@ static bool make_rings(gemmc_context *ctx, loop_plan *lp, int64_t max_shared) {
   for (int j = 0; j < lp->num_loads; j++) {
     pipelined_load *pl = &lp->loads[j];
     const ir_type *t = pl->load->results[0].type;
-    const ir_attr *dot = pl->convert->results[0].type->encoding;
-    int order[IR_MAX_RANK];
-    layout_order(t->encoding, t->rank, order);
-    const ir_attr *shared = layout_swizzled_shared_for_dot_operand(ctx, dot->layout.op_idx, dot->layout.k_width, t->rank,
-                                                                   t->shape, order, (int)ir_type_bits(ir_type_element(t)));
+    const ir_attr *shared;
+    if (pl->convert->kind == OP_LOCAL_ALLOC) {
+      shared = pl->convert->results[0].type->encoding; /* wgmma: the operand's nvmma_shared layout */
+    } else {
+      const ir_attr *dot = pl->convert->results[0].type->encoding;
+      int order[IR_MAX_RANK];
+      layout_order(t->encoding, t->rank, order);
+      shared = layout_swizzled_shared_for_dot_operand(ctx, dot->layout.op_idx, dot->layout.k_width, t->rank, t->shape,
+                                                      order, (int)ir_type_bits(ir_type_element(t)));
+    }
     if (!shared) return false;
     int64_t ring_shape[IR_MAX_RANK + 1];
     ring_shape[0] = lp->num_stages;
@@ -417,29 +463,59 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   ir_value *write_slot =
       emit_binary(ctx, top, OP_REMSI, emit_binary(ctx, top, OP_ADDI, i, emit_i32(ctx, top, S - 1)), emit_i32(ctx, top, S));
   emit_async_wait(ctx, top, S - 2);
-  ir_value *iv_ahead = emit_binary(ctx, top, OP_ADDI, iv, ahead);
+  ir_op *yield = ir_block_terminator(body);
+  /* Prefetch of iteration i+S-1: at the top, or (wgmma) after the last MMA wait. */
+  ir_op *prefetch_at = top;
+  bool any_wgmma = false;
+  for (int j = 0; j < lp->num_loads; j++) any_wgmma |= lp->loads[j].convert->kind == OP_LOCAL_ALLOC;
+  ir_op *wgmma_dots[MAX_PIPELINED];
+  int num_wgmma = 0;
+  if (any_wgmma) {
+    for (int j = 0; j < lp->num_loads; j++) {
+      pipelined_load *pl = &lp->loads[j];
+      ir_op *dot = pl->convert->results[0].first_use->owner;
+      bool seen = pl->convert->kind != OP_LOCAL_ALLOC;
+      for (int d = 0; d < num_wgmma; d++) seen |= wgmma_dots[d] == dot;
+      if (!seen) wgmma_dots[num_wgmma++] = dot;
+    }
+    for (int d = 0; d < num_wgmma; d++) {
+      ir_op *wait = make_dot_async(ctx, wgmma_dots[d], yield);
+      if (wait->next) prefetch_at = wait->next;
+    }
+  }
+  ir_value *iv_ahead = emit_binary(ctx, prefetch_at, OP_ADDI, iv, ahead);
   ptr_map map = {ctx, NULL, 0, 0};
   ptr_map_put(&map, iv, iv_ahead);
-  emit_stage0(ctx, lp, top, &map, write_slot, emit_slt(ctx, top, iv_ahead, ub));
-  ir_op *yield = ir_block_terminator(body);
+  emit_stage0(ctx, lp, prefetch_at, &map, write_slot, emit_slt(ctx, prefetch_at, iv_ahead, ub));
   for (int k = 0; k < lp->num_iter; k++)
     if (lp->recurrence[k]) ir_op_set_operand(yield, k, map_get(&map, yield->operands[k].value));
   ptr_map_free(&map);
+  /* Operands read by the dot: through ldmatrix (mma.sync), or the ring slot itself (wgmma). */
   for (int j = 0; j < lp->num_loads; j++) {
     pipelined_load *pl = &lp->loads[j];
     ir_op *dot = pl->convert->results[0].first_use->owner;
     ir_value *idx_ops[2] = {&pl->alloc->results[0], read_slot};
     ir_value *src = emit(ctx, dot, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
-    ir_value *tile = emit(ctx, dot, OP_LOCAL_LOAD, 1, &src, pl->convert->results[0].type);
-    ir_value_replace_all_uses(&pl->convert->results[0], tile);
+    if (pl->convert->kind == OP_LOCAL_ALLOC) {
+      ir_value_replace_all_uses(&pl->convert->results[0], src);
+    } else {
+      ir_value *tile = emit(ctx, dot, OP_LOCAL_LOAD, 1, &src, pl->convert->results[0].type);
+      ir_value_replace_all_uses(&pl->convert->results[0], tile);
+    }
     ir_op_erase(pl->convert);
     ir_op_erase(pl->load);
   }
   erase_dead_stage0(lp);
 
-  /* After the loop: no copy may still be landing in the ring (masked ones write zeros). */
+  /* After the loop: no copy may still be landing in the ring (masked ones write zeros), and no
+   * MMA still running. */
   ir_op *after = loop->next;
   if (!after) return;
+  for (int k = 0; k < lp->num_iter; k++) {
+    ir_op *def = yield->operands[k].value->def_op;
+    if (def && def->kind == OP_WARP_GROUP_DOT_WAIT && ir_op_get_int_attr(def, "pendings", 0) > 0)
+      wait_after(ctx, &loop->results[k], after);
+  }
   emit_async_wait(ctx, after, 0);
   for (int j = 0; j < lp->num_loads; j++) {
     ir_value *ring = &lp->loads[j].alloc->results[0];
