@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/Target.h>
 
 #include "lower_dispatch.h"
 
@@ -110,15 +111,29 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   }
   LLVMBuildRetVoid(s->b);
 
-  int64_t smem = gemmc_allocation_total(s->alloc);
   if (info) {
     info->name = name;
+    info->num_params = (int)LLVMCountParams(fn);
     info->num_warps = s->num_warps;
     info->threads_per_warp = s->threads_per_warp;
     info->threads_per_block = threads;
-    info->static_shared_bytes = smem;
+    info->shared_bytes = gemmc_allocation_total(s->alloc);
   }
   return true;
+}
+
+/* Bytes of the fixed-size arrays the module defines in shared memory (definitions; the dynamic
+ * array is only declared). */
+static int64_t fixed_shared_bytes(lower_state *s) {
+  int64_t bytes = 0;
+  LLVMTargetDataRef layout = NULL;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(s->mod); g; g = LLVMGetNextGlobal(g)) {
+    if (LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != s->cg->shared_addr_space || !LLVMGetInitializer(g)) continue;
+    if (!layout) layout = LLVMCreateTargetData(LLVMGetDataLayoutStr(s->mod));
+    bytes += (int64_t)LLVMABISizeOfType(layout, LLVMGlobalGetValueType(g));
+  }
+  if (layout) LLVMDisposeTargetData(layout);
+  return bytes;
 }
 
 bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *target, LLVMContextRef llvm_ctx,
@@ -161,6 +176,8 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
     state_free_function(s);
   }
   state_free_function(s);
+  int64_t fixed = ok ? fixed_shared_bytes(s) : 0;
+  for (int i = 0; kernels && i < count && i < max_kernels; i++) kernels[i].static_shared_bytes = fixed;
   if (s->axis) axis_info_free(s->axis);
   lower_state_dispose(s);
   if (ok) {
