@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Writes the PTX (and diagnostics) gemmc makes of every example and test kernel into a folder, so
-# that a refactor can be checked to change no output: snapshot before, snapshot after, diff.
+# Writes the PTX, kernel.json and diagnostics gemmc makes of every example and test kernel into a
+# folder, so that a refactor can be checked to change no output: snapshot before, snapshot after, diff.
 #
 #   scripts/ptx-snapshot.sh BUILD_DIR OUT_DIR          record
 #   scripts/ptx-snapshot.sh --compare DIR_A DIR_B      diff two records (exit 1 when they differ)
@@ -29,11 +29,12 @@ mkdir -p "$out"
 gemmc=$build/gemmc
 opt=$build/gemmc-opt
 
-# One compile: NAME, then gemmc's arguments. PTX to NAME.ptx, diagnostics to NAME.err.
+# One compile: NAME, then gemmc's arguments. PTX to NAME.ptx, kernel.json to NAME.json,
+# diagnostics to NAME.err.
 compile() {
   local name=$1
   shift
-  "$gemmc" "$@" --no-metadata -o "$out/$name.ptx" >"$out/$name.out" 2>"$out/$name.err"
+  "$gemmc" "$@" --metadata="$out/$name.json" -o "$out/$name.ptx" >"$out/$name.out" 2>"$out/$name.err"
   echo "exit $?" >>"$out/$name.err"
   # Paths in diagnostics differ between checkouts; keep the file name only.
   sed -i "s|$root/||g" "$out/$name.err"

@@ -17,7 +17,8 @@ extern "C" {
  * so buffers whose lifetimes (program order) do not overlap share bytes. */
 typedef struct gemmc_allocation gemmc_allocation;
 
-/* NULL when memory runs out. The result is malloc'ed: free it with gemmc_allocation_free. */
+/* NULL when memory runs out. The result comes from ctx's allocator: free it with
+ * gemmc_allocation_free. */
 gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func);
 void gemmc_allocation_free(gemmc_allocation *a);
 /* Byte offset of op's buffer (local_alloc) or scratch space; -1 when op has none. */

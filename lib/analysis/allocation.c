@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context_internal.h"
 #include "gemmc/layout.h"
+#include "util.h"
 
 typedef struct alloc_buffer {
   const ir_op *op;
@@ -14,6 +16,7 @@ typedef struct alloc_buffer {
 } alloc_buffer;
 
 struct gemmc_allocation {
+  gemmc_context *ctx;
   alloc_buffer *buffers;
   int count, cap;
   int64_t total;
@@ -73,41 +76,27 @@ const ir_op *gemmc_allocation_scratch_until(const ir_op *op) {
   return use->owner;
 }
 
-typedef struct number_walk {
-  const ir_op **ops;
-  int count, cap;
-  bool failed;
-} number_walk;
-
+/* Ops are numbered in program order: an op's number is its index in the walk's list. */
 static bool number_op(ir_op *op, void *user) {
-  number_walk *w = user;
-  if (w->count == w->cap) {
-    int cap = w->cap ? w->cap * 2 : 256;
-    const ir_op **ops = realloc(w->ops, (size_t)cap * sizeof *ops);
-    if (!ops) {
-      w->failed = true;
-      return false;
-    }
-    w->ops = ops;
-    w->cap = cap;
-  }
-  w->ops[w->count++] = op;
-  return true;
+  ptr_list *w = user;
+  int before = w->count;
+  ptr_list_push(w, op);
+  return w->count > before; /* false: out of memory */
 }
 
-static int number_of(const number_walk *w, const ir_op *op) {
+static int number_of(const ptr_list *w, const ir_op *op) {
   for (int i = 0; i < w->count; i++)
-    if (w->ops[i] == op) return i;
+    if (w->items[i] == op) return i;
   return -1;
 }
 
 /* The number of the last op nested in `op` (op itself when it has no regions). */
-static int last_nested(const number_walk *w, const ir_op *op) {
+static int last_nested(const ptr_list *w, const ir_op *op) {
   int i = number_of(w, op);
   if (i < 0) return i;
   int last = i;
   for (int j = i + 1; j < w->count; j++) {
-    const ir_op *p = w->ops[j];
+    const ir_op *p = w->items[j];
     bool inside = false;
     for (const ir_op *q = ir_op_parent_op(p); q; q = ir_op_parent_op(q))
       if (q == op) {
@@ -123,7 +112,7 @@ static int last_nested(const number_walk *w, const ir_op *op) {
 static bool add_buffer(gemmc_allocation *a, const ir_op *op, int64_t size, int64_t align, int start, int end) {
   if (a->count == a->cap) {
     int cap = a->cap ? a->cap * 2 : 16;
-    alloc_buffer *b = realloc(a->buffers, (size_t)cap * sizeof *b);
+    alloc_buffer *b = ctx_raw_realloc(a->ctx, a->buffers, (size_t)a->cap * sizeof *b, (size_t)cap * sizeof *b);
     if (!b) return false;
     a->buffers = b;
     a->cap = cap;
@@ -139,14 +128,14 @@ static int by_size_desc(const void *x, const void *y) {
 }
 
 gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
-  (void)ctx;
-  gemmc_allocation *a = calloc(1, sizeof *a);
+  gemmc_allocation *a = ctx_raw_alloc(ctx, sizeof *a);
   if (!a) return NULL;
-  number_walk w = {0};
-  ir_walk(func, number_op, &w);
-  if (w.failed) goto fail;
+  memset(a, 0, sizeof *a);
+  a->ctx = ctx;
+  ptr_list w = {ctx, NULL, 0, 0};
+  if (!ir_walk(func, number_op, &w)) goto fail;
   for (int i = 0; i < w.count; i++) {
-    const ir_op *op = w.ops[i];
+    const ir_op *op = w.items[i];
     if (op->kind == OP_LOCAL_ALLOC && op->num_results == 1 && op->results[0].type->kind == TY_MEMDESC) {
       const ir_type *t = op->results[0].type;
       int64_t elems = 1;
@@ -168,8 +157,7 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
       if (bytes > 0 && !add_buffer(a, op, bytes, 16, i, last_nested(&w, gemmc_allocation_scratch_until(op)))) goto fail;
     }
   }
-  free(w.ops);
-  w.ops = NULL;
+  ptr_list_free(&w);
   if (a->count > 1) qsort(a->buffers, (size_t)a->count, sizeof *a->buffers, by_size_desc);
   /* First fit: the lowest aligned offset that overlaps no placed buffer live at the same time. */
   for (int i = 0; i < a->count; i++) {
@@ -194,15 +182,15 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
   }
   return a;
 fail:
-  free(w.ops);
+  ptr_list_free(&w);
   gemmc_allocation_free(a);
   return NULL;
 }
 
 void gemmc_allocation_free(gemmc_allocation *a) {
   if (!a) return;
-  free(a->buffers);
-  free(a);
+  if (a->buffers) ctx_raw_free(a->ctx, a->buffers, (size_t)a->cap * sizeof *a->buffers);
+  ctx_raw_free(a->ctx, a, sizeof *a);
 }
 
 int64_t gemmc_allocation_offset(const gemmc_allocation *a, const ir_op *op) {

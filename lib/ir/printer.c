@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "context_internal.h"
+#include "util.h"
 
 /* ------------------------------------------------------------------ buffered output */
 
@@ -126,21 +127,6 @@ static void pool_free(pool *pl) {
 
 static uint64_t hash_str(const char *s) { return hash_bytes(s, strlen(s)); }
 
-static uint64_t hash_ptr(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return x;
-}
-
-/* Open-addressing map from value to the pool offset of its printed name. */
-typedef struct value_names {
-  const ir_value **keys;
-  size_t *offs;
-  size_t cap, count;
-} value_names;
-
 /* Open-addressing set of names (pool offsets + 1; 0 is an empty slot, NAME_TOMB a removed
  * one). Names are scoped by region as in MLIR: `scope` lists the slots filled, in order, so a
  * region's names can be removed when it ends and sibling regions may reuse them. */
@@ -176,8 +162,8 @@ typedef struct printer {
   bool use_aliases, collecting;
   layout_alias *aliases;
   int num_aliases, cap_aliases;
-  /* Value names of the isolated op (tt.func) being printed. */
-  value_names names;
+  /* Value names of the isolated op (tt.func) being printed: value -> pool offset of its name. */
+  ptr_map names;
   name_set used;
   pool name_pool;
   unsigned next_value, next_arg, next_conflict;
@@ -248,54 +234,19 @@ static void name_set_pop(printer *p, size_t mark) {
 }
 
 static size_t value_name_lookup(const printer *p, const ir_value *v) {
-  const value_names *m = &p->names;
-  if (!m->cap) return SIZE_MAX;
-  for (size_t i = hash_ptr(v) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    if (!m->keys[i]) return SIZE_MAX;
-    if (m->keys[i] == v) return m->offs[i];
-  }
+  const ptr_map_value *off = ptr_map_find(&p->names, v, NULL);
+  return off ? (size_t)off->num : SIZE_MAX;
 }
 
 static bool value_name_insert(printer *p, const ir_value *v, size_t off) {
-  value_names *m = &p->names;
-  if ((m->count + 1) * 2 > m->cap) {
-    size_t ncap = m->cap ? m->cap * 2 : 128;
-    const ir_value **nk = ctx_raw_alloc(p->ctx, ncap * sizeof *nk);
-    size_t *no = nk ? ctx_raw_alloc(p->ctx, ncap * sizeof *no) : NULL;
-    if (!nk || !no) {
-      if (nk) ctx_raw_free(p->ctx, nk, ncap * sizeof *nk);
-      return false;
-    }
-    memset(nk, 0, ncap * sizeof *nk);
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->keys[i]) continue;
-      size_t j = hash_ptr(m->keys[i]) & (ncap - 1);
-      while (nk[j]) j = (j + 1) & (ncap - 1);
-      nk[j] = m->keys[i];
-      no[j] = m->offs[i];
-    }
-    if (m->keys) {
-      ctx_raw_free(p->ctx, m->keys, m->cap * sizeof *m->keys);
-      ctx_raw_free(p->ctx, m->offs, m->cap * sizeof *m->offs);
-    }
-    m->keys = nk;
-    m->offs = no;
-    m->cap = ncap;
-  }
-  size_t j = hash_ptr(v) & (m->cap - 1);
-  while (m->keys[j]) j = (j + 1) & (m->cap - 1);
-  m->keys[j] = v;
-  m->offs[j] = off;
-  m->count++;
+  ptr_map_value *slot = ptr_map_insert(&p->names, v, NULL);
+  if (!slot) return false;
+  slot->num = (int64_t)off;
   return true;
 }
 
 static void names_clear(printer *p) {
-  if (p->names.keys) {
-    ctx_raw_free(p->ctx, p->names.keys, p->names.cap * sizeof *p->names.keys);
-    ctx_raw_free(p->ctx, p->names.offs, p->names.cap * sizeof *p->names.offs);
-  }
-  memset(&p->names, 0, sizeof p->names);
+  ptr_map_free(&p->names);
   if (p->used.slots) ctx_raw_free(p->ctx, p->used.slots, p->used.cap * sizeof *p->used.slots);
   if (p->used.scope) ctx_raw_free(p->ctx, p->used.scope, p->used.scope_cap * sizeof *p->used.scope);
   memset(&p->used, 0, sizeof p->used);
@@ -1194,6 +1145,7 @@ static void name_region(printer *p, const ir_region *r) {
 static void name_isolated_op(printer *p, const ir_op *op) {
   names_clear(p);
   p->name_pool.ctx = p->ctx;
+  p->names.ctx = p->ctx;
   if (!p->ctx) return;
   for (int i = 0; i < op->num_regions; i++) name_region(p, &op->regions[i]);
 }
@@ -1463,10 +1415,6 @@ static void print_func(printer *p, const ir_op *op) {
     print_region(p, &op->regions[0], false, true);
   }
 }
-
-static const char *const cmpi_predicates[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
-static const char *const cmpf_predicates[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-                                              "ueq",   "ugt", "uge", "ult", "ule", "une", "uno", "true"};
 
 /* A keyword attribute, or an integer enum case mapped to its keyword through `names`. */
 static void print_enum_attr(printer *p, const ir_attr *a, const char *const *names, int count) {
@@ -1929,11 +1877,10 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
     break;
   case FMT_CMP: {
     static const char *const elided[] = {"predicate", NULL};
+    int num_predicates;
+    const char *const *predicates = cmp_predicate_names(op->kind, &num_predicates);
     w_putc(p->w, ' ');
-    if (op->kind == OP_CMPF)
-      print_enum_attr(p, ir_op_get_attr(op, "predicate"), cmpf_predicates, 16);
-    else
-      print_enum_attr(p, ir_op_get_attr(op, "predicate"), cmpi_predicates, 10);
+    print_enum_attr(p, ir_op_get_attr(op, "predicate"), predicates, num_predicates);
     w_puts(p->w, ", ");
     print_operands(p, op, 0, op->num_operands);
     print_attr_dict(p, op, elided);

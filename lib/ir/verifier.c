@@ -3,15 +3,9 @@
 #include <string.h>
 
 #include "context_internal.h"
+#include "util.h"
 #include "gemmc/layout.h"
 #include "verifier_internal.h"
-
-/* A value that is visible at the current point of the walk, with the block depth it was defined at
- * (-1: its block has been left, so it is no longer visible). */
-typedef struct visible_entry {
-  const ir_value *value;
-  int depth;
-} visible_entry;
 
 /* An encoding already checked for a given tensor rank: each bad layout is reported once, not
  * once per value that uses it. */
@@ -27,10 +21,10 @@ struct verifier {
   int num_errors;
   int num_warps;        /* 0: the module does not say, so warpsPerCTA is not checked */
   int threads_per_warp; /* ttg.threads-per-warp, 32 by default */
-  /* Dominance in structured code: an open-addressing set of the visible values, and a stack
-   * of them in definition order so leaving a block hides what it defined. */
-  visible_entry *table;
-  size_t table_cap, table_used;
+  /* Dominance in structured code: every value defined so far -> the block depth it was defined
+   * at (-1: its block has been left, so it is no longer visible), and a stack of them in
+   * definition order so leaving a block hides what it defined. */
+  ptr_map visible;
   const ir_value **stack;
   size_t stack_len, stack_cap;
   int depth;                   /* block nesting depth of the walk */
@@ -128,59 +122,16 @@ static bool enum_attr_valid(const ir_attr *a, const char *const *names, int n) {
 
 /* ------------------------------------------------------------------ dominance bookkeeping */
 
-static size_t ptr_hash(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return (size_t)x;
-}
-
-static visible_entry *vis_find(verifier *v, const ir_value *val) {
-  if (!v->table_cap) return NULL;
-  for (size_t i = ptr_hash(val) & (v->table_cap - 1);; i = (i + 1) & (v->table_cap - 1)) {
-    if (!v->table[i].value) return NULL;
-    if (v->table[i].value == val) return &v->table[i];
-  }
-}
-
-/* Rehashing keeps only the visible entries: hidden ones are never looked at again as visible. */
-static bool vis_grow(verifier *v) {
-  size_t ncap = v->table_cap ? v->table_cap * 2 : 1024;
-  visible_entry *fresh = ctx_raw_alloc(v->ctx, ncap * sizeof *fresh);
-  if (!fresh) return false;
-  memset(fresh, 0, ncap * sizeof *fresh);
-  size_t used = 0;
-  for (size_t i = 0; i < v->table_cap; i++) {
-    visible_entry e = v->table[i];
-    if (!e.value || e.depth < 0) continue;
-    size_t j = ptr_hash(e.value) & (ncap - 1);
-    while (fresh[j].value) j = (j + 1) & (ncap - 1);
-    fresh[j] = e;
-    used++;
-  }
-  ctx_raw_free(v->ctx, v->table, v->table_cap * sizeof *v->table);
-  v->table = fresh;
-  v->table_cap = ncap;
-  v->table_used = used;
-  return true;
-}
+static ptr_map_value *vis_find(verifier *v, const ir_value *val) { return ptr_map_find(&v->visible, val, NULL); }
 
 static void vis_define(verifier *v, const ir_value *val) {
   if (v->dominance_off) return;
-  visible_entry *e = vis_find(v, val);
-  if (!e) {
-    if ((v->table_used + 1) * 2 > v->table_cap && !vis_grow(v)) {
-      v->dominance_off = true;
-      return;
-    }
-    size_t i = ptr_hash(val) & (v->table_cap - 1);
-    while (v->table[i].value) i = (i + 1) & (v->table_cap - 1);
-    e = &v->table[i];
-    e->value = val;
-    v->table_used++;
+  ptr_map_value *depth = ptr_map_insert(&v->visible, val, NULL);
+  if (!depth) {
+    v->dominance_off = true;
+    return;
   }
-  e->depth = v->depth;
+  depth->num = v->depth;
   if (v->stack_len == v->stack_cap) {
     size_t ncap = v->stack_cap ? v->stack_cap * 2 : 256;
     const ir_value **ns = ctx_raw_realloc(v->ctx, v->stack, v->stack_cap * sizeof *ns, ncap * sizeof *ns);
@@ -197,8 +148,8 @@ static void vis_define(verifier *v, const ir_value *val) {
 static void vis_pop_to(verifier *v, size_t mark) {
   if (v->dominance_off) return;
   while (v->stack_len > mark) {
-    visible_entry *e = vis_find(v, v->stack[--v->stack_len]);
-    if (e) e->depth = -1;
+    ptr_map_value *depth = vis_find(v, v->stack[--v->stack_len]);
+    if (depth) depth->num = -1;
   }
 }
 
@@ -226,9 +177,9 @@ static const ir_op *isolated_scope(const ir_op *op) {
 static void check_operand_dominance(verifier *v, const ir_op *op, int index) {
   if (v->dominance_off) return;
   const ir_value *val = op->operands[index].value;
-  const visible_entry *e = vis_find(v, val);
-  if (e && e->depth >= v->barrier) return;
-  if (e && e->depth >= 0) {
+  const ptr_map_value *depth = vis_find(v, val);
+  if (depth && depth->num >= v->barrier) return;
+  if (depth && depth->num >= 0) {
     verr(v, op, "operand #%d uses a value defined outside the isolated '%s' op", index,
          ir_op_name(v->isolating_op));
     return;
@@ -411,10 +362,6 @@ static void verify_same(verifier *v, const ir_op *op) {
     verr(v, op, "operands must be floating-point (or tensors of floats), got %s", ts(v, rt));
 }
 
-static const char *const cmpi_predicates[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
-static const char *const cmpf_predicates[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-                                              "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"};
-
 static void verify_cmp(verifier *v, const ir_op *op) {
   const ir_type *a = operand_type(op, 0), *b = operand_type(op, 1), *r = result_type(op, 0);
   bool is_int = op->kind == OP_CMPI;
@@ -429,11 +376,11 @@ static void verify_cmp(verifier *v, const ir_op *op) {
   if (!ir_type_is_int(elem_of(r), 1))
     verr(v, op, "result must be i1 with the operands' shape and encoding, got %s", ts(v, r));
   const ir_attr *pred = ir_op_get_attr(op, "predicate");
+  int num_predicates;
+  const char *const *predicates = cmp_predicate_names(op->kind, &num_predicates);
   if (!pred)
     verr(v, op, "requires a 'predicate' attribute");
-  else if (!enum_attr_valid(pred, is_int ? cmpi_predicates : cmpf_predicates,
-                            is_int ? (int)(sizeof cmpi_predicates / sizeof *cmpi_predicates)
-                                   : (int)(sizeof cmpf_predicates / sizeof *cmpf_predicates)))
+  else if (!enum_attr_valid(pred, predicates, num_predicates))
     verr(v, op, "predicate %s is not a valid %s predicate", as(v, pred), is_int ? "integer" : "float");
 }
 
@@ -1355,13 +1302,14 @@ bool ir_verify(gemmc_context *ctx, ir_op *op) {
   verifier v;
   memset(&v, 0, sizeof v);
   v.ctx = ctx;
+  v.visible.ctx = ctx;
   v.root = op;
   v.isolating_op = op;
   const ir_op *module = op->kind == OP_MODULE ? op : ir_op_ancestor_of_kind(op, OP_MODULE);
   v.num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 0);
   v.threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", 32);
   verify_op(&v, op);
-  ctx_raw_free(ctx, v.table, v.table_cap * sizeof *v.table);
+  ptr_map_free(&v.visible);
   ctx_raw_free(ctx, v.stack, v.stack_cap * sizeof *v.stack);
   ctx_raw_free(ctx, v.checked, v.cap_checked * sizeof *v.checked);
   return v.num_errors == 0;

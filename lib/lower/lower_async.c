@@ -1,5 +1,7 @@
 /* Asynchronous copies: ttg.async_copy_global_to_local (zero-filled under its mask), ttg.async_commit_group, ttg.async_wait (+ barrier), through the target's async-copy hooks. */
-#include "lower_tensorcore.h"
+#include "lower_memory.h"
+#include "lower_ops.h"
+#include "lower_shared.h"
 
 static bool is_zero_constant(const ir_value *v) {
   const ir_op *def = v->def_op;

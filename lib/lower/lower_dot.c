@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lower_tensorcore.h"
+#include "lower_dot.h"
+#include "lower_dot_operand.h"
+#include "lower_ops.h"
 
 /* ---------------------------------------------------------------- instruction choice */
 

@@ -1,7 +1,8 @@
 /* Warpgroup MMA: ttng.warp_group_dot (the target's wgmma with shared-memory matrix descriptors, accumulator fragments from the nvidia_mma v3 layout) and ttng.warp_group_dot_wait. */
 #include <string.h>
 
-#include "lower_tensorcore.h"
+#include "lower_dot.h"
+#include "lower_ops.h"
 #include "target/mma.h"
 
 /*

@@ -4,6 +4,7 @@
 
 #include "parse_state.h"
 #include "parser.h"
+#include "util.h"
 
 parsed_op *parse_new_op(parse_state *ps, int kind, src_pos pos) {
   parsed_op *p = ir_alloc(ps->ctx, sizeof *p);
@@ -368,10 +369,6 @@ static ir_op *build_tokens(parse_state *ps, parsed_op *p, ir_loc *loc) {
   return apply_attrs(ps, p, op) ? op : NULL;
 }
 
-static const char *const cmpi_preds[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge", NULL};
-static const char *const cmpf_preds[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-                                         "ueq",   "ugt", "uge", "ult", "ule", "une", "uno", "true", NULL};
-
 static ir_op *build_plain(parse_state *ps, parsed_op *p, ir_loc *loc) {
   ir_op_format fmt = ir_op_info_of(p->kind)->format;
   const ir_op_info *info = ir_op_info_of(p->kind);
@@ -392,7 +389,7 @@ static ir_op *build_plain(parse_state *ps, parsed_op *p, ir_loc *loc) {
   }
   case FMT_CMP: {
     if (!want_operands(ps, p, 2, 2)) return NULL;
-    if (!word_in(p->word, p->kind == OP_CMPI ? cmpi_preds : cmpf_preds)) {
+    if (cmp_predicate_index(p->kind, p->word) < 0) {
       parse_error_at(ps, p->pos, "invalid predicate '%s' for '%s'", p->word, opname(p));
       return NULL;
     }

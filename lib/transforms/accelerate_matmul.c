@@ -22,21 +22,8 @@ static int mma_v2_k(const ir_op *dot) {
 
 
 /* Triton's slice filter: ops of the dot's own block, tt.trans excluded. */
-static bool in_slice(const ir_op *op, const ir_op *dot) { return op && op->parent == dot->parent && op->kind != OP_TRANS; }
-
-/* mlir::getSlice(dot) with that filter: the closure under operand definitions and result users. */
-static void dot_slice(ir_op *dot, ptr_list *slice) {
-  ptr_list_push_unique(slice, dot);
-  for (int i = 0; i < slice->count; i++) {
-    ir_op *op = slice->items[i];
-    for (int k = 0; k < op->num_operands; k++) {
-      ir_value *v = op->operands[k].value;
-      if (v && in_slice(v->def_op, dot)) ptr_list_push_unique(slice, v->def_op);
-    }
-    for (int r = 0; r < op->num_results; r++)
-      for (ir_operand *u = op->results[r].first_use; u; u = u->next_use)
-        if (in_slice(u->owner, dot)) ptr_list_push_unique(slice, u->owner);
-  }
+static bool in_slice(const ir_op *op, const void *dot) {
+  return op->parent == ((const ir_op *)dot)->parent && op->kind != OP_TRANS;
 }
 
 /* Triton's warpsPerTileV2 for the [M, N] tile: a dot chained to one that already has an MMA
@@ -46,7 +33,7 @@ static void dot_slice(ir_op *dot, ptr_list *slice) {
 static void warps_per_tile_v2(gemmc_context *ctx, ir_op *dot, int64_t m, int64_t n, int num_warps, int *wm, int *wn) {
   ptr_list slice = {ctx, NULL, 0, 0};
   /* Batched dots skip the chained-dot rule, as in Triton. */
-  if (dot->results[0].type->rank == 2) dot_slice(dot, &slice);
+  if (dot->results[0].type->rank == 2) op_slice(dot, in_slice, dot, &slice);
   bool chained = false;
   for (int i = 0; i < slice.count; i++) {
     ir_op *other = slice.items[i];
@@ -141,7 +128,7 @@ static bool carry_accumulator_in_mma(gemmc_context *ctx, ir_op *new_dot, ir_op *
   if (!cvt || cvt->kind != OP_CONVERT_LAYOUT || !ir_value_has_one_use(acc_cvt)) return false;
   ir_value *arg = cvt->operands[0].value;
   ir_block *body = arg->owner_block;
-  ir_op *loop = body && body->parent ? body->parent->parent : NULL;
+  ir_op *loop = block_arg_owner(arg);
   if (!loop || loop->kind != OP_SCF_FOR || body != new_dot->parent || arg->index < 1) return false;
   if (!ir_value_has_one_use(arg) || !ir_value_has_one_use(&back->results[0])) return false;
   ir_operand *use = back->results[0].first_use;
@@ -186,12 +173,7 @@ static void rewrite_dot(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, int 
     operands[i] = convert_before(ctx, dot, conversion_source(v), ir_type_with_encoding(ctx, v->type, enc));
   }
   operands[2] = convert_before(ctx, dot, dot->operands[2].value, mma_type);
-  ir_op *new_dot = ir_op_create(ctx, OP_DOT, 3, operands, 1, &mma_type, 0, dot->loc);
-  new_dot->src_loc = dot->src_loc;
-  for (int i = 0; i < dot->num_attrs; i++) {
-    ir_op_set_attr(ctx, new_dot, dot->attrs[i].name, dot->attrs[i].value);
-    if (ir_op_attr_is_property(dot, dot->attrs[i].name)) ir_op_mark_property(ctx, new_dot, dot->attrs[i].name);
-  }
+  ir_op *new_dot = op_clone_with_attrs(ctx, dot, 3, operands, &mma_type);
   ir_op_insert_before(dot, new_dot);
   ir_value *r = &new_dot->results[0];
   ir_op *back = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &r, 1, &c_type, 0, dot->loc);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util.h"
 #include "gemmc/layout.h"
 #include "gemmc/passes.h"
 
@@ -58,12 +59,6 @@ typedef struct op_set {
   int n, cap;
 } op_set;
 
-typedef struct value_map {
-  const ir_value **from;
-  ir_value **to;
-  int n, cap;
-} value_map;
-
 typedef struct loop_plan {
   ir_op *loop;
   ir_block *body;
@@ -95,28 +90,10 @@ static void set_add(gemmc_context *ctx, op_set *s, ir_op *op) {
   s->ops[s->n++] = op;
 }
 
-static ir_value *map_get(const value_map *m, ir_value *v) {
-  for (int i = m->n - 1; i >= 0; i--)
-    if (m->from[i] == v) return m->to[i];
-  return v;
-}
-
-static void map_put(gemmc_context *ctx, value_map *m, const ir_value *from, ir_value *to) {
-  if (m->n == m->cap) {
-    int cap = m->cap ? m->cap * 2 : 64;
-    const ir_value **f = ir_alloc(ctx, sizeof *f * (size_t)cap);
-    ir_value **t = ir_alloc(ctx, sizeof *t * (size_t)cap);
-    if (m->n) {
-      memcpy(f, m->from, sizeof *f * (size_t)m->n);
-      memcpy(t, m->to, sizeof *t * (size_t)m->n);
-    }
-    m->from = f;
-    m->to = t;
-    m->cap = cap;
-  }
-  m->from[m->n] = from;
-  m->to[m->n] = to;
-  m->n++;
+/* What a value of the loop body is in the copy being emitted (the value itself when not mapped). */
+static ir_value *map_get(const ptr_map *m, ir_value *v) {
+  ir_value *mapped = ptr_map_get(m, v);
+  return mapped ? mapped : v;
 }
 
 /* ---------------------------------------------------------------- IR builders (insert before anchor) */
@@ -321,7 +298,7 @@ static bool plan_loop(gemmc_context *ctx, ir_op *loop, int num_stages, loop_plan
 
 /* Clones the stage-0 ops (body order) before anchor with `map`, then one async copy per load into
  * slot `slot` of its ring (mask &= pred), and one commit group. */
-static void emit_stage0(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, value_map *map, ir_value *slot,
+static void emit_stage0(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, ptr_map *map, ir_value *slot,
                         ir_value *pred) {
   for (ir_op *op = lp->body->first; op; op = op->next) {
     if (!set_has(&lp->stage0, op)) continue;
@@ -330,14 +307,9 @@ static void emit_stage0(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, value_
     if (op->num_operands > 16 || op->num_results > 4) continue; /* plan_loop admits pure ops only; all are small */
     for (int i = 0; i < op->num_operands; i++) operands[i] = map_get(map, op->operands[i].value);
     for (int i = 0; i < op->num_results; i++) types[i] = op->results[i].type;
-    ir_op *clone = ir_op_create(ctx, op->kind, op->num_operands, operands, op->num_results, types, 0, op->loc);
-    clone->src_loc = op->src_loc;
-    for (int i = 0; i < op->num_attrs; i++) {
-      ir_op_set_attr(ctx, clone, op->attrs[i].name, op->attrs[i].value);
-      if (ir_op_attr_is_property(op, op->attrs[i].name)) ir_op_mark_property(ctx, clone, op->attrs[i].name);
-    }
+    ir_op *clone = op_clone_with_attrs(ctx, op, op->num_operands, operands, types);
     ir_op_insert_before(anchor, clone);
-    for (int i = 0; i < op->num_results; i++) map_put(ctx, map, &op->results[i], &clone->results[i]);
+    for (int i = 0; i < op->num_results; i++) ptr_map_put(map, &op->results[i], &clone->results[i]);
   }
   const ir_type *tok = ir_token_type(ctx);
   ir_value *tokens[MAX_PIPELINED];
@@ -364,7 +336,7 @@ static void emit_stage0(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, value_
 }
 
 /* The recurrence values stage 0 yields, after emit_stage0 filled `map`. */
-static void advance_recurrence(loop_plan *lp, const value_map *map, ir_value **current) {
+static void advance_recurrence(loop_plan *lp, const ptr_map *map, ir_value **current) {
   ir_op *yield = ir_block_terminator(lp->body);
   for (int k = 0; k < lp->num_iter; k++)
     if (lp->recurrence[k]) current[k] = map_get(map, yield->operands[k].value);
@@ -466,12 +438,13 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
     ir_value *iv;
     if (const_bounds) iv = emit_i32(ctx, loop, lb_c + p * step_c);
     else iv = p == 0 ? lb : emit_binary(ctx, loop, OP_ADDI, lb, emit_binary(ctx, loop, OP_MULI, step, emit_i32(ctx, loop, p)));
-    value_map map = {0};
-    map_put(ctx, &map, body->args[0], iv);
+    ptr_map map = {ctx, NULL, 0, 0};
+    ptr_map_put(&map, body->args[0], iv);
     for (int k = 0; k < lp->num_iter; k++)
-      if (lp->recurrence[k]) map_put(ctx, &map, body->args[k + 1], current[k]);
+      if (lp->recurrence[k]) ptr_map_put(&map, body->args[k + 1], current[k]);
     emit_stage0(ctx, lp, loop, &map, emit_i32(ctx, loop, p), emit_slt(ctx, loop, iv, ub));
     advance_recurrence(lp, &map, current);
+    ptr_map_free(&map);
   }
   for (int k = 0; k < lp->num_iter; k++)
     if (lp->recurrence[k]) ir_op_set_operand(loop, 3 + k, current[k]);
@@ -511,11 +484,12 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
     }
   }
   ir_value *iv_ahead = emit_binary(ctx, prefetch_at, OP_ADDI, iv, ahead);
-  value_map map = {0};
-  map_put(ctx, &map, iv, iv_ahead);
+  ptr_map map = {ctx, NULL, 0, 0};
+  ptr_map_put(&map, iv, iv_ahead);
   emit_stage0(ctx, lp, prefetch_at, &map, write_slot, emit_slt(ctx, prefetch_at, iv_ahead, ub));
   for (int k = 0; k < lp->num_iter; k++)
     if (lp->recurrence[k]) ir_op_set_operand(yield, k, map_get(&map, yield->operands[k].value));
+  ptr_map_free(&map);
   /* Operands read by the dot: through ldmatrix (mma.sync), or the ring slot itself (wgmma). */
   for (int j = 0; j < lp->num_loads; j++) {
     pipelined_load *pl = &lp->loads[j];
