@@ -29,8 +29,11 @@ int64_t gemmc_allocation_total(const gemmc_allocation *a);
 /* Scratch bytes op needs to exchange data between threads: a convert_layout whose layouts put
  * data on different lanes or warps (prod(shape) * element bytes), a tt.reduce whose axis spans
  * several warps (warps along the axis * result elements * bytes, per operand, each 16-byte
- * aligned); 0 otherwise. The lowering uses the same function, so the two always agree. */
+ * aligned), a tt.make_tensor_descriptor (ALLOCATION_TENSORMAP_BYTES); 0 otherwise. The lowering uses the same function, so the two always agree. */
 int64_t gemmc_allocation_scratch_bytes(const ir_op *op);
+
+/* The scratch of a tt.make_tensor_descriptor: one CUtensorMap (128 bytes, 128-byte aligned). */
+enum { ALLOCATION_TENSORMAP_BYTES = 128 };
 
 /* The last op during which op's scratch must stay: op itself, or the tt.dot that reads a
  * convert's MMA-operand buffer itself. */

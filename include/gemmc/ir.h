@@ -157,7 +157,7 @@ const ir_type *ir_func_type(gemmc_context *ctx, int num_inputs, const ir_type *c
 bool ir_type_is_int(const ir_type *t, unsigned width); /* width 0: any width */
 bool ir_type_is_float(const ir_type *t);
 bool ir_type_is_tensor(const ir_type *t);
-/* Scalar element: tensor -> element, scalar -> itself. */
+/* Scalar element: tensor, memdesc, tensor descriptor -> element; scalar -> itself. */
 const ir_type *ir_type_element(const ir_type *t);
 /* Same shape and encoding as `like` (scalar if like is scalar), new element type. */
 const ir_type *ir_type_with_element(gemmc_context *ctx, const ir_type *like, const ir_type *elem);

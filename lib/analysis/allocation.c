@@ -57,6 +57,8 @@ int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
     }
     return total;
   }
+  /* A device-side tensor map is assembled in shared memory, then copied to global memory. */
+  if (op->kind == OP_MAKE_TENSOR_DESC) return ALLOCATION_TENSORMAP_BYTES;
   return 0;
 }
 
@@ -154,7 +156,8 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
       if (!add_buffer(a, op, elems * elem_bytes(t), align, i, end)) goto fail;
     } else {
       int64_t bytes = gemmc_allocation_scratch_bytes(op);
-      if (bytes > 0 && !add_buffer(a, op, bytes, 16, i, last_nested(&w, gemmc_allocation_scratch_until(op)))) goto fail;
+      int64_t align = op->kind == OP_MAKE_TENSOR_DESC ? ALLOCATION_TENSORMAP_BYTES : 16; /* tensormap.replace: 128-byte aligned */
+      if (bytes > 0 && !add_buffer(a, op, bytes, align, i, last_nested(&w, gemmc_allocation_scratch_until(op)))) goto fail;
     }
   }
   ptr_list_free(&w);

@@ -21,7 +21,9 @@ static const pipeline_step compile_steps[] = {
     {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", STEP_ALWAYS},
     {gemmc_pass_accelerate_matmul, "accelerate-matmul", STEP_ALWAYS},
     {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", STEP_ALWAYS},
+    {gemmc_pass_tma_loads, "tma-loads", STEP_WHEN_PIPELINED},
     {gemmc_pass_pipeline_loads, "pipeline-loads", STEP_WHEN_PIPELINED},
+    {gemmc_pass_tma_lowering, "tma-lowering", STEP_ALWAYS},
 };
 
 enum { COMPILE_STEPS = (int)(sizeof compile_steps / sizeof compile_steps[0]) };
@@ -32,7 +34,7 @@ typedef struct named_pipeline {
 } named_pipeline;
 
 static const named_pipeline pipelines[] = {
-    {"ttgir", COMPILE_STEPS - 1},
+    {"ttgir", COMPILE_STEPS - 3},
     {"compile", COMPILE_STEPS},
 };
 

@@ -190,7 +190,7 @@ bool ir_type_is_float(const ir_type *t) { return t && t->kind == TY_FLOAT; }
 bool ir_type_is_tensor(const ir_type *t) { return t && t->kind == TY_TENSOR; }
 
 const ir_type *ir_type_element(const ir_type *t) {
-  return t && (t->kind == TY_TENSOR || t->kind == TY_MEMDESC) ? t->elem : t;
+  return t && (t->kind == TY_TENSOR || t->kind == TY_MEMDESC || t->kind == TY_TENSORDESC) ? t->elem : t;
 }
 
 const ir_type *ir_type_with_element(gemmc_context *ctx, const ir_type *like, const ir_type *elem) {

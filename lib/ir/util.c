@@ -187,6 +187,179 @@ const char *cmp_predicate_of(const ir_op *op) {
   return NULL;
 }
 
+/* ------------------------------------------------------------------ dead code */
+
+static bool collect_op(ir_op *op, void *user) {
+  ptr_list_push(user, op);
+  return true;
+}
+
+static bool is_dead_pure(const ir_op *op) {
+  unsigned traits = ir_op_info_of(op->kind)->traits;
+  if (!(traits & TRAIT_PURE) || (traits & TRAIT_TERMINATOR)) return false;
+  if (op->num_regions && op->kind != OP_REDUCE && op->kind != OP_SCAN) return false;
+  for (int i = 0; i < op->num_results; i++)
+    if (op->results[i].first_use) return false;
+  return true;
+}
+
+bool erase_dead_pure_ops(gemmc_context *ctx, ir_op *root) {
+  bool changed = false, again = true;
+  while (again) {
+    again = false;
+    ptr_list ops = {ctx, NULL, 0, 0};
+    ir_walk(root, collect_op, &ops);
+    ptr_list erased = {ctx, NULL, 0, 0};
+    /* Users come after definitions: walk backwards. */
+    for (int i = ops.count - 1; i >= 0; i--) {
+      ir_op *op = ops.items[i];
+      ir_op *parent = ir_op_parent_op(op); /* ops nested in an erased reduction are gone with it */
+      if (op == root || (parent && ptr_list_contains(&erased, parent)) || !is_dead_pure(op)) continue;
+      ptr_list_push(&erased, op);
+      ir_op_erase(op);
+      again = changed = true;
+    }
+    ptr_list_free(&erased);
+    ptr_list_free(&ops);
+  }
+  return changed;
+}
+
+/* The body ops that iter arg k feeds, when they feed nothing but themselves and the yield at k. */
+static bool iter_arg_cycle(gemmc_context *ctx, ir_op *loop, int k, ptr_list *cycle) {
+  ir_block *body = ir_region_entry(&loop->regions[0]);
+  ir_op *yield = ir_block_terminator(body);
+  ptr_list values = {ctx, NULL, 0, 0};
+  ptr_list_push(&values, body->args[k + 1]);
+  bool ok = true;
+  for (int i = 0; i < values.count && ok; i++) {
+    ir_value *v = values.items[i];
+    for (ir_operand *u = v->first_use; u && ok; u = u->next_use) {
+      ir_op *o = u->owner;
+      if (o == yield) {
+        ok = u->index == k;
+        continue;
+      }
+      unsigned traits = ir_op_info_of(o->kind)->traits;
+      if (o->parent != body || !(traits & TRAIT_PURE) || o->num_regions) {
+        ok = false;
+        continue;
+      }
+      if (ptr_list_contains(cycle, o)) continue;
+      ptr_list_push(cycle, o);
+      for (int r = 0; r < o->num_results; r++) ptr_list_push(&values, &o->results[r]);
+    }
+  }
+  ptr_list_free(&values);
+  return ok;
+}
+
+ir_op *scf_for_drop_dead_iter_args(gemmc_context *ctx, ir_op *loop) {
+  ir_block *body = ir_region_entry(&loop->regions[0]);
+  ir_op *yield = ir_block_terminator(body);
+  int num_iter = loop->num_operands - 3;
+  if (!yield || yield->num_operands != num_iter || body->num_args != num_iter + 1) return loop;
+  bool *dead = ir_alloc(ctx, sizeof *dead * (size_t)(num_iter + 1));
+  int num_dead = 0;
+  for (int k = 0; k < num_iter; k++) {
+    if (loop->results[k].first_use) continue;
+    ptr_list cycle = {ctx, NULL, 0, 0};
+    if (iter_arg_cycle(ctx, loop, k, &cycle)) {
+      /* Drop the yield's use first, then the cycle (users before definitions: body order reversed). */
+      ir_op_set_operand(yield, k, body->args[k + 1]);
+      for (ir_op *o = body->last; o; ) {
+        ir_op *prev = o->prev;
+        if (ptr_list_contains(&cycle, o)) ir_op_erase(o);
+        o = prev;
+      }
+      dead[k] = true;
+      num_dead++;
+    }
+    ptr_list_free(&cycle);
+  }
+  if (!num_dead) return loop;
+  int kept = num_iter - num_dead;
+  ir_value **operands = ir_alloc(ctx, sizeof *operands * (size_t)(3 + kept));
+  const ir_type **types = ir_alloc(ctx, sizeof *types * (size_t)(kept + 1));
+  for (int i = 0; i < 3; i++) operands[i] = loop->operands[i].value;
+  for (int k = 0, j = 0; k < num_iter; k++)
+    if (!dead[k]) {
+      operands[3 + j] = loop->operands[3 + k].value;
+      types[j++] = loop->results[k].type;
+    }
+  ir_op *nl = ir_op_create(ctx, OP_SCF_FOR, 3 + kept, operands, kept, types, 1, loop->loc);
+  nl->src_loc = loop->src_loc;
+  for (int i = 0; i < loop->num_attrs; i++) {
+    ir_op_set_attr(ctx, nl, loop->attrs[i].name, loop->attrs[i].value);
+    if (ir_op_attr_is_property(loop, loop->attrs[i].name)) ir_op_mark_property(ctx, nl, loop->attrs[i].name);
+  }
+  /* Move the body, then drop the dead block arguments and yield operands (back to front). */
+  nl->regions[0].first = loop->regions[0].first;
+  nl->regions[0].last = loop->regions[0].last;
+  for (ir_block *b = nl->regions[0].first; b; b = b->next) b->parent = &nl->regions[0];
+  loop->regions[0].first = loop->regions[0].last = NULL;
+  for (int k = num_iter - 1; k >= 0; k--) {
+    if (!dead[k]) continue;
+    ir_op_remove_operand(yield, k);
+    for (int a = k + 1; a + 1 < body->num_args; a++) {
+      body->args[a] = body->args[a + 1];
+      body->args[a]->index = a;
+    }
+    body->num_args--;
+  }
+  for (int k = 0, j = 0; k < num_iter; k++)
+    if (!dead[k]) {
+      nl->results[j].name = loop->results[k].name;
+      ir_value_replace_all_uses(&loop->results[k], &nl->results[j++]);
+    }
+  ir_op_insert_before(loop, nl);
+  ir_op_erase(loop);
+  return nl;
+}
+
+/* ------------------------------------------------------------------ building */
+
+ir_value *build_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, int n, ir_value *const *operands,
+                       const ir_type *result) {
+  ir_op *op = ir_op_create(ctx, kind, n, operands, result ? 1 : 0, result ? &result : NULL, 0, anchor->loc);
+  ir_op_insert_before(anchor, op);
+  return result ? &op->results[0] : NULL;
+}
+
+ir_value *build_int_constant(gemmc_context *ctx, ir_op *anchor, int64_t v, unsigned width) {
+  const ir_type *t = ir_int_type(ctx, width);
+  ir_op *op = ir_op_create(ctx, OP_CONSTANT, 0, NULL, 1, &t, 0, anchor->loc);
+  ir_op_set_attr(ctx, op, "value", ir_int_attr(ctx, v, t));
+  ir_op_insert_before(anchor, op);
+  return &op->results[0];
+}
+
+ir_value *build_binary(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *a, ir_value *b) {
+  ir_value *ops[2] = {a, b};
+  return build_before(ctx, anchor, kind, 2, ops, a->type);
+}
+
+ir_value *build_cmpi(gemmc_context *ctx, ir_op *anchor, const char *predicate, ir_value *a, ir_value *b) {
+  ir_value *ops[2] = {a, b};
+  const ir_type *i1 = ir_type_with_element(ctx, a->type, ir_int_type(ctx, 1));
+  ir_op *op = ir_op_create(ctx, OP_CMPI, 2, ops, 1, &i1, 0, anchor->loc);
+  ir_op_set_attr(ctx, op, "predicate", ir_keyword_attr(ctx, predicate));
+  ir_op_insert_before(anchor, op);
+  return &op->results[0];
+}
+
+/* ------------------------------------------------------------------ constants */
+
+bool value_int_constant(const ir_value *v, int64_t *out) {
+  const ir_op *def = v ? v->def_op : NULL;
+  if (!def || def->kind != OP_CONSTANT) return false;
+  const ir_attr *a = ir_op_get_attr(def, "value");
+  if (a && a->kind == AT_DENSE && a->dense_splat && a->num_elems == 1) a = a->elems[0];
+  if (!a || a->kind != AT_INT) return false;
+  *out = a->int_value;
+  return true;
+}
+
 /* ------------------------------------------------------------------ log2 */
 
 int log2_exact(int64_t v) {

@@ -87,6 +87,25 @@ int cmp_predicate_index(ir_op_kind kind, const char *name);
  * integer form; NULL when it has none or the integer is out of range. */
 const char *cmp_predicate_of(const ir_op *op);
 
+/* Erases pure ops (regions only for tt.reduce / tt.scan) whose results nothing uses, nested
+ * under root, until none is left; true when it erased any. */
+bool erase_dead_pure_ops(gemmc_context *ctx, ir_op *root);
+/* Drops the iter args of an scf.for whose results are unused and whose block arguments only
+ * feed pure ops that feed nothing but the same yield position (a pointer recurrence nothing
+ * reads any more); returns the loop that replaces it (loop itself when nothing was dropped). */
+ir_op *scf_for_drop_dead_iter_args(gemmc_context *ctx, ir_op *loop);
+
+/* Builders that insert before `anchor` (its location): an op of one result (result NULL: none),
+ * an integer constant of `width` bits, a binary op of a's type, an arith.cmpi. */
+ir_value *build_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, int n, ir_value *const *operands,
+                       const ir_type *result);
+ir_value *build_int_constant(gemmc_context *ctx, ir_op *anchor, int64_t v, unsigned width);
+ir_value *build_binary(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *a, ir_value *b);
+ir_value *build_cmpi(gemmc_context *ctx, ir_op *anchor, const char *predicate, ir_value *a, ir_value *b);
+
+/* The integer an arith.constant holds: a scalar, or the element of a splat dense tensor. */
+bool value_int_constant(const ir_value *v, int64_t *out);
+
 /* ------------------------------------------------------------------ bit math */
 
 /* k with 2^k == v; -1 when v is not a positive power of two. */

@@ -7,6 +7,7 @@
 #include <llvm-c/Target.h>
 
 #include "lower_dispatch.h"
+#include "lower_ops.h"
 
 static const ir_attr *arg_attr(const ir_op *func, int index, const char *name) {
   const ir_attr *arg_attrs = ir_op_get_attr(func, "arg_attrs");
@@ -90,6 +91,7 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   t->warp = LLVMBuildUDiv(s->b, t->tid, tpw, "warp");
   s->threads = t;
   LLVMPositionBuilderAtEnd(s->b, body_bb);
+  if (!lower_tma_kernel_begin(s, func)) return false;
 
   bool ok;
   ir_op *term = lower_block(s, entry, &ok);
@@ -102,6 +104,7 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
     ir_op_error(s->ctx, term, "lowering of tt.return with values is not implemented yet");
     return false;
   }
+  lower_tma_kernel_end(s);
   LLVMBuildRetVoid(s->b);
 
   if (info) {

@@ -35,6 +35,16 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_ASYNC_WAIT: return lower_async(s, op);
   case OP_WARP_GROUP_DOT:
   case OP_WARP_GROUP_DOT_WAIT: return lower_wgmma(s, op);
+  case OP_MAKE_TENSOR_DESC:
+  case OP_TMA_LOAD:
+  case OP_TMA_STORE:
+  case OP_TMA_STORE_WAIT:
+  case OP_FENCE_ASYNC_SHARED:
+  case OP_INIT_BARRIER:
+  case OP_INVAL_BARRIER:
+  case OP_BARRIER_EXPECT:
+  case OP_ARRIVE_BARRIER:
+  case OP_WAIT_BARRIER: return lower_tma(s, op);
   case OP_CONSTANT: return lower_elementwise(s, op);
   default:
     /* arith, math, casts, tt.int_to_ptr / ptr_to_int / bitcast / fp_to_fp (tt.addptr, elementwise

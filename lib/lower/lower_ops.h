@@ -30,4 +30,10 @@ bool lower_async(lower_state *s, ir_op *op);
 /* lower_wgmma.c: ttng.warp_group_dot, ttng.warp_group_dot_wait. */
 bool lower_wgmma(lower_state *s, ir_op *op);
 
+/* lower_tma.c: tt.make_tensor_descriptor, TMA copies, mbarriers, fence_async_shared. The kernel's
+ * descriptor slot is taken at its entry and given back at its return. */
+bool lower_tma(lower_state *s, ir_op *op);
+bool lower_tma_kernel_begin(lower_state *s, ir_op *func);
+void lower_tma_kernel_end(lower_state *s);
+
 #endif

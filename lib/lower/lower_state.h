@@ -54,6 +54,11 @@ typedef struct lower_state {
   /* ir_value -> lower_values. The values live in the arena (lower_alloc), not in the table, so
    * a pointer from lower_get stays valid while the map grows. */
   ptr_map map;
+  /* Device-side tensor maps of the kernel being lowered (lower_tma.c): its table of slots, the
+   * slot this block holds (NULL: the kernel makes no descriptors), descriptors so far. */
+  LLVMValueRef tma_maps, tma_busy, tma_slot;
+  LLVMTypeRef tma_maps_type;
+  int tma_num_descs, tma_next_desc;
   bool oom; /* an allocation failed (without an out-of-memory unwind set by the caller) */
   /* cached types */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, voidt, gptr, sptr;

@@ -554,44 +554,6 @@ static bool rewrite_converts(rlc_state *s, ir_op *module, convert_rewrite_fn fn)
   return changed;
 }
 
-static bool collect_all_ops(ir_op *op, void *user) {
-  ptr_list_push(user, op);
-  return true;
-}
-
-static bool is_removable(const ir_op *op) {
-  unsigned traits = ir_op_info_of(op->kind)->traits;
-  if (!(traits & TRAIT_PURE) || (traits & TRAIT_TERMINATOR)) return false;
-  if (op->num_regions && op->kind != OP_REDUCE && op->kind != OP_SCAN) return false;
-  for (int i = 0; i < op->num_results; i++)
-    if (op->results[i].first_use) return false;
-  return true;
-}
-
-/* Erases pure ops with unused results; users come after definitions, so walk backwards. */
-static bool eliminate_dead_code(rlc_state *s, ir_op *module) {
-  bool changed = false, again = true;
-  while (again) {
-    again = false;
-    ptr_list ops = {s->ctx, NULL, 0, 0};
-    ir_walk(module, collect_all_ops, &ops);
-    ptr_list erased = {s->ctx, NULL, 0, 0};
-    for (int i = ops.count - 1; i >= 0; i--) {
-      ir_op *op = ops.items[i];
-      /* ops nested in an erased reduction are gone with it */
-      ir_op *parent = ir_op_parent_op(op);
-      if (parent && ptr_list_contains(&erased, parent)) continue;
-      if (!is_removable(op)) continue;
-      ptr_list_push(&erased, op);
-      ir_op_erase(op);
-      again = changed = true;
-    }
-    ptr_list_free(&erased);
-    ptr_list_free(&ops);
-  }
-  return changed;
-}
-
 /* ------------------------------------------------------------------ the pass */
 
 bool gemmc_pass_remove_layout_conversions(const gemmc_pass_context *pc, ir_op *module) {
@@ -603,7 +565,7 @@ bool gemmc_pass_remove_layout_conversions(const gemmc_pass_context *pc, ir_op *m
     changed |= fold_converts(&s, module);
     changed |= rewrite_converts(&s, module, backward_one);
     changed |= fold_converts(&s, module);
-    changed |= eliminate_dead_code(&s, module);
+    changed |= erase_dead_pure_ops(ctx, module);
     if (!changed) break;
   }
   ptr_map_free(&s.memo);
