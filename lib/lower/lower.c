@@ -26,11 +26,6 @@ static void state_free_function(lower_state *s) {
   s->alloc = NULL;
 }
 
-static bool note_warpgroup_mma(ir_op *op, void *user) {
-  if (op->kind == OP_WARP_GROUP_DOT) *(bool *)user = true;
-  return true;
-}
-
 static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *info) {
   const ir_attr *name_attr = ir_op_get_attr(func, "sym_name");
   const char *name = name_attr && name_attr->str ? name_attr->str : "kernel";
@@ -74,8 +69,6 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
     if (!lower_set1(s, entry->args[i], p)) return false;
   }
 
-  s->tensor_core_reads_shared = false;
-  ir_walk(func, note_warpgroup_mma, &s->tensor_core_reads_shared);
   s->alloc = gemmc_allocation_run(s->ctx, func);
   if (!s->alloc) {
     ir_op_error(s->ctx, func, "out of memory in the shared-memory allocation");

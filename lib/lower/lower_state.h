@@ -49,8 +49,6 @@ typedef struct lower_state {
   gemmc_allocation *alloc;
   LLVMValueRef smem;       /* the dynamic shared memory array (the target's shared address space) */
   int num_warps, threads_per_warp;
-  bool tensor_core_reads_shared; /* the kernel has warpgroup MMAs: shared memory they read must be
-                                 * fenced for the async proxy after ordinary writes */
   lower_threads kernel_threads; /* every thread of the block */
   lower_threads *threads;       /* the role being lowered (&kernel_threads outside specialized regions) */
   /* ir_value -> lower_values. The values live in the arena (lower_alloc), not in the table, so

@@ -291,31 +291,29 @@ static void nvptx_wgmma(const target_emitter *e, const target_wgmma *w, LLVMValu
   char text[4096];
   size_t len = 0, cap = sizeof text;
   /* Operands: the outputs 0..n-1, their tied inputs n..2n-1, then A (descriptor or four
-   * registers), B's descriptor and scale-d. */
-  len += (size_t)snprintf(text, cap, "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $%d, 0;\n\t",
-                          2 * num_acc + (w->desc_a ? 2 : 5));
-  len += (size_t)snprintf(text + len, cap - len, "wgmma.mma_async.sync.aligned.m64n%dk%d%s {", w->n, mi->k, mi->intrinsic);
+   * registers), B's descriptor and scale-d (a predicate register). */
+  int pred = 2 * num_acc + (w->desc_a ? 2 : 5);
+  len += (size_t)snprintf(text, cap, "wgmma.mma_async.sync.aligned.m64n%dk%d%s {", w->n, mi->k, mi->intrinsic);
   for (int i = 0; i < num_acc; i++) len += (size_t)snprintf(text + len, cap - len, "%s$%d", i ? ", " : "", i);
   bool regs_a = w->desc_a == NULL;
   if (regs_a)
-    len += (size_t)snprintf(text + len, cap - len, "}, {$%d, $%d, $%d, $%d}, $%d, p", 2 * num_acc, 2 * num_acc + 1,
-                            2 * num_acc + 2, 2 * num_acc + 3, 2 * num_acc + 4);
+    len += (size_t)snprintf(text + len, cap - len, "}, {$%d, $%d, $%d, $%d}, $%d, $%d", 2 * num_acc, 2 * num_acc + 1,
+                            2 * num_acc + 2, 2 * num_acc + 3, 2 * num_acc + 4, pred);
   else
-    len += (size_t)snprintf(text + len, cap - len, "}, $%d, $%d, p", 2 * num_acc, 2 * num_acc + 1);
+    len += (size_t)snprintf(text + len, cap - len, "}, $%d, $%d, $%d", 2 * num_acc, 2 * num_acc + 1, pred);
   /* Integer MMA takes no scale or transpose immediates; tf32/fp8 no transposes; A from
    * registers has no transpose of its own. */
   if (mi->c != TARGET_DT_I32) len += (size_t)snprintf(text + len, cap - len, ", 1, 1");
   if (mi->allows_transpose && regs_a) len += (size_t)snprintf(text + len, cap - len, ", %d", w->trans_b);
   else if (mi->allows_transpose) len += (size_t)snprintf(text + len, cap - len, ", %d, %d", w->trans_a, w->trans_b);
-  snprintf(text + len, cap - len, ";\n\t}");
-  LLVMValueRef use_c = LLVMBuildZExt(e->b, w->use_c, i32_type(e), "");
+  snprintf(text + len, cap - len, ";");
   if (regs_a) {
-    LLVMValueRef extra[6] = {w->a_regs[0], w->a_regs[1], w->a_regs[2], w->a_regs[3], w->desc_b, use_c};
-    tied_asm(e, text, acc, num_acc, extra, "r,r,r,r,l,r", 6);
+    LLVMValueRef extra[6] = {w->a_regs[0], w->a_regs[1], w->a_regs[2], w->a_regs[3], w->desc_b, w->use_c};
+    tied_asm(e, text, acc, num_acc, extra, "r,r,r,r,l,b", 6);
     return;
   }
-  LLVMValueRef extra[3] = {w->desc_a, w->desc_b, use_c};
-  tied_asm(e, text, acc, num_acc, extra, "l,l,r", 3);
+  LLVMValueRef extra[3] = {w->desc_a, w->desc_b, w->use_c};
+  tied_asm(e, text, acc, num_acc, extra, "l,l,b", 3);
 }
 
 /* The wait, then the registers it guards pass through empty statements ordered after it (at
