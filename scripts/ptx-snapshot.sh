@@ -7,7 +7,9 @@
 #
 # Covered: every examples/*.tir at its defaults and at the configs below, for sm_90a and sm_80;
 # every test/**/*.tir (whole file through gemmc, and chunk by chunk through gemmc-opt
-# --split-input-file --print-llvm=emit=ptx where the file has chunks), stdout and stderr both.
+# --split-input-file --print-llvm=emit=ptx where the file has chunks), stdout and stderr both;
+# and the TTGIR the pass pipeline makes of every test file, locations included (gemmc-opt
+# --pipeline=compile,target=sm_90a --mlir-print-debuginfo), so pass refactors are covered too.
 set -uo pipefail
 
 if [[ ${1:-} == --compare ]]; then
@@ -70,6 +72,9 @@ while IFS= read -r tir; do
   name=$(echo "${tir#test/}" | tr '/' '_')
   name=${name%.tir}
   compile "t-$name" "$tir"
+  "$opt" "$tir" --split-input-file --pipeline=compile,target=sm_90a --mlir-print-debuginfo >"$out/t-$name.ttgir" 2>&1
+  echo "exit $?" >>"$out/t-$name.ttgir"
+  sed -i "s|$root/||g" "$out/t-$name.ttgir"
   if grep -q -- '^// -----' "$tir"; then
     "$opt" "$tir" --split-input-file --print-llvm=emit=ptx >"$out/t-$name.split.out" 2>&1
     echo "exit $?" >>"$out/t-$name.split.out"

@@ -125,6 +125,24 @@ ir_op *op_clone_with_attrs(gemmc_context *ctx, const ir_op *op, int num_operands
   return clone;
 }
 
+static ir_op *new_convert(gemmc_context *ctx, const ir_op *anchor, ir_value *v, const ir_type *to) {
+  ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, anchor->loc);
+  cvt->src_loc = anchor->src_loc;
+  return cvt;
+}
+
+ir_value *convert_layout_before(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to) {
+  ir_op *cvt = new_convert(ctx, anchor, v, to);
+  ir_op_insert_before(anchor, cvt);
+  return &cvt->results[0];
+}
+
+ir_value *convert_layout_after(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to) {
+  ir_op *cvt = new_convert(ctx, anchor, v, to);
+  ir_op_insert_after(anchor, cvt);
+  return &cvt->results[0];
+}
+
 ir_op *block_arg_owner(const ir_value *v) {
   const ir_block *b = v->owner_block;
   return b && b->parent ? b->parent->parent : NULL;

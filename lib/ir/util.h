@@ -66,6 +66,11 @@ void ptr_map_free(ptr_map *m);
 ir_op *op_clone_with_attrs(gemmc_context *ctx, const ir_op *op, int num_operands, ir_value *const *operands,
                            const ir_type *const *result_types);
 
+/* A new ttg.convert_layout of v to type `to`, with anchor's locations, inserted right before
+ * (after) anchor; its result. */
+ir_value *convert_layout_before(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to);
+ir_value *convert_layout_after(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to);
+
 /* The op whose region holds the block of block argument v; NULL for an op result or a detached
  * block. */
 ir_op *block_arg_owner(const ir_value *v);

@@ -71,13 +71,6 @@ static void warps_per_tile_v2(gemmc_context *ctx, ir_op *dot, int64_t m, int64_t
 
 /* ------------------------------------------------------------------ the rewrite */
 
-static ir_value *convert_before(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to) {
-  ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, anchor->loc);
-  cvt->src_loc = anchor->src_loc;
-  ir_op_insert_before(anchor, cvt);
-  return &cvt->results[0];
-}
-
 /* The value to convert from: the first source of the convert_layout chain feeding the dot (the
  * dot_op(blocked) form would hold the whole K extent per thread, and every hop would be a round
  * trip through shared memory), else the operand itself. */
@@ -144,16 +137,14 @@ static bool carry_accumulator_in_mma(gemmc_context *ctx, ir_op *new_dot, ir_op *
   /* Before: the init in the MMA layout. */
   ir_value *init = loop->operands[3 + idx].value;
   ir_value *new_init = splat_with_encoding(ctx, loop, init, mma_type);
-  if (!new_init) new_init = convert_before(ctx, loop, init, mma_type);
+  if (!new_init) new_init = convert_layout_before(ctx, loop, init, mma_type);
   ir_op *init_def = init->def_op;
   ir_op_set_operand(loop, 3 + idx, new_init);
   if (init_def && init_def->kind == OP_CONSTANT && ir_value_num_uses(&init_def->results[0]) == 0) ir_op_erase(init_def);
   /* After: the loop result back in the old layout for its users. */
   ir_value *res = &loop->results[idx];
   res->type = mma_type;
-  ir_op *after = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &res, 1, &old_type, 0, loop->loc);
-  after->src_loc = loop->src_loc;
-  ir_op_insert_after(loop, after);
+  ir_op *after = convert_layout_after(ctx, loop, res, old_type)->def_op;
   after->results[0].name = res->name;
   res->name = NULL;
   ir_value_replace_all_uses(res, &after->results[0]);
@@ -170,15 +161,13 @@ static void rewrite_dot(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, int 
     ir_value *v = dot->operands[i].value;
     old_defs[i] = v->def_op;
     const ir_attr *enc = layout_dot_op_get(ctx, i, mma, k_width);
-    operands[i] = convert_before(ctx, dot, conversion_source(v), ir_type_with_encoding(ctx, v->type, enc));
+    operands[i] = convert_layout_before(ctx, dot, conversion_source(v), ir_type_with_encoding(ctx, v->type, enc));
   }
-  operands[2] = convert_before(ctx, dot, dot->operands[2].value, mma_type);
+  operands[2] = convert_layout_before(ctx, dot, dot->operands[2].value, mma_type);
   ir_op *new_dot = op_clone_with_attrs(ctx, dot, 3, operands, &mma_type);
   ir_op_insert_before(dot, new_dot);
   ir_value *r = &new_dot->results[0];
-  ir_op *back = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &r, 1, &c_type, 0, dot->loc);
-  back->src_loc = dot->src_loc;
-  ir_op_insert_after(new_dot, back);
+  ir_op *back = convert_layout_after(ctx, new_dot, r, c_type)->def_op;
   back->results[0].name = dot->results[0].name;
   ir_value_replace_all_uses(&dot->results[0], &back->results[0]);
   ir_op_erase(dot);
@@ -278,12 +267,12 @@ static void rewrite_dot_v3(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, c
     old_defs[i] = v->def_op;
     if (i == 0 && a_from_registers(v, mi)) {
       const ir_attr *enc = layout_dot_op_get(ctx, 0, mma, 32 / mi->operand_bits);
-      operands[i] = convert_before(ctx, dot, conversion_source(v), ir_type_with_encoding(ctx, v->type, enc));
+      operands[i] = convert_layout_before(ctx, dot, conversion_source(v), ir_type_with_encoding(ctx, v->type, enc));
       continue;
     }
     operands[i] = shared_operand(ctx, dot, v, i, mi->allows_transpose);
   }
-  operands[2] = convert_before(ctx, dot, dot->operands[2].value, mma_type);
+  operands[2] = convert_layout_before(ctx, dot, dot->operands[2].value, mma_type);
   ir_op *new_dot = ir_op_create(ctx, OP_WARP_GROUP_DOT, 3, operands, 1, &mma_type, 0, dot->loc);
   new_dot->src_loc = dot->src_loc;
   /* Triton's enum: tf32 = 0, tf32x3 = 1, ieee = 2, bf16x3 = 3, bf16x6 = 4. */
@@ -295,9 +284,7 @@ static void rewrite_dot_v3(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, c
   ir_op_set_attr(ctx, new_dot, "inputPrecision", ir_i32_attr(ctx, prec_index));
   ir_op_insert_before(dot, new_dot);
   ir_value *r = &new_dot->results[0];
-  ir_op *back = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &r, 1, &c_type, 0, dot->loc);
-  back->src_loc = dot->src_loc;
-  ir_op_insert_after(new_dot, back);
+  ir_op *back = convert_layout_after(ctx, new_dot, r, c_type)->def_op;
   back->results[0].name = dot->results[0].name;
   ir_value_replace_all_uses(&dot->results[0], &back->results[0]);
   ir_op_erase(dot);

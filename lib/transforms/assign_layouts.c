@@ -299,11 +299,7 @@ static const ir_attr *group_layout(assign_state *s, int gi) {
 /* ------------------------------------------------------------------ rewriting */
 
 static ir_value *insert_convert_before(assign_state *s, ir_op *anchor, ir_value *v, const ir_attr *layout) {
-  const ir_type *to = ir_type_with_encoding(s->ctx, v->type, layout);
-  ir_op *cvt = ir_op_create(s->ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, anchor->loc);
-  cvt->src_loc = anchor->src_loc;
-  ir_op_insert_before(anchor, cvt);
-  return &cvt->results[0];
+  return convert_layout_before(s->ctx, anchor, v, ir_type_with_encoding(s->ctx, v->type, layout));
 }
 
 /* The value keeps `required` (its producer's layout); its users get the group's layout. */
@@ -311,9 +307,7 @@ static void convert_result(assign_state *s, ir_value *v, const ir_attr *required
   const ir_type *group_type = v->type;
   v->type = ir_type_with_encoding(s->ctx, v->type, required);
   ir_op *def = v->def_op;
-  ir_op *cvt = ir_op_create(s->ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &group_type, 0, def->loc);
-  cvt->src_loc = def->src_loc;
-  ir_op_insert_after(def, cvt);
+  ir_op *cvt = convert_layout_after(s->ctx, def, v, group_type)->def_op;
   /* move every use except the conversion itself */
   ir_value *to = &cvt->results[0];
   ir_operand *u = v->first_use;

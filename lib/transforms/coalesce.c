@@ -122,13 +122,6 @@ static const ir_attr *coalesced_encoding(gemmc_context *ctx, const axis_info_ana
 
 /* ------------------------------------------------------------------ the rewrite */
 
-static ir_value *convert_before(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to) {
-  ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, anchor->loc);
-  cvt->src_loc = anchor->src_loc;
-  ir_op_insert_before(anchor, cvt);
-  return &cvt->results[0];
-}
-
 /* Operands to the new layout, a clone of the op with new result types, results converted
  * back to their old layouts (Triton's coalesceOp; remove-conversions cleans up later). */
 static void rewrite_memory_op(gemmc_context *ctx, ir_op *op, const ir_attr *encoding) {
@@ -139,7 +132,7 @@ static void rewrite_memory_op(gemmc_context *ctx, ir_op *op, const ir_attr *enco
     ir_value *v = op->operands[i].value;
     const ir_type *t = v ? v->type : NULL;
     if (t && t->kind == TY_TENSOR && !(t->encoding && layout_is_shared(t->encoding)))
-      operands[i] = convert_before(ctx, op, v, ir_type_with_encoding(ctx, t, encoding));
+      operands[i] = convert_layout_before(ctx, op, v, ir_type_with_encoding(ctx, t, encoding));
     else
       operands[i] = v;
   }
@@ -157,9 +150,7 @@ static void rewrite_memory_op(gemmc_context *ctx, ir_op *op, const ir_attr *enco
     ir_value *r = &clone->results[i];
     clone->results[i].name = op->results[i].name;
     if (result_types[i] != op->results[i].type) {
-      ir_op *back = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &r, 1, &op->results[i].type, 0, op->loc);
-      back->src_loc = op->src_loc;
-      ir_op_insert_after(clone, back);
+      ir_op *back = convert_layout_after(ctx, clone, r, op->results[i].type)->def_op;
       clone->results[i].name = NULL;
       back->results[0].name = op->results[i].name;
       r = &back->results[0];

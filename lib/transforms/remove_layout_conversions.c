@@ -101,14 +101,12 @@ static ir_op *clone_op(gemmc_context *ctx, const ir_op *op, ir_value *const *ope
 /* A new `convert v -> layout` placed right after v's definition (so it dominates every use of v). */
 static ir_value *convert_after_def(gemmc_context *ctx, ir_value *v, const ir_attr *layout) {
   const ir_type *to = ir_type_with_encoding(ctx, v->type, layout);
-  ir_op *anchor = v->def_op;
-  ir_block *block = anchor ? NULL : v->owner_block;
-  ir_loc *loc = anchor ? anchor->loc : (block && block->first ? block->first->loc : ir_loc_unknown(ctx));
+  if (v->def_op) return convert_layout_after(ctx, v->def_op, v, to);
+  /* a block argument: at the top of its block */
+  ir_block *block = v->owner_block;
+  ir_loc *loc = block && block->first ? block->first->loc : ir_loc_unknown(ctx);
   ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, loc);
-  if (anchor) {
-    cvt->src_loc = anchor->src_loc;
-    ir_op_insert_after(anchor, cvt);
-  } else if (block && block->first) {
+  if (block && block->first) {
     ir_op_insert_before(block->first, cvt);
   } else {
     ir_block_append_op(block, cvt);
@@ -122,9 +120,7 @@ static void convert_outside_uses(gemmc_context *ctx, ir_value *v, const ir_type 
   for (ir_operand *u = v->first_use; u; u = u->next_use)
     if (!ptr_list_contains(keep, u->owner)) ptr_list_push(&outside, u);
   if (outside.count) {
-    ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &type, 0, v->def_op->loc);
-    cvt->src_loc = v->def_op->src_loc;
-    ir_op_insert_after(v->def_op, cvt);
+    ir_op *cvt = convert_layout_after(ctx, v->def_op, v, type)->def_op;
     for (int i = 0; i < outside.count; i++) {
       ir_operand *u = outside.items[i];
       ir_op_set_operand(u->owner, u->index, &cvt->results[0]);
