@@ -40,7 +40,8 @@ class _CompileOptions(ctypes.Structure):  # gemmc_compile_options (include/gemmc
     _fields_ = [("target", ctypes.c_char_p), ("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int),
                 ("opt_level", ctypes.c_int), ("stage", ctypes.c_int), ("defines", ctypes.POINTER(_Define)),
                 ("num_defines", ctypes.c_int), ("verify_each", ctypes.c_bool),
-                ("waves_per_eu", ctypes.c_int), ("matrix_instr_nonkdim", ctypes.c_int), ("kpack", ctypes.c_int)]
+                ("waves_per_eu", ctypes.c_int), ("matrix_instr_nonkdim", ctypes.c_int), ("kpack", ctypes.c_int),
+                ("tma", ctypes.c_int), ("warp_specialize", ctypes.c_int)]
 
 
 class _Status(ctypes.Structure):  # gemmc_status (include/gemmc/runtime.h)

@@ -430,16 +430,19 @@ static inline void mh_check_str(const mh_check_result *r, char *buf, size_t n) {
  * ring (gemmc_compile_options.num_stages). */
 typedef struct mh_config {
   int block_m, block_n, block_k, group_m, num_warps, num_stages;
+  /* sm_90+ operand path: 0 whatever the compiler proves legal (TMA, warp specialization),
+   * 1 TMA without warp specialization (":tma"), 2 cp.async only (":cp"). */
+  int path;
 } mh_config;
 
 /* The seed's CUDA config list (triton.Config(...) in the tutorial's autotune decorator). */
 static const mh_config mh_seed_configs[] = {
-    {128, 256, 64, 8, 8, 3}, {64, 256, 32, 8, 4, 4}, {128, 128, 32, 8, 4, 4}, {128, 64, 32, 8, 4, 4},
-    {64, 128, 32, 8, 4, 4},  {128, 32, 32, 8, 4, 4}, {64, 32, 32, 8, 2, 5},   {32, 64, 32, 8, 2, 5},
+    {128, 256, 64, 8, 8, 3, 0}, {64, 256, 32, 8, 4, 4, 0}, {128, 128, 32, 8, 4, 4, 0}, {128, 64, 32, 8, 4, 4, 0},
+    {64, 128, 32, 8, 4, 4, 0},  {128, 32, 32, 8, 4, 4, 0}, {64, 32, 32, 8, 2, 5, 0},   {32, 64, 32, 8, 2, 5, 0},
 };
 enum { MH_NUM_SEED_CONFIGS = sizeof mh_seed_configs / sizeof mh_seed_configs[0] };
 /* The Triton 3.6 dump's config (shared/triton-3.6/matmul_128x128x64_s3_w4.ttir). */
-static const mh_config mh_default_config = {128, 128, 64, 8, 4, 3};
+static const mh_config mh_default_config = {128, 128, 64, 8, 4, 3, 0};
 
 /* "128x128x64" with optional ":g8", ":w4", ":s3" parts in any order (also "128x128x64:8:4:3"). */
 static inline bool mh_config_parse(const char *s, mh_config *c) {
@@ -450,6 +453,11 @@ static inline bool mh_config_parse(const char *s, mh_config *c) {
   int position = 0;
   while (*p == ':') {
     p++;
+    if (!strncmp(p, "tma", 3) || !strncmp(p, "cp", 2)) {
+      r.path = p[0] == 't' ? 1 : 2;
+      p += p[0] == 't' ? 3 : 2;
+      continue;
+    }
     char tag = 0;
     if (*p == 'g' || *p == 'w' || *p == 's') tag = *p++;
     else tag = position == 0 ? 'g' : position == 1 ? 'w' : 's';
@@ -468,8 +476,8 @@ static inline bool mh_config_parse(const char *s, mh_config *c) {
 }
 
 static inline void mh_config_str(const mh_config *c, char *buf, size_t n) {
-  snprintf(buf, n, "%dx%dx%d:g%d:w%d:s%d", c->block_m, c->block_n, c->block_k, c->group_m, c->num_warps,
-           c->num_stages);
+  snprintf(buf, n, "%dx%dx%d:g%d:w%d:s%d%s", c->block_m, c->block_n, c->block_k, c->group_m, c->num_warps,
+           c->num_stages, c->path == 1 ? ":tma" : c->path == 2 ? ":cp" : "");
 }
 
 enum { MH_MAX_DEFINES = 64, MH_DEFINE_CHARS = 48 };
@@ -697,6 +705,8 @@ static inline bool mh_kernel_build(gemmc_runtime *rt, const char *path, const mh
   opts.defines = d->items;
   opts.num_defines = d->count;
   if (c->num_stages > 0) opts.num_stages = c->num_stages;
+  if (c->path >= 1) opts.warp_specialize = -1;
+  if (c->path == 2) opts.tma = -1;
   double t0 = mh_now_seconds();
   bool ok = gemmc_compile(k->ctx, text, len, path, &opts, &k->compiled);
   k->compile_seconds = mh_now_seconds() - t0;

@@ -24,6 +24,8 @@ typedef struct gemmc_pass_context {
   int64_t max_shared;         /* bytes per block the pipeline may use (default: the target's limit, 0 = none) */
   int matrix_instr_nonkdim;   /* AMD MFMA: 16 or 32 (0: the pass chooses), Triton's matrix_instr_nonkdim */
   int kpack;                  /* AMD MFMA: 1 or 2, Triton's kpack */
+  bool tma;                   /* tma=0|1: tma-loads may use TMA (default 1) */
+  bool warp_specialize;       /* warp-specialize=0|1: the pass may specialize (default 1) */
   FILE *out;                  /* where printing passes write */
   /* print-llvm */
   bool emit_ptx;              /* emit=ptx (else llvm) */

@@ -74,6 +74,11 @@ gemmc_status gemmc_runtime_make_current(gemmc_runtime *rt);
 /* Waits for all work on the device (cuCtxSynchronize). */
 gemmc_status gemmc_runtime_synchronize(gemmc_runtime *rt);
 
+/* The i32 global that a persistent kernel's module defines for its worker count: loading such a
+ * module sets it to the device's multiprocessor count (a host program that loads the PTX itself
+ * may do the same with cuModuleGetGlobal; left 0, the kernel uses %nsmid). */
+#define GEMMC_SM_COUNT_GLOBAL "gemmc_sm_count"
+
 /* Loads PTX text (size with or without the NUL; a NUL-terminated copy is what the driver gets),
  * a cubin or fatbin (CUDA), or a code object (HIP). */
 gemmc_status gemmc_runtime_module_load(gemmc_runtime *rt, const void *image, size_t size,

@@ -111,6 +111,18 @@ static int last_nested(const ptr_list *w, const ir_op *op) {
   return last;
 }
 
+/* The regions of a ttg.warp_specialize run at the same time on different warps: a buffer made
+ * inside one lives for the whole op (the outermost such op). */
+static void widen_for_specialization(const ptr_list *w, const ir_op *op, int *start, int *end) {
+  const ir_op *ws = NULL;
+  for (const ir_op *q = ir_op_parent_op(op); q; q = ir_op_parent_op(q))
+    if (q->kind == OP_WARP_SPECIALIZE) ws = q;
+  if (!ws) return;
+  int first = number_of(w, ws), last = last_nested(w, ws);
+  if (first >= 0 && first < *start) *start = first;
+  if (last > *end) *end = last;
+}
+
 static bool add_buffer(gemmc_allocation *a, const ir_op *op, int64_t size, int64_t align, int start, int end) {
   if (a->count == a->cap) {
     int cap = a->cap ? a->cap * 2 : 16;
@@ -153,11 +165,15 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
       /* Swizzled nvmma_shared buffers start on a whole swizzle period (8 lines of up to 128 bytes):
        * the tensor cores and the copy engine apply the swizzle to address bits. */
       int64_t align = t->encoding && t->encoding->kind == AT_NVMMA_SHARED ? 1024 : 128;
-      if (!add_buffer(a, op, elems * elem_bytes(t), align, i, end)) goto fail;
+      int start = i;
+      widen_for_specialization(&w, op, &start, &end);
+      if (!add_buffer(a, op, elems * elem_bytes(t), align, start, end)) goto fail;
     } else {
       int64_t bytes = gemmc_allocation_scratch_bytes(op);
       int64_t align = op->kind == OP_MAKE_TENSOR_DESC ? ALLOCATION_TENSORMAP_BYTES : 16; /* tensormap.replace: 128-byte aligned */
-      if (bytes > 0 && !add_buffer(a, op, bytes, align, i, last_nested(&w, gemmc_allocation_scratch_until(op)))) goto fail;
+      int start = i, end = last_nested(&w, gemmc_allocation_scratch_until(op));
+      widen_for_specialization(&w, op, &start, &end);
+      if (bytes > 0 && !add_buffer(a, op, bytes, align, start, end)) goto fail;
     }
   }
   ptr_list_free(&w);

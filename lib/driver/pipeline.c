@@ -22,6 +22,7 @@ static const pipeline_step compile_steps[] = {
     {gemmc_pass_accelerate_matmul, "accelerate-matmul", STEP_ALWAYS},
     {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", STEP_ALWAYS},
     {gemmc_pass_tma_loads, "tma-loads", STEP_WHEN_PIPELINED},
+    {gemmc_pass_warp_specialize, "warp-specialize", STEP_WHEN_PIPELINED},
     {gemmc_pass_pipeline_loads, "pipeline-loads", STEP_WHEN_PIPELINED},
     {gemmc_pass_tma_lowering, "tma-lowering", STEP_ALWAYS},
 };
@@ -34,7 +35,7 @@ typedef struct named_pipeline {
 } named_pipeline;
 
 static const named_pipeline pipelines[] = {
-    {"ttgir", COMPILE_STEPS - 3},
+    {"ttgir", COMPILE_STEPS - 4},
     {"compile", COMPILE_STEPS},
 };
 

@@ -335,6 +335,44 @@ ir_op *scf_for_drop_dead_iter_args(gemmc_context *ctx, ir_op *loop) {
   return nl;
 }
 
+/* ------------------------------------------------------------------ deep clones */
+
+static ir_value *mapped(const ptr_map *map, ir_value *v) {
+  ir_value *m = ptr_map_get(map, v);
+  return m ? m : v;
+}
+
+ir_op *op_clone_deep(gemmc_context *ctx, const ir_op *op, ptr_map *map) {
+  ir_value *stack_ops[16];
+  ir_value **operands = op->num_operands <= 16 ? stack_ops : ir_alloc(ctx, sizeof *operands * (size_t)op->num_operands);
+  const ir_type *stack_types[8];
+  const ir_type **types = op->num_results <= 8 ? stack_types : ir_alloc(ctx, sizeof *types * (size_t)op->num_results);
+  for (int i = 0; i < op->num_operands; i++) operands[i] = mapped(map, op->operands[i].value);
+  for (int i = 0; i < op->num_results; i++) types[i] = op->results[i].type;
+  ir_op *clone = ir_op_create(ctx, op->kind, op->num_operands, operands, op->num_results, types, op->num_regions, op->loc);
+  clone->src_loc = op->src_loc;
+  for (int i = 0; i < op->num_attrs; i++) {
+    ir_op_set_attr(ctx, clone, op->attrs[i].name, op->attrs[i].value);
+    if (ir_op_attr_is_property(op, op->attrs[i].name)) ir_op_mark_property(ctx, clone, op->attrs[i].name);
+  }
+  for (int i = 0; i < op->num_results; i++) {
+    clone->results[i].name = op->results[i].name;
+    ptr_map_put(map, &op->results[i], &clone->results[i]);
+  }
+  for (int r = 0; r < op->num_regions; r++)
+    for (const ir_block *b = op->regions[r].first; b; b = b->next) {
+      ir_block *nb = ir_block_create(ctx);
+      for (int a = 0; a < b->num_args; a++) {
+        ir_value *na = ir_block_add_arg(ctx, nb, b->args[a]->type, b->args[a]->loc);
+        na->name = b->args[a]->name;
+        ptr_map_put(map, b->args[a], na);
+      }
+      ir_region_append_block(&clone->regions[r], nb);
+      for (const ir_op *o = b->first; o; o = o->next) ir_block_append_op(nb, op_clone_deep(ctx, o, map));
+    }
+  return clone;
+}
+
 /* ------------------------------------------------------------------ building */
 
 ir_value *build_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, int n, ir_value *const *operands,

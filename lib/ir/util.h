@@ -71,6 +71,11 @@ ir_op *op_clone_with_attrs(gemmc_context *ctx, const ir_op *op, int num_operands
 ir_value *convert_layout_before(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to);
 ir_value *convert_layout_after(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to);
 
+/* A copy of op with its regions (block arguments and nested ops copied too), operands through
+ * `map` (old value -> new; unmapped values stay), every result and block argument of the copy
+ * recorded in `map`; not inserted anywhere. */
+ir_op *op_clone_deep(gemmc_context *ctx, const ir_op *op, ptr_map *map);
+
 /* The op whose region holds the block of block argument v; NULL for an op result or a detached
  * block. */
 ir_op *block_arg_owner(const ir_value *v);

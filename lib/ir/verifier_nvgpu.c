@@ -477,6 +477,9 @@ bool verify_nvgpu_op(verifier *v, const ir_op *op) {
   case OP_MEMDESC_RESHAPE:
   case OP_MEMDESC_REINTERPRET: verify_memdesc_view(v, op); return true;
   case OP_WARP_SPECIALIZE: verify_warp_specialize(v, op); return true;
+  case OP_NUM_WORKERS:
+    if (!ir_type_is_int(result_type(op, 0), 32)) ERR("result must be i32, got %s", TS(result_type(op, 0)));
+    return true;
   case OP_WARP_YIELD:
   case OP_WARP_RETURN: verify_warp_terminator(v, op); return true;
   default: return false;

@@ -27,6 +27,21 @@ static void state_free_function(lower_state *s) {
   s->alloc = NULL;
 }
 
+static bool widest_specialization(ir_op *op, void *user) {
+  int *warps = user;
+  if (op->kind == OP_WARP_SPECIALIZE) {
+    const ir_op *module = ir_op_ancestor_of_kind(op, OP_MODULE);
+    int w = lower_warp_specialize_total_warps(op, (int)ir_module_int_attr(module, "ttg.num-warps", 4));
+    if (w > *warps) *warps = w;
+  }
+  return true;
+}
+
+static bool sets_registers(ir_op *op, void *user) {
+  if (op->kind == OP_WARP_SPECIALIZE && ir_op_get_attr(op, "actualRegisters")) *(bool *)user = true;
+  return true;
+}
+
 static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *info) {
   const ir_attr *name_attr = ir_op_get_attr(func, "sym_name");
   const char *name = name_attr && name_attr->str ? name_attr->str : "kernel";
@@ -54,8 +69,17 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   LLVMValueRef fn = LLVMAddFunction(s->mod, name, LLVMFunctionType(s->voidt, params, (unsigned)nargs, 0));
   s->fn = fn;
   s->func = func;
-  int threads = s->num_warps * s->threads_per_warp;
-  target_kernel_attrs attrs = {threads};
+  /* Warp specialization adds its partitions' warps to the block, and budgets registers with
+   * setmaxnreg from a known starting point: the most that fit the block. */
+  int total_warps = s->num_warps;
+  bool set_regs = false;
+  ir_walk(func, widest_specialization, &total_warps);
+  ir_walk(func, sets_registers, &set_regs);
+  int threads = total_warps * s->threads_per_warp;
+  int max_regs = set_regs ? (65536 / threads / 8) * 8 : 0;
+  if (max_regs > 255) max_regs = 248;
+  s->kernel_max_registers = max_regs;
+  target_kernel_attrs attrs = {threads, max_regs};
   s->cg->mark_kernel(&s->em, fn, &attrs);
   for (int i = 0; i < nargs; i++) {
     const ir_type *t = entry->args[i]->type;
@@ -82,6 +106,8 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   /* Thread coordinates, once: every layout's lane/warp index math goes into this block too. */
   lower_threads *t = &s->kernel_threads;
   t->num_warps = s->num_warps;
+  t->first_warp = 0;
+  t->barrier_id = 0;
   t->layouts = NULL;
   LLVMPositionBuilderBefore(t->pro, br);
   LLVMPositionBuilderBefore(s->b, br);
@@ -110,10 +136,10 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   if (info) {
     info->name = name;
     info->num_params = (int)LLVMCountParams(fn);
-    info->num_warps = s->num_warps;
+    info->num_warps = total_warps;
     info->threads_per_warp = s->threads_per_warp;
     info->threads_per_block = threads;
-    info->shared_bytes = gemmc_allocation_total(s->alloc);
+    info->shared_bytes = gemmc_allocation_total(s->alloc) + s->tma_extra_shared;
   }
   return true;
 }

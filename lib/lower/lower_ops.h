@@ -33,6 +33,11 @@ bool lower_wgmma(lower_state *s, ir_op *op);
 /* lower_tma.c: tt.make_tensor_descriptor, TMA copies, mbarriers, fence_async_shared. The kernel's
  * descriptor slot is taken at its entry and given back at its return. */
 bool lower_tma(lower_state *s, ir_op *op);
+/* lower_warp_specialize.c: ttg.warp_specialize (regions on their own warps), gemmc.num_workers;
+ * the block's warps when the op's partitions are added to the default region's. */
+bool lower_warp_specialize(lower_state *s, ir_op *op);
+bool lower_num_workers(lower_state *s, ir_op *op);
+int lower_warp_specialize_total_warps(const ir_op *op, int default_warps);
 bool lower_tma_kernel_begin(lower_state *s, ir_op *func);
 void lower_tma_kernel_end(lower_state *s);
 

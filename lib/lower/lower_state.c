@@ -134,7 +134,12 @@ LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMV
   return target_call(&s->em, name, ret, args, n);
 }
 
-void lower_barrier(lower_state *s) { s->cg->barrier(&s->em); }
+void lower_barrier(lower_state *s) {
+  if (s->threads && s->threads->barrier_id > 0)
+    s->cg->barrier_named(&s->em, s->threads->barrier_id, s->threads->num_warps * s->threads_per_warp);
+  else
+    s->cg->barrier(&s->em);
+}
 
 LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index) {
   LLVMValueRef base = s->smem;

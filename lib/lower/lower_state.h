@@ -30,6 +30,8 @@ typedef struct lower_layout_info lower_layout_info;
  * math is computed once per role in its own prologue, so roles never share register values. */
 typedef struct lower_threads {
   int num_warps;               /* warps of this role */
+  int first_warp;              /* the role's warps are [first_warp, first_warp + num_warps) of the block */
+  int barrier_id;              /* its hardware barrier: 0 for the whole block, 1.. for a specialized role */
   LLVMBuilderRef pro;          /* this role's prologue: before its first block's branch */
   LLVMValueRef tid, lane, warp; /* i32, computed in the prologue */
   lower_layout_info *layouts;  /* per-(layout, shape) index info for these threads */
@@ -49,6 +51,7 @@ typedef struct lower_state {
   gemmc_allocation *alloc;
   LLVMValueRef smem;       /* the dynamic shared memory array (the target's shared address space) */
   int num_warps, threads_per_warp;
+  int kernel_max_registers; /* .maxnreg of the kernel being lowered (0: none) */
   lower_threads kernel_threads; /* every thread of the block */
   lower_threads *threads;       /* the role being lowered (&kernel_threads outside specialized regions) */
   /* ir_value -> lower_values. The values live in the arena (lower_alloc), not in the table, so
@@ -59,6 +62,7 @@ typedef struct lower_state {
   LLVMValueRef tma_maps, tma_busy, tma_slot;
   LLVMTypeRef tma_maps_type;
   int tma_num_descs, tma_next_desc;
+  int64_t tma_extra_shared; /* bytes past the allocation the slot hand-over takes */
   bool oom; /* an allocation failed (without an out-of-memory unwind set by the caller) */
   /* cached types */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, voidt, gptr, sptr;

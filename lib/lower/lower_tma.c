@@ -56,6 +56,7 @@ static LLVMValueRef kernel_global(lower_state *s, const char *suffix, LLVMTypeRe
 }
 
 bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
+  s->tma_extra_shared = 0;
   s->tma_num_descs = 0;
   s->tma_next_desc = 0;
   s->tma_slot = NULL;
@@ -70,7 +71,12 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
   s->tma_maps_type = maps_type;
   LLVMValueRef busy = kernel_global(s, "tma_busy", LLVMArrayType(s->i32, TMA_SLOTS), s->cg->global_addr_space, 4);
   LLVMValueRef ticket = kernel_global(s, "tma_ticket", s->i32, s->cg->global_addr_space, 4);
-  LLVMValueRef shared_slot = kernel_global(s, "tma_slot", s->i32, s->cg->shared_addr_space, 4);
+  /* The slot number goes to the other threads through a word of shared memory past the
+   * kernel's buffers (a static shared variable would move the dynamic array, whose nvmma
+   * buffers need 1024-byte alignment). */
+  int64_t word = (gemmc_allocation_total(s->alloc) + 15) / 16 * 16;
+  s->tma_extra_shared = word + 16 - gemmc_allocation_total(s->alloc);
+  LLVMValueRef shared_slot = lower_smem_ptr(s, word, s->i32, lower_i32(s, 0));
   s->tma_busy = busy;
 
   LLVMBasicBlockRef acquire = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.acquire");
@@ -376,9 +382,15 @@ bool lower_tma(lower_state *s, ir_op *op) {
     return true;
   }
   case OP_ARRIVE_BARRIER: {
+    /* One arrival per warpgroup of the role (its first thread), each after its own waits: a
+     * warpgroup's MMAs finish for all its threads at once, another's need their own arrival. */
     LLVMValueRef bar = value1(s, op, 0), pred = op->num_operands > 1 ? value1(s, op, 1) : NULL;
     if (!need(s, op, cg->mbarrier_arrive != NULL) || !bar || (op->num_operands > 1 && !pred)) return false;
-    cg->mbarrier_arrive(&s->em, bar, (int)ir_op_get_int_attr(op, "count", 1), and_pred(s, thread0(s), pred));
+    LLVMValueRef first = s->threads->num_warps >= 4
+                             ? LLVMBuildICmp(s->b, LLVMIntEQ, LLVMBuildAnd(s->b, s->threads->tid, lower_i32(s, 127), ""),
+                                             lower_i32(s, 0), "")
+                             : thread0(s);
+    cg->mbarrier_arrive(&s->em, bar, (int)ir_op_get_int_attr(op, "count", 1), and_pred(s, first, pred));
     return true;
   }
   case OP_WAIT_BARRIER: {

@@ -114,10 +114,14 @@ static const cuda_symbol cuda_symbols[] = {
 #undef SYMBOL_ENTRY
 };
 
+/* Optional: looked up, not required (a stand-in driver may lack it). */
+typedef CUresult (*module_get_global_fn)(CUdeviceptr *ptr, size_t *bytes, CUmodule module, const char *name);
+
 typedef struct cuda_runtime {
   gemmc_runtime base; /* first: a gemmc_runtime * points here */
   void *library;      /* dlopen handle of libcuda.so.1 */
   cuda_driver_api api;
+  module_get_global_fn module_get_global;
   CUdevice device;
   CUcontext context; /* the device's primary context, retained */
 } cuda_runtime;
@@ -165,6 +169,8 @@ static gemmc_status load_driver_symbols(cuda_runtime *cu) {
     /* POSIX guarantees that a function address from dlsym survives this conversion. */
     memcpy((char *)&cu->api + s->offset, &fn, sizeof fn);
   }
+  void *get_global = dlsym(cu->library, "cuModuleGetGlobal_v2");
+  if (get_global) memcpy(&cu->module_get_global, &get_global, sizeof get_global);
   return runtime_ok();
 }
 
@@ -325,6 +331,17 @@ static gemmc_status cuda_module_load(gemmc_runtime *rt, const void *image, size_
       status.message[used + 1 + (n < room ? n : room)] = '\0';
     }
     return status;
+  }
+  /* Persistent kernels loop over their programs with one block per multiprocessor: they read
+   * the count from this global (GEMMC_SM_COUNT_GLOBAL; 0 leaves them on %nsmid, which counts
+   * SM ids and may be larger than the SMs there are). */
+  CUdeviceptr count_ptr = 0;
+  size_t count_bytes = 0;
+  if (cu->module_get_global &&
+      cu->module_get_global(&count_ptr, &count_bytes, module, GEMMC_SM_COUNT_GLOBAL) == CUDA_SUCCESS &&
+      count_bytes == sizeof(int)) {
+    int count = rt->info.multiprocessor_count;
+    CUDA_CALL(cu, cu->api.memcpy_htod(count_ptr, &count, sizeof count), "cuMemcpyHtoD (SM count)");
   }
   *out = (gemmc_runtime_module *)module;
   return runtime_ok();

@@ -101,6 +101,7 @@ typedef struct target_tensormap {
 /* What a kernel's entry tells the code generator. */
 typedef struct target_kernel_attrs {
   int threads_per_block; /* the launch's block size (NVIDIA: .maxntid; AMD: flat work-group size) */
+  int max_registers;     /* per thread (NVIDIA: .maxnreg), 0: the code generator's choice */
 } target_kernel_attrs;
 
 typedef struct target_codegen {
@@ -189,6 +190,12 @@ typedef struct target_codegen {
   void (*tensormap_write)(const target_emitter *e, LLVMValueRef smem, const target_tensormap *t, LLVMValueRef pred);
   void (*tensormap_publish)(const target_emitter *e, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef warp_pred);
   void (*tensormap_acquire)(const target_emitter *e, LLVMValueRef map, LLVMValueRef pred);
+  /* Warp specialization (NULL when the target has none): a barrier of `threads` threads on
+   * hardware barrier `id` (1..15; 0 is the whole block's); the register budget per thread of the
+   * executing warpgroup raised or lowered to `regs`; the number of multiprocessors (i32). */
+  void (*barrier_named)(const target_emitter *e, int id, int threads);
+  void (*set_max_registers)(const target_emitter *e, bool increase, int regs);
+  LLVMValueRef (*num_multiprocessors)(const target_emitter *e);
   /* The threads of the warp (all 32 lanes) wait for each other; shared memory they wrote is
    * visible to the warp after it. */
   void (*warp_sync)(const target_emitter *e);

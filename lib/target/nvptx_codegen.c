@@ -471,8 +471,10 @@ static void tensormap_replace_imm(const target_emitter *e, LLVMValueRef smem, co
   target_inline_asm(e, text, "r,b", void_type(e), args, 2, true);
 }
 
-/* PTX ISA 8.5 and older take the global strides in units of 16 bytes here (Triton's ptxas
- * workaround); newer ones in bytes. */
+/* Global strides in bytes. (ptxas of CUDA 12.4-12.6 wrote the value unshifted into the map's
+ * 16-byte-unit field, and Triton passes stride >> 4 for PTX <= 8.5; the ptxas and drivers of
+ * CUDA 12.8 and newer take bytes whatever the PTX version, so the runtime refuses such kernels
+ * on older drivers.) */
 static void nvptx_tensormap_write(const target_emitter *e, LLVMValueRef smem, const target_tensormap *t,
                                   LLVMValueRef pred) {
   LLVMTypeRef i64 = LLVMInt64TypeInContext(e->ctx);
@@ -482,9 +484,7 @@ static void nvptx_tensormap_write(const target_emitter *e, LLVMValueRef smem, co
   for (int i = 0; i < t->rank; i++) tensormap_replace_imm(e, smem, "box_dim", i, t->box_dim[i], p);
   for (int i = 0; i < t->rank; i++) tensormap_replace(e, smem, "global_dim", i, t->global_dim[i], p);
   for (int i = 0; i + 1 < t->rank; i++) {
-    LLVMValueRef stride = t->global_stride[i];
-    if (e->ptx_version <= 85) stride = LLVMBuildAShr(e->b, stride, LLVMConstInt(i64, 4, 0), "");
-    tensormap_replace(e, smem, "global_stride", i, stride, p);
+    tensormap_replace(e, smem, "global_stride", i, t->global_stride[i], p);
   }
   for (int i = 0; i < t->rank; i++) tensormap_replace_imm(e, smem, "element_stride", i, 1, p);
   tensormap_replace_imm(e, smem, "elemtype", -1, t->elem_type, p);
@@ -512,8 +512,24 @@ static void nvptx_warp_sync(const target_emitter *e) {
   target_call(e, "llvm.nvvm.bar.warp.sync", void_type(e), &all, 1);
 }
 
+static void nvptx_barrier_named(const target_emitter *e, int id, int threads) {
+  LLVMValueRef args[2] = {target_i32(e, id), target_i32(e, threads)};
+  target_call(e, "llvm.nvvm.barrier.sync.cnt", void_type(e), args, 2);
+}
+
+static void nvptx_set_max_registers(const target_emitter *e, bool increase, int regs) {
+  char text[64];
+  snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %d;", increase ? "inc" : "dec", regs);
+  target_inline_asm(e, text, "", void_type(e), NULL, 0, true);
+}
+
+static LLVMValueRef nvptx_num_multiprocessors(const target_emitter *e) {
+  return target_call(e, "llvm.nvvm.read.ptx.sreg.nsmid", i32_type(e), NULL, 0);
+}
+
 static void nvptx_mark_kernel(const target_emitter *e, LLVMValueRef fn, const target_kernel_attrs *attrs) {
   gemmc_target_mark_kernel(e->mod, fn, attrs->threads_per_block);
+  if (attrs->max_registers > 0) gemmc_target_annotate_kernel(e->mod, fn, "maxnreg", attrs->max_registers);
 }
 
 const target_codegen target_nvptx_codegen = {
@@ -558,5 +574,8 @@ const target_codegen target_nvptx_codegen = {
     .tensormap_publish = nvptx_tensormap_publish,
     .tensormap_acquire = nvptx_tensormap_acquire,
     .warp_sync = nvptx_warp_sync,
+    .barrier_named = nvptx_barrier_named,
+    .set_max_registers = nvptx_set_max_registers,
+    .num_multiprocessors = nvptx_num_multiprocessors,
     .mark_kernel = nvptx_mark_kernel,
 };

@@ -185,7 +185,7 @@ static bool collect_for(ir_op *op, void *user) {
 
 bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
   gemmc_context *ctx = pc->ctx;
-  if (!pc->target || !(pc->target->caps & GEMMC_CAP_TMA)) return true;
+  if (!pc->tma || !pc->target || !(pc->target->caps & GEMMC_CAP_TMA)) return true;
   axis_info_analysis *ai = axis_info_run(ctx, module);
   if (!ai) {
     ir_op_error(ctx, module, "out of memory in the axis-info analysis");

@@ -46,6 +46,8 @@ static void print_usage(FILE *f) {
         "  --waves-per-eu=N         AMD: ask for N waves per SIMD (1-8; registers per wave <= 512/N)\n"
         "  --matrix-instr-nonkdim=16|32   AMD: the MFMA instruction's M = N\n"
         "  --kpack=1|2              AMD: MFMA K groups per LDS read\n"
+        "  --tma=on|off             sm_90+: TMA copies for the K loop's operand loads where legal (default on)\n"
+        "  --warp-specialize=on|off sm_90a: persistent producer/consumer kernels where legal (default on)\n"
         "  -D NAME=VALUE            set the compile-time constant $NAME / ${NAME} (repeatable)\n"
         "  -O0 -O1 -O2 -O3          LLVM optimization level (default -O3)\n"
         "  --metadata=FILE          where to write kernel.json (default: OUTPUT with .json)\n"
@@ -220,6 +222,22 @@ static int parse_args(int argc, char **argv, driver_options *o) {
         driver_error("bad --matrix-instr-nonkdim '%s' (expected 16 or 32)", v);
         return EXIT_FAILED;
       }
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--tma", &missing))) {
+      if (strcmp(v, "on") && strcmp(v, "off")) {
+        driver_error("bad --tma '%s' (expected on or off)", v);
+        return EXIT_FAILED;
+      }
+      o->compile.tma = strcmp(v, "on") ? -1 : 0;
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--warp-specialize", &missing))) {
+      if (strcmp(v, "on") && strcmp(v, "off")) {
+        driver_error("bad --warp-specialize '%s' (expected on or off)", v);
+        return EXIT_FAILED;
+      }
+      o->compile.warp_specialize = strcmp(v, "on") ? -1 : 0;
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--kpack", &missing))) {
