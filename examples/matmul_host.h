@@ -706,6 +706,7 @@ static inline bool mh_kernel_build(gemmc_runtime *rt, const char *path, const mh
   opts.num_defines = d->count;
   if (c->num_stages > 0) opts.num_stages = c->num_stages;
   if (c->path >= 1) opts.warp_specialize = -1;
+  if (c->path == 1) opts.tma = 1;
   if (c->path == 2) opts.tma = -1;
   double t0 = mh_now_seconds();
   bool ok = gemmc_compile(k->ctx, text, len, path, &opts, &k->compiled);

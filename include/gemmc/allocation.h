@@ -35,6 +35,12 @@ int64_t gemmc_allocation_scratch_bytes(const ir_op *op);
 /* The scratch of a tt.make_tensor_descriptor: one CUtensorMap (128 bytes, 128-byte aligned). */
 enum { ALLOCATION_TENSORMAP_BYTES = 128 };
 
+/* Descriptors made one after the other (only pure ops between them) form a run that the
+ * lowering builds at once, one warp each: their scratch lives until the run's last one. The
+ * position of op in its run, and the run's last descriptor. */
+int gemmc_tensormap_run_index(const ir_op *op);
+const ir_op *gemmc_tensormap_run_last(const ir_op *op);
+
 /* The last op during which op's scratch must stay: op itself, or the tt.dot that reads a
  * convert's MMA-operand buffer itself. */
 const ir_op *gemmc_allocation_scratch_until(const ir_op *op);

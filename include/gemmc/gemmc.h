@@ -59,9 +59,10 @@ typedef struct gemmc_compile_options {
   int waves_per_eu;         /* 1..8 waves per SIMD wanted: "amdgpu-waves-per-eu"="N, N"; 0: no limit */
   int matrix_instr_nonkdim; /* MFMA M = N: 16 or 32; 0: chosen per dot (32 when the tile allows) */
   int kpack;                /* 1 or 2 MFMA K-groups per LDS read (kWidth = kBase * kpack); 0: 1 */
-  /* NVIDIA sm_90+ operand paths for TTIR K loops; 0 (the default) lets the compiler take them
-   * where it proves them legal, -1 turns them off: TMA copies (else cp.async), and on sm_90a a
-   * persistent warp-specialized kernel (producer + consumer warpgroups). */
+  /* NVIDIA sm_90+ operand paths for TTIR K loops. warp_specialize: 0 (default) makes a persistent
+   * warp-specialized kernel (producer + consumer warpgroups) where legal on sm_90a, -1 never.
+   * tma: 0 (default) uses TMA copies where the warp-specialized kernel takes them (measured
+   * faster than cp.async only there), 1 wherever legal, -1 never. */
   int tma;
   int warp_specialize;
 } gemmc_compile_options;

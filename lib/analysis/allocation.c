@@ -62,11 +62,30 @@ int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
   return 0;
 }
 
+static bool in_tensormap_run(const ir_op *op) {
+  unsigned traits = ir_op_info_of(op->kind)->traits;
+  return op->kind == OP_MAKE_TENSOR_DESC || ((traits & TRAIT_PURE) && !op->num_regions);
+}
+
+int gemmc_tensormap_run_index(const ir_op *op) {
+  int index = 0;
+  for (const ir_op *p = op->prev; p && in_tensormap_run(p); p = p->prev) index += p->kind == OP_MAKE_TENSOR_DESC;
+  return index;
+}
+
+const ir_op *gemmc_tensormap_run_last(const ir_op *op) {
+  const ir_op *last = op;
+  for (const ir_op *n = op->next; n && in_tensormap_run(n); n = n->next)
+    if (n->kind == OP_MAKE_TENSOR_DESC) last = n;
+  return last;
+}
+
 /* A convert_layout to a #ttg.dot_op with an nvidia_mma parent stores its operand in a swizzled
  * scratch buffer; when its only user is a tt.dot of the same block (as operand A or B), the dot
  * reads the buffer with ldmatrix right before each instruction that needs a fragment, so the
  * buffer must live until the dot (the lowering, lower_operand_is_deferred, asks this function). */
 const ir_op *gemmc_allocation_scratch_until(const ir_op *op) {
+  if (op->kind == OP_MAKE_TENSOR_DESC) return gemmc_tensormap_run_last(op);
   if (op->kind != OP_CONVERT_LAYOUT || op->num_results != 1) return op;
   const ir_type *dt = op->results[0].type, *st = op->operands[0].value->type;
   if (!ir_type_is_tensor(dt) || !ir_type_is_tensor(st) || !layout_is_mma_operand_conversion(st->encoding, dt->encoding))

@@ -172,8 +172,8 @@ static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
   /* AMD's MFMA knobs (Triton's AccelerateAMDMatmul reads the same). */
   pc.matrix_instr_nonkdim = c->opts.matrix_instr_nonkdim;
   pc.kpack = c->opts.kpack ? c->opts.kpack : 1;
-  pc.tma = c->opts.tma >= 0;
-  pc.warp_specialize = c->opts.warp_specialize >= 0;
+  pc.tma = c->opts.tma < 0 ? 0 : c->opts.tma > 0 ? 2 : 1;
+  pc.warp_specialize = c->opts.warp_specialize >= 0 ? 1 : 0;
   return gemmc_pipeline_run(&pc, module, "compile", c->opts.verify_each);
 }
 

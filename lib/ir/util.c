@@ -404,6 +404,32 @@ ir_value *build_cmpi(gemmc_context *ctx, ir_op *anchor, const char *predicate, i
   return &op->results[0];
 }
 
+/* ------------------------------------------------------------------ program ids */
+
+static bool depends_rec(const ir_value *v, ptr_list *seen, int depth) {
+  const ir_op *def = v->def_op;
+  if (!def) {
+    /* A block argument: a kernel argument is uniform, an iter arg or region argument is not
+     * followed (answer conservatively). */
+    const ir_op *owner = block_arg_owner(v);
+    return owner && owner->kind != OP_FUNC;
+  }
+  if (def->kind == OP_GET_PROGRAM_ID) return true;
+  if (depth > 256 || def->num_regions) return true;
+  if (ptr_list_contains(seen, def)) return false;
+  ptr_list_push(seen, (void *)def);
+  for (int i = 0; i < def->num_operands; i++)
+    if (depends_rec(def->operands[i].value, seen, depth + 1)) return true;
+  return false;
+}
+
+bool value_depends_on_program_id(gemmc_context *ctx, const ir_value *v) {
+  ptr_list seen = {ctx, NULL, 0, 0};
+  bool r = depends_rec(v, &seen, 0);
+  ptr_list_free(&seen);
+  return r;
+}
+
 /* ------------------------------------------------------------------ constants */
 
 bool value_int_constant(const ir_value *v, int64_t *out) {

@@ -113,6 +113,10 @@ ir_value *build_int_constant(gemmc_context *ctx, ir_op *anchor, int64_t v, unsig
 ir_value *build_binary(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *a, ir_value *b);
 ir_value *build_cmpi(gemmc_context *ctx, ir_op *anchor, const char *predicate, ir_value *a, ir_value *b);
 
+/* True when v may differ between programs: it is computed from tt.get_program_id (or from a
+ * value this cannot follow: loop-carried values, region results). */
+bool value_depends_on_program_id(gemmc_context *ctx, const ir_value *v);
+
 /* The integer an arith.constant holds: a scalar, or the element of a splat dense tensor. */
 bool value_int_constant(const ir_value *v, int64_t *out);
 

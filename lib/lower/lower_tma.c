@@ -251,23 +251,28 @@ static bool lower_make_desc(lower_state *s, ir_op *op) {
   byte = LLVMBuildAdd(s->b, byte, lower_i32(s, which * TMA_MAP_BYTES), "");
   LLVMValueRef idx[2] = {lower_i32(s, 0), byte};
   LLVMValueRef map = LLVMBuildGEP2(s->b, s->tma_maps_type, s->tma_maps, idx, 2, "tensormap");
-  LLVMValueRef warp0 = LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->warp, lower_i32(s, 0), "");
-  /* Earlier users of the scratch bytes are done; warp 0 zeroes the map, thread 0 fills it in. */
-  lower_barrier(s);
+  /* A run of descriptors is built at once, one warp each (the scratch of each lives until the
+   * run's last): barriers before the first and after the last only. The warp zeroes the map,
+   * its first lane fills it in, the warp publishes and acquires it. */
+  int index = gemmc_tensormap_run_index(op);
+  int warp = index % s->threads->num_warps;
+  if (index == 0) lower_barrier(s);
+  LLVMValueRef mine = LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->warp, lower_i32(s, warp), "");
+  LLVMValueRef lane0 = LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->lane, lower_i32(s, 0), "");
   LLVMValueRef zero_at = lower_smem_ptr(s, scratch, s->i32, s->threads->lane);
   LLVMBasicBlockRef zero_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tensormap.zero");
   LLVMBasicBlockRef after_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tensormap.filled");
-  LLVMBuildCondBr(s->b, warp0, zero_bb, after_bb);
+  LLVMBuildCondBr(s->b, mine, zero_bb, after_bb);
   LLVMPositionBuilderAtEnd(s->b, zero_bb);
   LLVMBuildStore(s->b, lower_i32(s, 0), zero_at);
   s->cg->warp_sync(&s->em);
-  s->cg->tensormap_write(&s->em, smem, &t, thread0(s));
+  s->cg->tensormap_write(&s->em, smem, &t, lane0);
   s->cg->warp_sync(&s->em);
   s->cg->tensormap_publish(&s->em, map, smem, NULL);
   s->cg->tensormap_acquire(&s->em, map, NULL);
   LLVMBuildBr(s->b, after_bb);
   LLVMPositionBuilderAtEnd(s->b, after_bb);
-  lower_barrier(s);
+  if (gemmc_tensormap_run_last(op) == op) lower_barrier(s);
   return lower_set1(s, &op->results[0], map);
 }
 

@@ -315,10 +315,10 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
 }
 
 /* Waits until at most `pendings` groups are in flight; the tensors it names are read only
- * after it (their registers go through the wait). With several warpgroups a barrier follows:
- * the shared memory the finished groups read may be overwritten by any thread after it, and
- * another warpgroup's groups may still read it. One warpgroup needs none: its groups are done
- * for every one of its threads, and they were issued after all its earlier reads. */
+ * after it (their registers go through the wait). A barrier of the role follows: the shared
+ * memory the finished groups read may be overwritten by any thread after it, and another
+ * warpgroup's groups may still read it. (One warpgroup would be safe without it, but the
+ * cp.async ring measured 10% slower without it on an H100: docs/perf-notes.md.) */
 static bool lower_warp_group_dot_wait(lower_state *s, ir_op *op) {
   if (!s->cg->wgmma_wait) {
     ir_op_error(s->ctx, op, "target %s has no warpgroup MMA", s->target->name);
@@ -341,7 +341,7 @@ static bool lower_warp_group_dot_wait(lower_state *s, ir_op *op) {
       for (int j = 0; j < v->n; j++) regs[k++] = v->v[j];
     }
   s->cg->wgmma_wait(&s->em, pendings, regs, total);
-  if (s->threads->num_warps > 4) lower_barrier(s);
+  lower_barrier(s);
   k = 0;
   for (int i = 0; i < op->num_operands; i++) {
     const lower_values *v = lower_get(s, op, op->operands[i].value);

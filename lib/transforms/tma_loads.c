@@ -95,6 +95,25 @@ typedef struct tma_plan {
   ir_value *extent[2]; /* NULL: unbounded */
 } tma_plan;
 
+static bool coef_uniform(gemmc_context *ctx, const tile_coef *c) {
+  for (int i = 0; i < c->n; i++)
+    if (value_depends_on_program_id(ctx, c->f[i])) return false;
+  return true;
+}
+
+/* Auto mode takes TMA only where the warp-specialized kernel will (measured: TMA rings without
+ * warp specialization, with a descriptor made per block, ran slower than cp.async rings): the
+ * descriptor must be the same for every program. */
+static bool uniform_descriptor(gemmc_context *ctx, const tma_plan *p) {
+  const tile_access *a = &p->acc;
+  if (value_depends_on_program_id(ctx, a->base) || !coef_uniform(ctx, &a->dim[0].stride)) return false;
+  for (int i = 0; i < a->num_offsets; i++)
+    if (!coef_uniform(ctx, &a->offsets[i])) return false;
+  for (int d = 0; d < 2; d++)
+    if (p->extent[d] && value_depends_on_program_id(ctx, p->extent[d])) return false;
+  return true;
+}
+
 static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *load, tma_plan *p) {
   memset(p, 0, sizeof *p);
   p->load = load;
@@ -186,6 +205,11 @@ static bool collect_for(ir_op *op, void *user) {
 bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
   gemmc_context *ctx = pc->ctx;
   if (!pc->tma || !pc->target || !(pc->target->caps & GEMMC_CAP_TMA)) return true;
+  /* Auto: only for the warp-specialized kernel (cooperative, two consumer warpgroups). */
+  bool auto_mode = pc->tma == 1;
+  if (auto_mode && (!pc->warp_specialize || !(pc->target->caps & GEMMC_CAP_SETMAXNREG) ||
+                    ir_module_int_attr(module, "ttg.num-warps", 4) != GEMMC_WS_CONSUMER_WARPS))
+    return true;
   axis_info_analysis *ai = axis_info_run(ctx, module);
   if (!ai) {
     ir_op_error(ctx, module, "out of memory in the axis-info analysis");
@@ -197,7 +221,7 @@ bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
   tma_plan *plans = ir_alloc(ctx, sizeof *plans * (size_t)(w.loads.count + 1));
   int n = 0;
   for (int i = 0; i < w.loads.count; i++)
-    if (plan_load(ctx, ai, w.loads.items[i], &plans[n])) n++;
+    if (plan_load(ctx, ai, w.loads.items[i], &plans[n]) && (!auto_mode || uniform_descriptor(ctx, &plans[n]))) n++;
   for (int i = 0; i < n; i++) rewrite_load(ctx, &plans[i]);
   axis_info_free(ai);
   ptr_list_free(&w.loads);

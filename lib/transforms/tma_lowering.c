@@ -74,7 +74,9 @@ static void lower_desc_store(gemmc_context *ctx, ir_op *store) {
   const ir_type *buf_type = block_buffer_type(ctx, desc);
   ir_value *src = store->operands[1].value;
   ir_value *buf = build_before(ctx, store, OP_LOCAL_ALLOC, 1, &src, buf_type);
-  build_before(ctx, store, OP_FENCE_ASYNC_SHARED, 0, NULL, NULL);
+  ir_op *fence = ir_op_create(ctx, OP_FENCE_ASYNC_SHARED, 0, NULL, 0, NULL, 0, store->loc);
+  ir_op_set_attr(ctx, fence, "bCluster", ir_bool_attr(ctx, false));
+  ir_op_insert_before(store, fence);
   ir_value *copy_ops[2 + IR_MAX_RANK];
   int n = 0;
   copy_ops[n++] = store->operands[0].value;

@@ -3,8 +3,10 @@
 #include <string.h>
 
 #include "gemmc/allocation.h"
+#include "gemmc/axis_info.h"
 #include "gemmc/layout.h"
 #include "gemmc/passes.h"
+#include "gemmc/tile_access.h"
 #include "util.h"
 
 /*
@@ -43,7 +45,19 @@
  * barrier (count: the group's warpgroups).
  */
 
-enum { MAX_WS_LOADS = 4, PRODUCER_WARPS = 4, PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232 };
+enum { MAX_WS_LOADS = 4, MAX_WS_STORES = 4, PRODUCER_WARPS = 4, PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232 };
+
+/* An epilogue tt.store that goes out through TMA: the tile is written to a shared buffer of the
+ * consumer group and copied to global memory asynchronously (the next tile's MMAs overlap the
+ * copy; the buffer is reused after async_tma_store_wait). */
+typedef struct ws_store {
+  ir_op *store;
+  tile_access acc;
+  ir_value *value;      /* what goes to shared memory (the source of the store's layout conversion) */
+  const ir_attr *shared;
+  ir_value *desc;       /* made at the top */
+  ir_value *buffer;     /* per consumer group */
+} ws_store;
 
 typedef struct ws_load {
   ir_op *load, *alloc;
@@ -58,6 +72,9 @@ typedef struct ws_plan {
   ir_block *entry, *body;
   ws_load loads[MAX_WS_LOADS];
   int num_loads;
+  ws_store stores[MAX_WS_STORES];
+  int num_stores;
+  axis_info_analysis *axis;
   int stages, groups, warps;
   ptr_list hoist;    /* descriptors and what they are made of, moved to the top */
   ptr_list old_ops;  /* P, L and E: replaced by the roles' copies */
@@ -172,6 +189,55 @@ static bool plan(ws_plan *p) {
   return true;
 }
 
+/* Epilogue stores TMA can take: a 2-D tile, base + row * stride + column (16-byte aligned base
+ * and stride), masks only at the tensor's edge, everything but the tile's start the same for all
+ * programs; the shared layout is the nvmma one of the tile. */
+static bool uniform_coef(const ws_plan *p, const tile_coef *c, ptr_list *slice) {
+  for (int i = 0; i < c->n; i++)
+    if (!uniform_slice(p, c->f[i], slice)) return false;
+  return true;
+}
+
+static int64_t divisibility_of(const ws_plan *p, const tile_coef *c) {
+  int64_t d = c->c == 0 ? AXIS_INFO_MAX_DIVISOR : (c->c < 0 ? -c->c : c->c) & -(c->c < 0 ? -c->c : c->c);
+  for (int i = 0; i < c->n; i++) {
+    int64_t f = axis_info_divisibility(axis_info_of(p->axis, c->f[i]), 0);
+    d = d > AXIS_INFO_MAX_DIVISOR / f ? AXIS_INFO_MAX_DIVISOR : d * f;
+  }
+  return d;
+}
+
+static void plan_stores(ws_plan *p) {
+  static const tile_coef unit = {1, 0, {NULL}};
+  for (ir_op *op = p->loop->next; op && p->num_stores < MAX_WS_STORES; op = op->next) {
+    if (op->kind != OP_STORE || op->num_operands < 2) continue;
+    ws_store st;
+    memset(&st, 0, sizeof st);
+    st.store = op;
+    const ir_type *t = op->operands[1].value->type;
+    int bytes = (int)ir_type_bits(ir_type_element(t)) / 8;
+    if (!tile_access_of(op, &st.acc) || st.acc.loop || (bytes != 2 && bytes != 4) || t->rank != 2) continue;
+    if (st.acc.dim[0].wrap || st.acc.dim[1].wrap || !tile_coef_equal(&st.acc.dim[1].stride, &unit)) continue;
+    ptr_list slice = {p->ctx, NULL, 0, 0};
+    bool ok = uniform_slice(p, st.acc.base, &slice) && uniform_coef(p, &st.acc.dim[0].stride, &slice);
+    for (int i = 0; ok && i < st.acc.num_offsets; i++) ok = uniform_coef(p, &st.acc.offsets[i], &slice);
+    for (int d = 0; ok && d < 2; d++) ok = !st.acc.dim[d].bound || uniform_slice(p, st.acc.dim[d].bound, &slice);
+    ptr_list_free(&slice);
+    if (!ok || axis_info_divisibility(axis_info_of(p->axis, st.acc.base), 0) < 16 ||
+        (divisibility_of(p, &st.acc.dim[0].stride) * bytes) % 16)
+      continue;
+    for (int i = 0; ok && i < st.acc.num_offsets; i++) ok = (divisibility_of(p, &st.acc.offsets[i]) * bytes) % 16 == 0;
+    int order[2] = {1, 0};
+    st.shared = layout_nvmma_shared_get(p->ctx, 2, t->shape, order, bytes * 8, false);
+    if (!ok || !st.shared || st.shared->layout.transposed || st.shared->layout.swizzling_byte_width < 32 ||
+        t->shape[0] > 256 || (t->shape[1] * bytes) % st.shared->layout.swizzling_byte_width)
+      continue;
+    st.value = op->operands[1].value;
+    if (st.value->def_op && st.value->def_op->kind == OP_CONVERT_LAYOUT) st.value = st.value->def_op->operands[0].value;
+    p->stores[p->num_stores++] = st;
+  }
+}
+
 /* ------------------------------------------------------------------ building */
 
 static ir_value *c32(ws_plan *p, ir_op *at, int64_t v) { return build_int_constant(p->ctx, at, v, 32); }
@@ -261,6 +327,20 @@ static void ring_position(ws_plan *p, ir_op *at, ir_value *base, ir_value *k, ir
 
 static void build_consumer(ws_plan *p, ir_op *at, int group) {
   gemmc_context *ctx = p->ctx;
+  const ir_attr *smem_space = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
+  for (int i = 0; i < p->num_stores; i++) {
+    ws_store *st = &p->stores[i];
+    const ir_type *t = st->store->operands[1].value->type;
+    const ir_type *bt = ir_memdesc_type(ctx, 2, t->shape, t->elem, st->shared, smem_space, true, 0, NULL);
+    st->buffer = build_before(ctx, at, OP_LOCAL_ALLOC, 0, NULL, bt);
+  }
+  if (p->num_stores) {
+    /* The group's last copies are done before its warps leave. */
+    ir_op *drain = ir_op_create(ctx, OP_TMA_STORE_WAIT, 0, NULL, 0, NULL, 0, at->loc);
+    ir_op_set_attr(ctx, drain, "pendings", ir_i32_attr(ctx, 0));
+    ir_op_insert_before(at, drain);
+    at = drain;
+  }
   ir_value *first = bin(p, at, OP_ADDI, p->start, bin(p, at, OP_MULI, p->workers, c32(p, at, group)));
   ir_value *step = bin(p, at, OP_MULI, p->workers, c32(p, at, p->groups));
   ir_value *v;
@@ -326,8 +406,33 @@ static void build_consumer(ws_plan *p, ir_op *at, int group) {
   ring_position(p, tile_end, base, last_k, &last_slot, &last_round);
   barrier_op(p, tile_end, OP_ARRIVE_BARRIER, stage_view(p, tile_end, p->empty, last_slot), "count", 1, any);
   ptr_map_put(&map, &loop->results[0], &done->results[0]);
-  for (ir_op *op = loop->next; op && !(ir_op_info_of(op->kind)->traits & TRAIT_TERMINATOR); op = op->next)
-    if (ptr_list_contains(&p->old_ops, op)) copy_before(p, tile_end, op, &map);
+  for (ir_op *op = loop->next; op && !(ir_op_info_of(op->kind)->traits & TRAIT_TERMINATOR); op = op->next) {
+    if (!ptr_list_contains(&p->old_ops, op)) continue;
+    const ws_store *st = NULL;
+    for (int i = 0; i < p->num_stores; i++)
+      if (p->stores[i].store == op) st = &p->stores[i];
+    if (!st) {
+      copy_before(p, tile_end, op, &map);
+      continue;
+    }
+    /* The previous tile's copy has read the buffer; this tile's goes out behind the next MMAs. */
+    ir_op *drain = ir_op_create(ctx, OP_TMA_STORE_WAIT, 0, NULL, 0, NULL, 0, op->loc);
+    ir_op_set_attr(ctx, drain, "pendings", ir_i32_attr(ctx, 0));
+    ir_op_insert_before(tile_end, drain);
+    ir_value *val = ptr_map_get(&map, st->value);
+    ir_value *ls_ops[2] = {val ? val : st->value, st->buffer};
+    build_before(ctx, tile_end, OP_LOCAL_STORE, 2, ls_ops, NULL);
+    ir_op *fence = ir_op_create(ctx, OP_FENCE_ASYNC_SHARED, 0, NULL, 0, NULL, 0, op->loc);
+    ir_op_set_attr(ctx, fence, "bCluster", ir_bool_attr(ctx, false));
+    ir_op_insert_before(tile_end, fence);
+    ir_value *copy_ops[4] = {st->desc, NULL, NULL, st->buffer};
+    for (int d = 0; d < 2; d++) {
+      ir_value *start = st->acc.dim[d].start;
+      ir_value *m = start ? ptr_map_get(&map, start) : NULL;
+      copy_ops[1 + d] = start ? (m ? m : start) : c32(p, tile_end, 0);
+    }
+    build_before(ctx, tile_end, OP_TMA_STORE, 4, copy_ops, NULL);
+  }
   ptr_map_free(&map);
 }
 
@@ -455,6 +560,38 @@ static void rewrite(ws_plan *p) {
     ir_op_unlink(op);
     ir_op_insert_before(top, op);
   }
+  /* The epilogue stores' descriptors join the run of the loads' ones. */
+  for (int i = 0; i < p->num_stores; i++) {
+    ws_store *st = &p->stores[i];
+    const ir_type *t = st->store->operands[1].value->type;
+    ir_value *base = st->acc.base;
+    for (int k = 0; k < st->acc.num_offsets; k++) {
+      const tile_coef *cf = &st->acc.offsets[k];
+      ir_value *v = build_int_constant(ctx, top, cf->c, 64);
+      for (int f = 0; f < cf->n; f++) {
+        ir_value *x = cf->f[f];
+        if (!ir_type_is_int(x->type, 64)) x = build_before(ctx, top, OP_EXTSI, 1, &x, ir_int_type(ctx, 64));
+        v = bin(p, top, OP_MULI, v, x);
+      }
+      ir_value *ops[2] = {base, v};
+      base = build_before(ctx, top, OP_ADDPTR, 2, ops, base->type);
+    }
+    ir_value *operands[5];
+    operands[0] = base;
+    for (int d = 0; d < 2; d++)
+      operands[1 + d] = st->acc.dim[d].bound ? st->acc.dim[d].bound : build_int_constant(ctx, top, INT32_MAX, 32);
+    const tile_coef *sc = &st->acc.dim[0].stride;
+    ir_value *stride = build_int_constant(ctx, top, sc->c, 64);
+    for (int f = 0; f < sc->n; f++) {
+      ir_value *x = sc->f[f];
+      if (!ir_type_is_int(x->type, 64)) x = build_before(ctx, top, OP_EXTSI, 1, &x, ir_int_type(ctx, 64));
+      stride = bin(p, top, OP_MULI, stride, x);
+    }
+    operands[3] = stride;
+    operands[4] = build_int_constant(ctx, top, 1, 64);
+    const ir_type *dt = ir_tensordesc_type(ctx, 2, t->shape, t->elem, st->shared);
+    st->desc = build_before(ctx, top, OP_MAKE_TENSOR_DESC, 5, operands, dt);
+  }
   ir_op *at = term;
   for (int l = 0; l < p->num_loads; l++) {
     const ir_type *d = p->loads[l].load->operands[0].value->type;
@@ -519,6 +656,8 @@ static void rewrite(ws_plan *p) {
   if (p->groups == 2) build_consumer(p, ends[2], 1);
   isolate_partitions(p, ws);
   for (int i = p->old_ops.count - 1; i >= 0; i--) ir_op_erase(p->old_ops.items[i]);
+  /* The copies of P and E keep what only the replaced stores used (conversions, pointers). */
+  erase_dead_pure_ops(ctx, p->func);
 }
 
 /* Stages that fit beside the epilogue's scratch (every consumer group has its own). */
@@ -543,7 +682,7 @@ bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
       !(pc->target->caps & GEMMC_CAP_TMA))
     return true;
   int warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
-  if (warps != 4 && warps != 8) return true;
+  if (warps != GEMMC_WS_CONSUMER_WARPS && !(warps == 4 && pc->warp_specialize == 2)) return true;
   ir_block *mb = ir_region_entry(&module->regions[0]);
   for (ir_op *func = mb ? mb->first : NULL; func; func = func->next) {
     if (func->kind != OP_FUNC || !ir_region_entry(&func->regions[0])) continue;
@@ -556,8 +695,11 @@ bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
     p.warps = warps;
     p.groups = warps == 4 ? 2 : 1;
     if (plan(&p)) {
+      p.axis = axis_info_run(ctx, module);
+      if (p.axis) plan_stores(&p);
       p.stages = stages_that_fit(&p, pc->num_stages, pc->max_shared > 0 ? pc->max_shared : 227 * 1024);
       if (p.stages >= 2) rewrite(&p);
+      if (p.axis) axis_info_free(p.axis);
     }
     ptr_list_free(&p.hoist);
     ptr_list_free(&p.old_ops);

@@ -46,7 +46,8 @@ static void print_usage(FILE *f) {
         "  --waves-per-eu=N         AMD: ask for N waves per SIMD (1-8; registers per wave <= 512/N)\n"
         "  --matrix-instr-nonkdim=16|32   AMD: the MFMA instruction's M = N\n"
         "  --kpack=1|2              AMD: MFMA K groups per LDS read\n"
-        "  --tma=on|off             sm_90+: TMA copies for the K loop's operand loads where legal (default on)\n"
+        "  --tma=auto|on|off        sm_90+: TMA copies for the K loop's operand loads (auto: where the\n"
+        "                           warp-specialized kernel uses them; on: wherever legal)\n"
         "  --warp-specialize=on|off sm_90a: persistent producer/consumer kernels where legal (default on)\n"
         "  -D NAME=VALUE            set the compile-time constant $NAME / ${NAME} (repeatable)\n"
         "  -O0 -O1 -O2 -O3          LLVM optimization level (default -O3)\n"
@@ -225,11 +226,11 @@ static int parse_args(int argc, char **argv, driver_options *o) {
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--tma", &missing))) {
-      if (strcmp(v, "on") && strcmp(v, "off")) {
-        driver_error("bad --tma '%s' (expected on or off)", v);
+      if (strcmp(v, "auto") && strcmp(v, "on") && strcmp(v, "off")) {
+        driver_error("bad --tma '%s' (expected auto, on or off)", v);
         return EXIT_FAILED;
       }
-      o->compile.tma = strcmp(v, "on") ? -1 : 0;
+      o->compile.tma = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? -1 : 0;
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--warp-specialize", &missing))) {
