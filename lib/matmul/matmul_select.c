@@ -1,0 +1,90 @@
+/* gemmc_matmul's analytical model: ranks the config table's rows (and split-K factors) for a problem from tile waves, tensor-core throughput and memory traffic. */
+#include "matmul_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const matmul_machine *machine_for(int cc) {
+  for (int i = 0; i < matmul_num_machines; i++)
+    if (cc >= matmul_machines[i].min_cc && cc <= matmul_machines[i].max_cc) return &matmul_machines[i];
+  return &matmul_machines[matmul_num_machines - 1];
+}
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int device_cc(const gemmc_device_info *dev) {
+  return dev ? dev->compute_capability_major * 10 + dev->compute_capability_minor : 90;
+}
+
+int mm_config_find(const char *name) {
+  for (int i = 0; name && i < matmul_num_configs; i++)
+    if (!strcmp(matmul_configs[i].name, name)) return i;
+  return -1;
+}
+
+static int acc_bytes(const mm_problem *p) { return p->acc == MM_ACC_F16 ? 2 : 4; }
+
+uint64_t mm_split_workspace_bytes(const mm_problem *p, int split) {
+  if (split <= 1) return 0;
+  return (uint64_t)split * (uint64_t)p->batch * (uint64_t)p->M * (uint64_t)p->N * (uint64_t)acc_bytes(p);
+}
+
+bool mm_config_serves(const mm_problem *p, const gemmc_device_info *dev, int config, int split) {
+  if (config < 0 || config >= matmul_num_configs || split < 1) return false;
+  const matmul_config *c = &matmul_configs[config];
+  int cc = device_cc(dev);
+  if (c->cls != p->cls || cc < c->min_cc || (c->max_cc && cc > c->max_cc)) return false;
+  if (split == 1) return true;
+  if (split > c->max_split_k) return false;
+  /* Each split gets at least two K tiles, and the workspace is indexed with 32-bit offsets. */
+  if (cdiv(p->K, c->block_k) < 2 * (int64_t)split) return false;
+  return (double)split * (double)p->batch * (double)p->M * (double)p->N < 2147483648.0;
+}
+
+double mm_predict_ms(const mm_problem *p, const gemmc_device_info *dev, int config, int split) {
+  if (!mm_config_serves(p, dev, config, split)) return -1;
+  const matmul_config *c = &matmul_configs[config];
+  const matmul_machine *m = machine_for(device_cc(dev));
+  double sms = dev && dev->multiprocessor_count > 0 ? dev->multiprocessor_count : 132;
+  double tiles = (double)cdiv(p->M, c->block_m) * (double)cdiv(p->N, c->block_n) * (double)p->batch * split;
+  double slots = sms * c->blocks_per_sm;
+  double waves = ceil(tiles / slots);
+  double k_tile = (double)(cdiv(cdiv(p->K, c->block_k), split) * c->block_k);
+  if (k_tile < c->block_k) k_tile = c->block_k; /* K = 0 still runs the epilogue */
+  double flops_per_tile = 2.0 * c->block_m * c->block_n * k_tile;
+  double peak = m->peak_tflops_per_sm[c->cls] * 1e12;
+  if (peak <= 0) return -1;
+  /* A full wave runs blocks_per_sm tiles on every SM, sharing its throughput. */
+  double t_compute = waves * c->blocks_per_sm * flops_per_tile / (peak * c->efficiency);
+  double in = mm_dtype_bytes(p->at), out = mm_dtype_bytes(p->out), batch = (double)p->batch;
+  double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in +
+                batch * (double)p->M * p->N * out * (p->has_c ? 2 : 1);
+  if (split > 1) dram += 2.0 * split * batch * (double)p->M * p->N * acc_bytes(p);
+  double l2 = tiles * (double)(c->block_m + c->block_n) * k_tile * in;
+  double t_memory = fmax(dram / (m->dram_gbytes_per_s * 1e9), l2 / (m->l2_gbytes_per_s * 1e9));
+  double t = fmax(t_compute, t_memory) + m->launch_us * 1e-6 * (split > 1 ? 2 : 1);
+  return t * 1e3;
+}
+
+bool mm_choose(const mm_problem *p, const gemmc_device_info *dev, bool batch_invariant, mm_choice *out) {
+  mm_problem q = *p;
+  /* Batch-invariant: the choice may not look at M (the rows of cuBLAS's D are the kernel's
+   * columns, N; M is cuBLAS's n... see mm_problem_from_desc): rank as if M were large. */
+  if (batch_invariant) q.N = 8192;
+  out->config = -1;
+  out->split = 1;
+  out->predicted_ms = INFINITY;
+  for (int i = 0; i < matmul_num_configs; i++) {
+    for (int s = 0; s < matmul_num_split_choices; s++) {
+      int split = matmul_split_choices[s];
+      if (split > 1 && batch_invariant) break;
+      double t = mm_predict_ms(&q, dev, i, split);
+      if (t >= 0 && t < out->predicted_ms * 0.999) { /* ties keep the earlier row */
+        out->config = i;
+        out->split = split;
+        out->predicted_ms = t;
+      }
+    }
+  }
+  return out->config >= 0;
+}
