@@ -41,35 +41,43 @@ bool mm_config_serves(const mm_problem *p, const gemmc_device_info *dev, int con
   return (double)split * (double)p->batch * (double)p->M * (double)p->N < 2147483648.0;
 }
 
+/*
+ * The model, per kernel launch:
+ *   compute: tiles go round-robin to the SMs; an SM with c tiles runs them at the row's
+ *            efficiency, lowered when c is below the blocks it could hold (less latency hidden):
+ *            t = c * flops_per_tile / (peak_per_sm * efficiency * (0.5 + 0.5 min(1, c / blocks_per_sm)))
+ *   memory:  DRAM traffic (inputs once, outputs, split-K partials) and L2 traffic (each tile
+ *            reads its A and B panels) at the machine's bandwidths, overlapped with compute;
+ *   split-K: a second kernel reads the partials and writes D, after the first.
+ */
 double mm_predict_ms(const mm_problem *p, const gemmc_device_info *dev, int config, int split) {
   if (!mm_config_serves(p, dev, config, split)) return -1;
   const matmul_config *c = &matmul_configs[config];
   const matmul_machine *m = machine_for(device_cc(dev));
   double sms = dev && dev->multiprocessor_count > 0 ? dev->multiprocessor_count : 132;
   double tiles = (double)cdiv(p->M, c->block_m) * (double)cdiv(p->N, c->block_n) * (double)p->batch * split;
-  double slots = sms * c->blocks_per_sm;
-  double waves = ceil(tiles / slots);
+  double per_sm = ceil(tiles / sms);
   double k_tile = (double)(cdiv(cdiv(p->K, c->block_k), split) * c->block_k);
   if (k_tile < c->block_k) k_tile = c->block_k; /* K = 0 still runs the epilogue */
   double flops_per_tile = 2.0 * c->block_m * c->block_n * k_tile;
   double peak = m->peak_tflops_per_sm[c->cls] * 1e12;
   if (peak <= 0) return -1;
-  /* A full wave runs blocks_per_sm tiles on every SM, sharing its throughput. */
-  double t_compute = waves * c->blocks_per_sm * flops_per_tile / (peak * c->efficiency);
+  double occupancy = fmin(1.0, per_sm / c->blocks_per_sm);
+  double t_compute = per_sm * flops_per_tile / (peak * c->efficiency * (0.5 + 0.5 * occupancy));
   double in = mm_dtype_bytes(p->at), out = mm_dtype_bytes(p->out), batch = (double)p->batch;
-  double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in +
-                batch * (double)p->M * p->N * out * (p->has_c ? 2 : 1);
-  if (split > 1) dram += 2.0 * split * batch * (double)p->M * p->N * acc_bytes(p);
+  double mn = batch * (double)p->M * p->N, dram_bw = m->dram_gbytes_per_s * 1e9, launch = m->launch_us * 1e-6;
+  double outputs = split > 1 ? mn * split * acc_bytes(p) : mn * out * (p->has_c ? 2 : 1);
+  double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in + outputs;
   double l2 = tiles * (double)(c->block_m + c->block_n) * k_tile * in;
-  double t_memory = fmax(dram / (m->dram_gbytes_per_s * 1e9), l2 / (m->l2_gbytes_per_s * 1e9));
-  double t = fmax(t_compute, t_memory) + m->launch_us * 1e-6 * (split > 1 ? 2 : 1);
+  double t = fmax(t_compute, fmax(dram / dram_bw, l2 / (m->l2_gbytes_per_s * 1e9))) + launch;
+  if (split > 1) t += (mn * split * acc_bytes(p) + mn * out * (p->has_c ? 2 : 1)) / dram_bw + launch;
   return t * 1e3;
 }
 
 bool mm_choose(const mm_problem *p, const gemmc_device_info *dev, bool batch_invariant, mm_choice *out) {
   mm_problem q = *p;
-  /* Batch-invariant: the choice may not look at M (the rows of cuBLAS's D are the kernel's
-   * columns, N; M is cuBLAS's n... see mm_problem_from_desc): rank as if M were large. */
+  /* Batch-invariant: the choice may not look at cuBLAS's m, which is the kernel's N (see
+   * mm_problem_from_desc): rank as if it were large. */
   if (batch_invariant) q.N = 8192;
   out->config = -1;
   out->split = 1;
