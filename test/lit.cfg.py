@@ -53,6 +53,11 @@ ptxas = shutil.which("ptxas", path=os.pathsep.join([os.environ.get("PATH", ""), 
 if ptxas:
     config.available_features.add("ptxas")
     config.environment["PATH"] += os.pathsep + os.path.dirname(ptxas)
+# A C compiler for tests that build generated C (gemmc --emit=c).
+cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+if cc:
+    config.available_features.add("cc")
+    config.substitutions.append(("%cc", cc))
 if loadable("libcuda.so.1"):
     config.available_features.add("cuda")
 if loadable("libamdhip64.so") or loadable("libamdhip64.so.6"):
