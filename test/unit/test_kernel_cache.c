@@ -1,5 +1,6 @@
 /* Unit test of the kernel cache: keys, hits and misses, damaged entries, cubins, LRU trimming, 8 processes compiling one kernel at once, and threads compiling at once (run it under ThreadSanitizer too). */
 #include "gemmc/cache.h"
+#include "gemmc/matmul.h"
 #include "gemmc/tune.h"
 
 #include <dirent.h>
@@ -339,8 +340,48 @@ static void test_threads(void) {
   }
 }
 
+/* The same input gives byte-identical PTX: twice in one context, in a second context, and for
+ * the library's own GEMM template (with an epilogue) as for a small kernel. */
+static void test_determinism(void) {
+  static const gemmc_define gemm_defs[] = {{"HAS_C", "1"}, {"HAS_BIAS", "1"}, {"ACT_NONE", "0"}, {"ACT_GELU", "1"}};
+  char *gemm = NULL, err[256];
+  size_t gemm_len = 0;
+  CHECK(gemmc_matmul_template("gemm.tir", gemm_defs, 4, &gemm, &gemm_len, err, sizeof err), "template: %s", err);
+  struct {
+    const char *text;
+    size_t len;
+    const gemmc_define *defs;
+    int n;
+  } inputs[2] = {{add_tir, strlen(add_tir), NULL, 0}, {gemm, gemm_len, gemm_defs, 4}};
+  for (int k = 0; k < 2 && gemm; k++) {
+    gemmc_compile_options o;
+    gemmc_compile_options_init(&o);
+    o.defines = inputs[k].defs;
+    o.num_defines = inputs[k].n;
+    gemmc_context *c1 = gemmc_context_create(), *c2 = gemmc_context_create();
+    gemmc_compiled *a = NULL, *b = NULL, *c = NULL;
+    bool ok = gemmc_compile(c1, inputs[k].text, inputs[k].len, "in.tir", &o, &a) &&
+              gemmc_compile(c1, inputs[k].text, inputs[k].len, "in.tir", &o, &b) &&
+              gemmc_compile(c2, inputs[k].text, inputs[k].len, "in.tir", &o, &c);
+    CHECK(ok, "input %d compiles: %s", k, a ? gemmc_compiled_diagnostics(a) : "");
+    size_t la = 0, lb = 0, lc = 0;
+    const char *pa = gemmc_compiled_ptx(a, &la), *pb = gemmc_compiled_ptx(b, &lb), *pc = gemmc_compiled_ptx(c, &lc);
+    CHECK(ok && la == lb && !memcmp(pa, pb, la), "input %d: the same PTX twice in one context", k);
+    CHECK(ok && la == lc && !memcmp(pa, pc, la), "input %d: the same PTX in another context", k);
+    const char *ta = gemmc_compiled_ttgir(a, &la), *tc = gemmc_compiled_ttgir(c, &lc);
+    CHECK(ok && la == lc && !memcmp(ta, tc, la), "input %d: the same TTGIR in another context", k);
+    gemmc_compiled_destroy(a);
+    gemmc_compiled_destroy(b);
+    gemmc_compiled_destroy(c);
+    gemmc_context_destroy(c1);
+    gemmc_context_destroy(c2);
+  }
+  free(gemm);
+}
+
 int main(void) {
   make_root();
+  test_determinism();
   test_keys();
   test_hit_miss_damage();
   test_trim();
