@@ -71,7 +71,14 @@ struct gemmc_handle {
   uint64_t last_values[MM_SLOT_COUNT];
 };
 
-static gemmc_status status_ok(void) { return (gemmc_status){GEMMC_OK, 0, ""}; }
+/* Success without zeroing the 1 KiB message (this runs on every call). */
+static gemmc_status status_ok(void) {
+  gemmc_status s;
+  s.code = GEMMC_OK;
+  s.driver_error = 0;
+  s.message[0] = 0;
+  return s;
+}
 
 static gemmc_status status_error(gemmc_status_code code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static gemmc_status status_error(gemmc_status_code code, const char *fmt, ...) {
@@ -304,7 +311,7 @@ static mm_kernel *get_kernel_from(gemmc_handle *h, const mm_spec *spec, gemmc_ke
     k->failure = status_error(GEMMC_ERROR_COMPILE, "gemmc_matmul: %s: %s", what, err);
   } else {
     gemmc_compile_options opts;
-    compile_options_for(h, &src, &opts);
+    if (!prebuilt) compile_options_for(h, &src, &opts);
     double start = now_ms();
     gemmc_kernel_image *img = prebuilt;
     bool ok = prebuilt ? gemmc_kernel_image_ok(prebuilt)

@@ -83,6 +83,15 @@ static gemmc_status runtime_error_status(gemmc_status_code code, const char *fmt
   return s;
 }
 
+/* Success without zeroing the 1 KiB message (this runs on every call). */
+static gemmc_status ok_status(void) {
+  gemmc_status s;
+  s.code = GEMMC_OK;
+  s.driver_error = 0;
+  s.message[0] = 0;
+  return s;
+}
+
 static bool is_fp8(gemmc_datatype t) { return t == GEMMC_R_8F_E4M3 || t == GEMMC_R_8F_E5M2; }
 
 /* Checks the type combination and fills the class, accumulator and precision. */
@@ -130,7 +139,7 @@ static gemmc_status classify(const gemmc_matmul_desc *d, mm_problem *p) {
       return UNSUPPORTED("gemmc_matmul: GEMMC_COMPUTE_32I has no activation or bias epilogue");
     break;
   }
-  return (gemmc_status){GEMMC_OK, 0, ""};
+  return ok_status();
 bad:
   return UNSUPPORTED("gemmc_matmul: %s inputs with %s C/D are not supported with compute type %d (see gemmc/matmul.h "
                      "for the combinations)",
@@ -184,7 +193,7 @@ gemmc_status mm_problem_from_desc(const gemmc_matmul_desc *d, mm_problem *p) {
   if (!d->alpha) return INVALID("gemmc_matmul: alpha is NULL");
   int64_t batch = d->batch_count;
   p->M = d->n, p->N = d->m, p->K = d->k, p->batch = batch;
-  if (p->M == 0 || p->N == 0 || batch == 0) return (gemmc_status){GEMMC_OK, 0, ""}; /* nothing to write */
+  if (p->M == 0 || p->N == 0 || batch == 0) return ok_status(); /* nothing to write */
   if (!d->D) return INVALID("gemmc_matmul: D is NULL");
   if (p->K > 0 && (!d->A || !d->B)) return INVALID("gemmc_matmul: A or B is NULL");
   if (p->has_c && !d->C) return INVALID("gemmc_matmul: beta != 0 but C is NULL");
@@ -236,7 +245,7 @@ gemmc_status mm_problem_from_desc(const gemmc_matmul_desc *d, mm_problem *p) {
   v[MM_SLOT_SLOPE] = scalar_bits(&slope, p->acc == MM_ACC_I32 ? MM_ACC_F32 : p->acc, 0);
   if (batched && (d->stride_a < 0 || d->stride_b < 0 || d->stride_d < 0 || (p->has_c && d->stride_c < 0)))
     return INVALID("gemmc_matmul: negative batch stride");
-  return (gemmc_status){GEMMC_OK, 0, ""};
+  return ok_status();
 }
 
 void gemmc_matmul_desc_init(gemmc_matmul_desc *desc) {

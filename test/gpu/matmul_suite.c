@@ -318,7 +318,8 @@ static int fixed_cases(mcase *out, int max, bool quick) {
       ADD(c);
       c = base("unaligned", 65, 63, 129, cb);
       c.ta = t & 1 ? GEMMC_OP_T : GEMMC_OP_N, c.tb = t & 2 ? GEMMC_OP_T : GEMMC_OP_N;
-      c.off_a = 1, c.off_b = 3, c.off_c = 1, c.off_d = 1, c.off_bias = 1, c.beta = 0.5, c.bias = cb.compute != GEMMC_COMPUTE_32I;
+      c.off_a = 1, c.off_b = 3, c.off_c = 1, c.off_d = 1, c.off_bias = 1;
+      c.beta = cb.compute == GEMMC_COMPUTE_32I ? 1 : 0.5, c.bias = cb.compute != GEMMC_COMPUTE_32I;
       ADD(c);
     }
     ADD(base("1x1x1", 1, 1, 1, cb));
