@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gemmc/gemmc.h"
 #include "gemmc/runtime.h"
 
 #ifdef __cplusplus
@@ -168,9 +169,16 @@ gemmc_status gemmc_matmul_strided_batched(gemmc_handle *h, gemmc_operation trans
                                           int64_t batch_count, gemmc_compute_type compute);
 
 /* Builds (compiles or reads from the cache) and loads the kernels desc needs without running
- * them: a later gemmc_matmul_ex of the same kind costs a launch. Pointers may be NULL here;
- * alignment is then taken as 16 bytes. */
+ * them: a later gemmc_matmul_ex of the same kind costs a launch. Pointers may be NULL (taken as
+ * 256-byte aligned) or stand-ins with the real ones' alignment; nothing is read or written, so
+ * no autotuning happens here (the model's or stored tuned configs are used). */
 gemmc_status gemmc_matmul_prepare(gemmc_handle *h, const gemmc_matmul_desc *desc);
+
+/* gemmc_matmul_prepare for n descriptors at once: the kernels missing from the handle are
+ * compiled and JIT-compiled in parallel (one thread per CPU, one gemmc_context each), then
+ * loaded; a program warms up its shapes at start this way. Returns the first failure (the
+ * others still build); *wall_ms (or NULL) gets the time taken. */
+gemmc_status gemmc_matmul_prepare_many(gemmc_handle *h, const gemmc_matmul_desc *descs, int n, double *wall_ms);
 
 /* ------------------------------------------------------------------ what happened */
 

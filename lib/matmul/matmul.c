@@ -505,24 +505,67 @@ typedef struct tune_candidate {
   gemmc_tune_timing timing;
 } tune_candidate;
 
-/* The specs plan_load would build for (config, split), with the workspace at ws. */
-static void candidate_specs(const mm_problem *p, tune_candidate *c, gemmc_devptr ws) {
-  base_spec(p, &c->main);
-  c->main.kind = MM_KIND_GEMM;
-  c->main.config = (uint16_t)c->config;
-  if (c->split > 1) {
+static void plan_specs(const mm_problem *p, int config, int split, gemmc_devptr ws, mm_spec *main, mm_spec *reduce);
+static void build_specs(gemmc_handle *h, const mm_spec *specs, int n, FILE *progress, double *wall_ms);
+
+/* The specs plan_load builds for (config, split), with the workspace at ws. */
+static void plan_specs(const mm_problem *p, int config, int split, gemmc_devptr ws, mm_spec *main, mm_spec *reduce) {
+  base_spec(p, main);
+  main->kind = MM_KIND_GEMM;
+  main->config = (uint16_t)config;
+  if (split > 1) {
     uint64_t mv[MM_SLOT_COUNT], rv[MM_SLOT_COUNT];
-    split_values(p, c->split, ws, mv, rv);
-    c->main.split = 1;
-    c->main.has_alpha = c->main.has_c = c->main.has_bias = 0;
-    c->main.act = GEMMC_ACT_NONE;
-    spec_facts(&c->main, mv);
-    base_spec(p, &c->reduce);
-    c->reduce.kind = MM_KIND_REDUCE;
-    spec_facts(&c->reduce, rv);
+    split_values(p, split, ws, mv, rv);
+    main->split = 1;
+    main->has_alpha = main->has_c = main->has_bias = 0;
+    main->act = GEMMC_ACT_NONE;
+    spec_facts(main, mv);
+    base_spec(p, reduce);
+    reduce->kind = MM_KIND_REDUCE;
+    spec_facts(reduce, rv);
   } else {
-    spec_facts(&c->main, p->values);
+    spec_facts(main, p->values);
   }
+}
+
+/* The kernels of specs[0..n) that are not loaded yet, compiled (and JIT-compiled) in parallel
+ * on one thread per CPU, then loaded; `progress` gets a line per kernel. The wall time goes to
+ * *wall_ms. Failures stay with their kernels (get_kernel reports them). */
+static void build_specs(gemmc_handle *h, const mm_spec *specs, int n, FILE *progress, double *wall_ms) {
+  mm_spec *todo = calloc((size_t)n + 1, sizeof *todo);
+  gemmc_tune_source *sources = calloc((size_t)n + 1, sizeof *sources);
+  mm_kernel_source *ksrc = calloc((size_t)n + 1, sizeof *ksrc);
+  char **texts = calloc((size_t)n + 1, sizeof *texts);
+  char (*labels)[160] = calloc((size_t)n + 1, sizeof *labels);
+  gemmc_tune_compiled *built = calloc((size_t)n + 1, sizeof *built);
+  int m = 0;
+  *wall_ms = 0;
+  for (int i = 0; todo && sources && ksrc && texts && labels && built && i < n; i++) {
+    bool seen = false;
+    for (int j = 0; j < m && !seen; j++) seen = !memcmp(&todo[j], &specs[i], sizeof specs[i]);
+    void **known = table_find(&h->kernels, &specs[i], sizeof specs[i]);
+    if (seen || (known && *known)) continue;
+    char err[512];
+    size_t len = 0;
+    if (!mm_kernel_source_for(&specs[i], &ksrc[m], err, sizeof err) ||
+        !template_instantiate(ksrc[m].template_name, ksrc[m].defines, ksrc[m].num_defines, &texts[m], &len, err, sizeof err))
+      continue; /* get_kernel reports it when the kernel is asked for */
+    todo[m] = specs[i];
+    spec_describe(&specs[i], labels[m], sizeof labels[m]);
+    sources[m].label = labels[m];
+    sources[m].text = texts[m];
+    sources[m].len = len;
+    sources[m].filename = ksrc[m].template_name;
+    compile_options_for(h, &ksrc[m], &sources[m].options);
+    m++;
+  }
+  if (m) {
+    gemmc_tune_compile(h->rt, h->cache, h->info.driver_version, sources, m, 0, progress, built, wall_ms);
+    for (int j = 0; j < m; j++) get_kernel_from(h, &todo[j], built[j].image);
+  }
+  for (int j = 0; built && j < m; j++) gemmc_kernel_image_destroy(built[j].image);
+  for (int j = 0; texts && j < m; j++) free(texts[j]);
+  free(todo), free(sources), free(ksrc), free(texts), free(labels), free(built);
 }
 
 /* Times every row of the table that serves p (and, when the model would split K, that row's
@@ -570,42 +613,17 @@ static bool autotune(gemmc_handle *h, const mm_problem *p, const char *cls, int 
 
   /* Every distinct kernel, compiled (and JIT-compiled) in parallel. */
   mm_spec *specs = calloc(2 * (size_t)n, sizeof *specs);
-  gemmc_tune_source *sources = calloc(2 * (size_t)n, sizeof *sources);
-  mm_kernel_source *ksrc = calloc(2 * (size_t)n, sizeof *ksrc);
-  char **texts = calloc(2 * (size_t)n, sizeof *texts);
-  char (*labels)[160] = calloc(2 * (size_t)n, sizeof *labels);
-  gemmc_tune_compiled *built = calloc(2 * (size_t)n, sizeof *built);
   int nspecs = 0;
-  bool ok = specs && sources && ksrc && texts && labels && built;
+  bool ok = specs != NULL;
   for (int i = 0; ok && i < n; i++) {
-    candidate_specs(&q, &cands[i], ws);
-    const mm_spec *need[2] = {&cands[i].main, cands[i].split > 1 ? &cands[i].reduce : NULL};
-    for (int k = 0; k < 2 && need[k]; k++) {
-      bool seen = false;
-      for (int j = 0; j < nspecs && !seen; j++) seen = !memcmp(&specs[j], need[k], sizeof *need[k]);
-      void **known = table_find(&h->kernels, need[k], sizeof *need[k]);
-      if (seen || (known && *known)) continue;
-      char err[512];
-      size_t len = 0;
-      if (!mm_kernel_source_for(need[k], &ksrc[nspecs], err, sizeof err) ||
-          !template_instantiate(ksrc[nspecs].template_name, ksrc[nspecs].defines, ksrc[nspecs].num_defines,
-                                &texts[nspecs], &len, err, sizeof err))
-        continue; /* get_kernel reports it when the candidate is loaded */
-      specs[nspecs] = *need[k];
-      spec_describe(need[k], labels[nspecs], sizeof labels[nspecs]);
-      sources[nspecs].label = labels[nspecs];
-      sources[nspecs].text = texts[nspecs];
-      sources[nspecs].len = len;
-      sources[nspecs].filename = ksrc[nspecs].template_name;
-      compile_options_for(h, &ksrc[nspecs], &sources[nspecs].options);
-      nspecs++;
-    }
+    plan_specs(&q, cands[i].config, cands[i].split, ws, &cands[i].main, &cands[i].reduce);
+    specs[nspecs++] = cands[i].main;
+    if (cands[i].split > 1) specs[nspecs++] = cands[i].reduce;
   }
   double wall = 0;
   if (ok) {
-    fprintf(stderr, "gemmc: tune %s: building %d kernels for %d candidates\n", cls, nspecs, n);
-    gemmc_tune_compile(h->rt, h->cache, h->info.driver_version, sources, nspecs, 0, h->verbose ? stderr : NULL, built, &wall);
-    for (int j = 0; j < nspecs; j++) get_kernel_from(h, &specs[j], built[j].image);
+    fprintf(stderr, "gemmc: tune %s: building the kernels of %d candidates\n", cls, n);
+    build_specs(h, specs, nspecs, h->verbose ? stderr : NULL, &wall);
   }
   int best = -1;
   for (int i = 0; ok && i < n; i++) {
@@ -643,20 +661,13 @@ static bool autotune(gemmc_handle *h, const mm_problem *p, const char *cls, int 
   }
   gemmc_runtime_stream_synchronize(h->rt, h->stream);
   gemmc_runtime_mem_free(h->rt, scratch);
-  for (int j = 0; built && j < nspecs; j++) gemmc_kernel_image_destroy(built[j].image);
-  for (int j = 0; texts && j < 2 * n; j++) free(texts[j]);
   free(specs);
-  free(sources);
-  free(ksrc);
-  free(texts);
-  free(labels);
-  free(built);
   free(cands);
   return best >= 0;
 }
 
 /* The plan's config: forced, tuned before (on disk), tuned now, or the model's. */
-static gemmc_status choose(gemmc_handle *h, const mm_problem *p, mm_plan *plan) {
+static gemmc_status choose(gemmc_handle *h, const mm_problem *p, mm_plan *plan, bool allow_tune) {
   if (h->forced_config >= 0) {
     plan->config = h->forced_config;
     plan->split = h->forced_split > 0 ? h->forced_split : 1;
@@ -681,7 +692,7 @@ static gemmc_status choose(gemmc_handle *h, const mm_problem *p, mm_plan *plan) 
     plan->config = config;
     plan->split = split;
     plan->origin = "tuned";
-  } else if (h->tune && autotune(h, p, cls, &config, &split)) {
+  } else if (h->tune && allow_tune && autotune(h, p, cls, &config, &split)) {
     plan->config = config;
     plan->split = split;
     plan->origin = "tuned";
@@ -689,7 +700,8 @@ static gemmc_status choose(gemmc_handle *h, const mm_problem *p, mm_plan *plan) 
   return status_ok();
 }
 
-static gemmc_status get_plan(gemmc_handle *h, const mm_problem *p, mm_plan **out) {
+/* allow_tune: false when p's pointers are stand-ins (prepare), which trial runs must not touch. */
+static gemmc_status get_plan(gemmc_handle *h, const mm_problem *p, bool allow_tune, mm_plan **out) {
   mm_plan_key key;
   plan_key_of(p, &key);
   void **slot = table_find(&h->plans, &key, sizeof key);
@@ -700,7 +712,7 @@ static gemmc_status get_plan(gemmc_handle *h, const mm_problem *p, mm_plan **out
   mm_plan *plan = calloc(1, sizeof *plan);
   if (!plan) return status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
   plan->key = key;
-  gemmc_status st = choose(h, p, plan);
+  gemmc_status st = choose(h, p, plan, allow_tune);
   if (st.code == GEMMC_OK) st = plan_load(h, p, plan);
   if (st.code != GEMMC_OK) {
     free(plan); /* not kept: a later call tries again (kernels that failed stay failed) */
@@ -722,28 +734,74 @@ gemmc_status gemmc_matmul_ex(gemmc_handle *h, const gemmc_matmul_desc *desc) {
   gemmc_status st = mm_problem_from_desc(desc, &p);
   if (st.code != GEMMC_OK || p.M == 0 || p.N == 0 || p.batch == 0) return st;
   mm_plan *plan = NULL;
-  st = get_plan(h, &p, &plan);
+  st = get_plan(h, &p, true, &plan);
   if (st.code != GEMMC_OK) return st;
   st = plan_run(h, plan, &p, h->last_values);
   if (st.code == GEMMC_OK) h->last_plan = plan;
   return st;
 }
 
-gemmc_status gemmc_matmul_prepare(gemmc_handle *h, const gemmc_matmul_desc *desc) {
-  REQUIRE_HANDLE(h, "gemmc_matmul_prepare");
-  if (!desc) return status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_matmul_prepare: no descriptor");
-  /* Missing pointers stand for 16-byte aligned ones. */
+/* A descriptor whose missing pointers stand for 256-byte aligned ones. */
+static gemmc_status stand_in_problem(const gemmc_matmul_desc *desc, mm_problem *p) {
   gemmc_matmul_desc d = *desc;
   const void *aligned = (const void *)(uintptr_t)256;
   if (!d.A) d.A = aligned;
   if (!d.B) d.B = aligned;
   if (!d.C) d.C = aligned;
   if (!d.D) d.D = (void *)(uintptr_t)256;
+  return mm_problem_from_desc(&d, p);
+}
+
+gemmc_status gemmc_matmul_prepare(gemmc_handle *h, const gemmc_matmul_desc *desc) {
+  REQUIRE_HANDLE(h, "gemmc_matmul_prepare");
+  if (!desc) return status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_matmul_prepare: no descriptor");
   mm_problem p;
-  gemmc_status st = mm_problem_from_desc(&d, &p);
+  gemmc_status st = stand_in_problem(desc, &p);
   if (st.code != GEMMC_OK || p.M == 0 || p.N == 0 || p.batch == 0) return st;
   mm_plan *plan = NULL;
-  return get_plan(h, &p, &plan);
+  return get_plan(h, &p, false, &plan);
+}
+
+gemmc_status gemmc_matmul_prepare_many(gemmc_handle *h, const gemmc_matmul_desc *descs, int n, double *wall_ms) {
+  REQUIRE_HANDLE(h, "gemmc_matmul_prepare_many");
+  if (wall_ms) *wall_ms = 0;
+  if (n < 0 || (n && !descs)) return status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_matmul_prepare_many: no descriptors");
+  double start = now_ms();
+  gemmc_status first = status_ok();
+  mm_spec *specs = calloc(2 * (size_t)n + 1, sizeof *specs);
+  if (!specs) return status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+  /* The specs every descriptor's plan needs, then all the missing kernels at once. */
+  int nspecs = 0;
+  for (int i = 0; i < n; i++) {
+    mm_problem p;
+    gemmc_status st = stand_in_problem(&descs[i], &p);
+    if (st.code == GEMMC_OK && (p.M == 0 || p.N == 0 || p.batch == 0)) continue;
+    mm_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan_key_of(&p, &plan.key);
+    if (st.code == GEMMC_OK) st = choose(h, &p, &plan, false);
+    gemmc_devptr ws = 0;
+    if (st.code == GEMMC_OK && plan.split > 1) ws = workspace(h, mm_split_workspace_bytes(&p, plan.split), &st);
+    if (st.code != GEMMC_OK) {
+      if (first.code == GEMMC_OK) first = st;
+      continue;
+    }
+    plan_specs(&p, plan.config, plan.split, ws, &specs[nspecs], &specs[nspecs + 1]);
+    nspecs += plan.split > 1 ? 2 : 1;
+  }
+  double wall = 0;
+  build_specs(h, specs, nspecs, h->verbose ? stderr : NULL, &wall);
+  free(specs);
+  /* Plans (their kernels are loaded now, or remember why they failed). */
+  for (int i = 0; i < n; i++) {
+    mm_problem p;
+    gemmc_status st = stand_in_problem(&descs[i], &p);
+    mm_plan *plan = NULL;
+    if (st.code == GEMMC_OK && p.M && p.N && p.batch) st = get_plan(h, &p, false, &plan);
+    if (st.code != GEMMC_OK && first.code == GEMMC_OK) first = st;
+  }
+  if (wall_ms) *wall_ms = now_ms() - start;
+  return first;
 }
 
 gemmc_status gemmc_matmul(gemmc_handle *h, gemmc_operation transa, gemmc_operation transb, int64_t m, int64_t n,

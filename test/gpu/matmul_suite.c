@@ -119,21 +119,62 @@ static double bound_of(const mcase *c) {
   return b < 1e-5 ? 1e-5 : b;
 }
 
+/* Leading dimensions and batch strides left at 0 / -1 become the packed ones. */
+static void normalize(mcase *x) {
+  int64_t a_rows = x->ta == GEMMC_OP_N ? x->m : x->k, a_cols = x->ta == GEMMC_OP_N ? x->k : x->m;
+  int64_t b_rows = x->tb == GEMMC_OP_N ? x->k : x->n, b_cols = x->tb == GEMMC_OP_N ? x->n : x->k;
+  if (!x->lda) x->lda = a_rows > 1 ? a_rows : 1;
+  if (!x->ldb) x->ldb = b_rows > 1 ? b_rows : 1;
+  if (!x->ldc) x->ldc = x->m > 1 ? x->m : 1;
+  if (!x->ldd) x->ldd = x->m > 1 ? x->m : 1;
+  if (x->sa < 0) x->sa = x->lda * a_cols;
+  if (x->sb < 0) x->sb = x->ldb * b_cols;
+  if (x->sc < 0) x->sc = x->ldc * x->n;
+  if (x->sd < 0) x->sd = x->ldd * x->n;
+}
+
+typedef struct scalars {
+  float af, bf;
+  int32_t ai, bi;
+} scalars;
+
+/* The descriptor of a normalized case on operands at the given device addresses. */
+static void fill_desc(const mcase *x, gemmc_matmul_desc *d, scalars *s, gemmc_devptr a, gemmc_devptr b, gemmc_devptr c,
+                      gemmc_devptr dd, gemmc_devptr bias) {
+  gemmc_matmul_desc_init(d);
+  s->af = (float)x->alpha, s->bf = (float)x->beta, s->ai = (int32_t)x->alpha, s->bi = (int32_t)x->beta;
+  bool int_compute = x->compute == GEMMC_COMPUTE_32I;
+  d->transa = x->ta, d->transb = x->tb, d->m = x->m, d->n = x->n, d->k = x->k;
+  d->alpha = int_compute ? (const void *)&s->ai : (const void *)&s->af;
+  d->beta = int_compute ? (const void *)&s->bi : (const void *)&s->bf;
+  d->A = (const void *)(uintptr_t)a, d->a_type = x->in, d->lda = x->lda, d->stride_a = x->sa;
+  d->B = (const void *)(uintptr_t)b, d->b_type = x->in, d->ldb = x->ldb, d->stride_b = x->sb;
+  d->C = x->beta != 0 ? (const void *)(uintptr_t)c : NULL, d->c_type = x->out, d->ldc = x->ldc, d->stride_c = x->sc;
+  d->D = (void *)(uintptr_t)dd, d->d_type = x->out, d->ldd = x->ldd, d->stride_d = x->sd;
+  d->batch_count = x->batch, d->compute = x->compute, d->activation = x->act, d->leaky_slope = x->slope;
+  d->bias = x->bias ? (const void *)(uintptr_t)bias : NULL;
+}
+
+/* Stand-in addresses with the alignment run_case's real ones will have (cuMemAlloc returns
+ * 256-byte aligned memory; each operand starts GUARD + off elements in). */
+static void stand_in_desc(const mcase *c, gemmc_matmul_desc *d, scalars *s) {
+  mcase x = *c;
+  normalize(&x);
+  bool fp8 = x.in == GEMMC_R_8F_E4M3 || x.in == GEMMC_R_8F_E5M2;
+  size_t esi = fp8 ? 1 : mh_dtype_size(host_type(x.in)), eso = mh_dtype_size(host_type(x.out));
+  gemmc_devptr base = (gemmc_devptr)1 << 30;
+  fill_desc(&x, d, s, base + GUARD + x.off_a * esi, base + GUARD + x.off_b * esi, base + GUARD + x.off_c * eso,
+            base + GUARD + x.off_d * eso, base + GUARD + x.off_bias * eso);
+}
+
 static bool run_case(gemmc_handle *h, gemmc_runtime *rt, const mcase *c, mh_rng *rng, bool verbose, char *verdict,
                      size_t vn, const void *expect_d, void *got_d_out) {
   mh_error e = {""};
   mcase x = *c;
+  normalize(&x);
   int64_t a_rows = x.ta == GEMMC_OP_N ? x.m : x.k, a_cols = x.ta == GEMMC_OP_N ? x.k : x.m;
   int64_t b_rows = x.tb == GEMMC_OP_N ? x.k : x.n, b_cols = x.tb == GEMMC_OP_N ? x.n : x.k;
-  if (!x.lda) x.lda = a_rows > 1 ? a_rows : 1;
-  if (!x.ldb) x.ldb = b_rows > 1 ? b_rows : 1;
-  if (!x.ldc) x.ldc = x.m > 1 ? x.m : 1;
-  if (!x.ldd) x.ldd = x.m > 1 ? x.m : 1;
   int64_t nb = x.batch;
-  if (x.sa < 0) x.sa = x.lda * a_cols;
-  if (x.sb < 0) x.sb = x.ldb * b_cols;
-  if (x.sc < 0) x.sc = x.ldc * x.n;
-  if (x.sd < 0) x.sd = x.ldd * x.n;
   bool fp8 = x.in == GEMMC_R_8F_E4M3 || x.in == GEMMC_R_8F_E5M2;
   mh_dtype ti = fp8 ? MH_I8 : host_type(x.in), to = host_type(x.out);
   size_t esi = fp8 ? 1 : mh_dtype_size(ti), eso = mh_dtype_size(to);
@@ -160,19 +201,8 @@ static bool run_case(gemmc_handle *h, gemmc_runtime *rt, const mcase *c, mh_rng 
          mh_ok(gemmc_runtime_copy_htod(rt, D.dev, D.host, D.bytes), "poison D", &e);
   }
   gemmc_matmul_desc d;
-  gemmc_matmul_desc_init(&d);
-  float alpha_f = (float)x.alpha, beta_f = (float)x.beta;
-  int32_t alpha_i = (int32_t)x.alpha, beta_i = (int32_t)x.beta;
-  bool int_compute = x.compute == GEMMC_COMPUTE_32I;
-  d.transa = x.ta, d.transb = x.tb, d.m = x.m, d.n = x.n, d.k = x.k;
-  d.alpha = int_compute ? (const void *)&alpha_i : (const void *)&alpha_f;
-  d.beta = int_compute ? (const void *)&beta_i : (const void *)&beta_f;
-  d.A = (const void *)(uintptr_t)operand_addr(&A), d.a_type = x.in, d.lda = x.lda, d.stride_a = x.sa;
-  d.B = (const void *)(uintptr_t)operand_addr(&B), d.b_type = x.in, d.ldb = x.ldb, d.stride_b = x.sb;
-  d.C = x.beta != 0 ? (const void *)(uintptr_t)operand_addr(&C) : NULL, d.c_type = x.out, d.ldc = x.ldc, d.stride_c = x.sc;
-  d.D = (void *)(uintptr_t)operand_addr(&D), d.d_type = x.out, d.ldd = x.ldd, d.stride_d = x.sd;
-  d.batch_count = nb, d.compute = x.compute, d.activation = x.act, d.leaky_slope = x.slope;
-  d.bias = x.bias ? (const void *)(uintptr_t)operand_addr(&Bias) : NULL;
+  scalars sc;
+  fill_desc(&x, &d, &sc, operand_addr(&A), operand_addr(&B), operand_addr(&C), operand_addr(&D), operand_addr(&Bias));
   gemmc_status st = {GEMMC_OK, 0, ""};
   if (ok) {
     st = gemmc_matmul_ex(h, &d);
@@ -495,8 +525,25 @@ int main(int argc, char **argv) {
   mcase *list = calloc(MAX_FIXED, sizeof *list);
   int n = fixed && list ? fixed_cases(list, MAX_FIXED, quick) : 0;
   bool saw_split = false;
+  /* Every case's kernels first, built in parallel (gemmc_matmul_prepare_many). */
+  mcase *all = calloc((size_t)(n + sweep) + 1, sizeof *all);
+  gemmc_matmul_desc *descs = calloc((size_t)(n + sweep) + 1, sizeof *descs);
+  scalars *scal = calloc((size_t)(n + sweep) + 1, sizeof *scal);
+  if (!all || !descs || !scal) {
+    printf("FAIL: out of memory\n");
+    return 1;
+  }
   for (int i = 0; i < n + sweep; i++) {
-    mcase c = i < n ? list[i] : random_case(&rng, i - n);
+    all[i] = i < n ? list[i] : random_case(&rng, i - n);
+    stand_in_desc(&all[i], &descs[i], &scal[i]);
+  }
+  double prep_ms = 0;
+  st = gemmc_matmul_prepare_many(h, descs, n + sweep, &prep_ms);
+  printf("built the kernels of %d cases in %.0f ms (gemmc_matmul_prepare_many)%s%.200s\n", n + sweep, prep_ms,
+         st.code == GEMMC_OK ? "" : "; first failure: ", st.code == GEMMC_OK ? "" : st.message);
+  fflush(stdout);
+  for (int i = 0; i < n + sweep; i++) {
+    mcase c = all[i];
     char line[512], verdict[1024];
     describe(&c, line, sizeof line);
     bool ok = run_case(h, rt, &c, &rng, verbose, verdict, sizeof verdict, NULL, NULL);
@@ -522,7 +569,7 @@ int main(int argc, char **argv) {
     mcase c = base("determinism", det_shapes[s][0], det_shapes[s][1], det_shapes[s][2], combos[0]);
     size_t bytes = (size_t)c.m * (size_t)c.n * 2;
     void *first = malloc(bytes);
-    char v1[1024], v2[1024];
+    char v1[1024] = "", v2[1024] = "";
     mh_rng r1 = {seed ^ 77}, r2 = {seed ^ 77};
     bool ok = first && run_case(h, rt, &c, &r1, false, v1, sizeof v1, NULL, first) &&
               run_case(h, rt, &c, &r2, false, v2, sizeof v2, first, NULL);
@@ -555,7 +602,7 @@ int main(int argc, char **argv) {
       const size_t es = 2;
       void *ref = malloc((size_t)m_max * n_cols * es);
       void *part = malloc((size_t)m_max * n_cols * es);
-      char v[1024];
+      char v[1024] = "";
       mh_rng r0 = {seed ^ 99};
       bool have_ref = ref && part && run_case(hb, rt, &full, &r0, false, v, sizeof v, NULL, ref);
       gemmc_matmul_info mi;
@@ -581,6 +628,9 @@ int main(int argc, char **argv) {
     }
   }
   free(list);
+  free(all);
+  free(descs);
+  free(scal);
   printf("%.1f s, seed %llu\n", mh_now_seconds() - t0, (unsigned long long)seed);
   printf("%d passed, %d failed\n", passed, failed);
   gemmc_handle_destroy(h);
