@@ -26,6 +26,13 @@ for emit in ptx cubin; do
 done
 echo "gemmc --time of the last cubin run:"
 sed 's/^/  /' "$out/time.txt"
-python3 "$root/bench/triton_compile_time.py" "$ttir" "$runs"
+# A Python that has Triton: $PYTHON, python3, or a virtual environment's.
+py=${PYTHON:-python3}
+if ! "$py" -c 'import triton' 2>/dev/null; then
+  for candidate in /opt/torch/.venv/bin/python /opt/*/.venv/bin/python /opt/*/venv/bin/python; do
+    if [[ -x "$candidate" ]] && "$candidate" -c 'import triton' 2>/dev/null; then py=$candidate; break; fi
+  done
+fi
+"$py" "$root/bench/triton_compile_time.py" "$ttir" "$runs"
 # The seed's 8 configs: compiled and JIT-compiled in parallel, no cache (gemmc-tune --no-cache).
 "$bin/gemmc-tune" "$root/examples/matmul.tir" --seed-configs --no-cache --samples 3 2>&1 | tail -12

@@ -6,12 +6,14 @@
 #include <string.h>
 
 typedef int CUresult;
-typedef struct fake_module {
-  size_t image_bytes;
-} fake_module;
 typedef struct fake_function {
   char name[128];
+  struct fake_function *next;
 } fake_function;
+typedef struct fake_module {
+  size_t image_bytes;
+  fake_function *functions; /* freed with the module, as a driver's are */
+} fake_module;
 typedef struct fake_event {
   double time_ms;
 } fake_event;
@@ -72,16 +74,23 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *o
   return 0;
 }
 CUresult cuModuleUnload(void *module) {
+  fake_module *m = module;
+  for (fake_function *f = m ? m->functions : NULL, *next; f; f = next) {
+    next = f->next;
+    free(f);
+  }
   free(module);
   stats.modules_unloaded++;
   return 0;
 }
 CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
-  (void)module;
+  fake_module *m = module;
   fake_function *fn = calloc(1, sizeof *fn);
-  if (!fn) return 2;
+  if (!fn || !m) return 2;
   snprintf(fn->name, sizeof fn->name, "%s", name);
-  *f = fn; /* leaked with the module, as a driver's functions live with their module */
+  fn->next = m->functions;
+  m->functions = fn;
+  *f = fn;
   return 0;
 }
 CUresult cuFuncGetAttribute(int *v, int attribute, void *f) {
