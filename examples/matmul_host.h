@@ -18,7 +18,9 @@
 
 #include "gemmc/cache.h"
 #include "gemmc/gemmc.h"
+#include "gemmc/ir.h"
 #include "gemmc/runtime.h"
+#include "gemmc/target.h"
 #include "gemmc/tune.h"
 
 /* ------------------------------------------------------------------ errors */
@@ -44,17 +46,22 @@ static inline bool mh_ok(gemmc_status s, const char *what, mh_error *e) {
 
 /* ------------------------------------------------------------------ element types */
 
-typedef enum mh_dtype { MH_F16, MH_BF16, MH_F32, MH_I8, MH_I32 } mh_dtype;
+/* E4M3 / E5M2: the fp8 formats (f8E4M3FN, f8E5M2 in the IR; one byte, no arithmetic, only dot
+ * inputs). */
+typedef enum mh_dtype { MH_F16, MH_BF16, MH_F32, MH_I8, MH_I32, MH_E4M3, MH_E5M2 } mh_dtype;
 
 static inline const char *mh_dtype_name(mh_dtype t) {
-  static const char *const names[] = {"f16", "bf16", "f32", "i8", "i32"};
+  static const char *const names[] = {"f16", "bf16", "f32", "i8", "i32", "f8E4M3FN", "f8E5M2"};
   return names[t];
 }
 static inline size_t mh_dtype_size(mh_dtype t) {
-  static const size_t sizes[] = {2, 2, 4, 1, 4};
+  static const size_t sizes[] = {2, 2, 4, 1, 4, 1, 1};
   return sizes[t];
 }
-static inline bool mh_dtype_is_float(mh_dtype t) { return t == MH_F16 || t == MH_BF16 || t == MH_F32; }
+static inline bool mh_dtype_is_fp8(mh_dtype t) { return t == MH_E4M3 || t == MH_E5M2; }
+static inline bool mh_dtype_is_float(mh_dtype t) {
+  return t == MH_F16 || t == MH_BF16 || t == MH_F32 || mh_dtype_is_fp8(t);
+}
 
 /* Accepts the IR names and the usual long ones (fp16, float16, bfloat16, int8, ...). */
 static inline bool mh_dtype_parse(const char *s, mh_dtype *out) {
@@ -64,7 +71,8 @@ static inline bool mh_dtype_parse(const char *s, mh_dtype *out) {
   } names[] = {{"f16", MH_F16},  {"fp16", MH_F16},      {"float16", MH_F16}, {"half", MH_F16},
                {"bf16", MH_BF16}, {"bfloat16", MH_BF16}, {"f32", MH_F32},     {"fp32", MH_F32},
                {"float32", MH_F32}, {"float", MH_F32},   {"i8", MH_I8},       {"int8", MH_I8},
-               {"i32", MH_I32},   {"int32", MH_I32}};
+               {"i32", MH_I32},   {"int32", MH_I32},     {"f8E4M3FN", MH_E4M3}, {"e4m3", MH_E4M3},
+               {"fp8", MH_E4M3},  {"f8E5M2", MH_E5M2},   {"e5m2", MH_E5M2}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!strcmp(s, names[i].name)) {
       *out = names[i].type;
@@ -118,6 +126,12 @@ static inline float mh_bf16_bits_to_f32(uint16_t h) {
   return f;
 }
 
+static inline double mh_fp8_bits_to_double(uint8_t x, int mbits, int bias) {
+  int exp = (x & 0x7f) >> mbits, mant = x & ((1 << mbits) - 1);
+  double v = exp == 0 ? ldexp(mant, 1 - bias - mbits) : ldexp((1 << mbits) + mant, exp - bias - mbits);
+  return x & 0x80 ? -v : v;
+}
+
 /* Element i of a buffer of type t, as a double. */
 static inline double mh_load(mh_dtype t, const void *buf, size_t i) {
   switch (t) {
@@ -126,6 +140,15 @@ static inline double mh_load(mh_dtype t, const void *buf, size_t i) {
   case MH_F32: return ((const float *)buf)[i];
   case MH_I8: return ((const int8_t *)buf)[i];
   case MH_I32: return ((const int32_t *)buf)[i];
+  case MH_E4M3: {
+    uint8_t x = ((const uint8_t *)buf)[i];
+    return (x & 0x7f) == 0x7f ? NAN : mh_fp8_bits_to_double(x, 3, 7);
+  }
+  case MH_E5M2: {
+    uint8_t x = ((const uint8_t *)buf)[i];
+    if ((x & 0x7c) == 0x7c) return (x & 3) ? NAN : (x & 0x80 ? -INFINITY : INFINITY);
+    return mh_fp8_bits_to_double(x, 2, 15);
+  }
   }
   return NAN;
 }
@@ -138,6 +161,9 @@ static inline void mh_store(mh_dtype t, void *buf, size_t i, double v) {
   case MH_F32: ((float *)buf)[i] = (float)v; break;
   case MH_I8: ((int8_t *)buf)[i] = (int8_t)v; break;
   case MH_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
+  /* The same rounding the compiler uses for fp8 constants (nearest even, saturating). */
+  case MH_E4M3: ((uint8_t *)buf)[i] = ir_float_to_fp8_bits(FLT_F8E4M3FN, v); break;
+  case MH_E5M2: ((uint8_t *)buf)[i] = ir_float_to_fp8_bits(FLT_F8E5M2, v); break;
   }
 }
 
@@ -235,8 +261,9 @@ static inline bool mh_gemm_check(const mh_gemm *g, mh_error *e) {
   if (int_in != (g->acc == MH_I32) || (int_in && g->out != MH_I32))
     return mh_fail(e, "i8 inputs go with an i32 accumulator and i32 output (got %s/%s/%s)", mh_dtype_name(g->in),
                    mh_dtype_name(g->acc), mh_dtype_name(g->out));
-  if (!int_in && (!mh_dtype_is_float(g->acc) || !mh_dtype_is_float(g->out) || g->acc == MH_BF16))
-    return mh_fail(e, "float inputs need an f32 or f16 accumulator and a float output");
+  if (!int_in && (!mh_dtype_is_float(g->acc) || !mh_dtype_is_float(g->out) || g->acc == MH_BF16 ||
+                  mh_dtype_is_fp8(g->acc) || mh_dtype_is_fp8(g->out)))
+    return mh_fail(e, "float inputs need an f32 or f16 accumulator and an f16, bf16 or f32 output");
   if (mh_dtype_size(g->out) > mh_dtype_size(g->acc))
     return mh_fail(e, "the output (%s) may not be wider than the accumulator (%s)", mh_dtype_name(g->out),
                    mh_dtype_name(g->acc));
@@ -301,6 +328,9 @@ static inline double mh_error_bound(const mh_gemm *g) {
   double u_out = g->out == MH_F16 ? 0x1p-11 : g->out == MH_BF16 ? 0x1p-8 : 0x1p-24;
   double u_acc = g->acc == MH_F16 ? 0x1p-11 : 0x1p-24;
   double u_in = g->in == MH_F32 && g->tf32 ? 0x1p-10 : 0.0; /* tf32 may truncate: one ulp */
+  /* fp8 inputs are exact (the reference reads the same bytes), but Hopper's fp8 tensor cores
+   * add the products with fewer mantissa bits than f32 (about 13 are kept). */
+  if (mh_dtype_is_fp8(g->in) && g->acc == MH_F32) u_acc = 0x1p-13;
   double bound = 2 * u_out + 2 * u_in + 2 * sqrt((double)g->k) * u_acc;
   return bound < 1e-5 ? 1e-5 : bound; /* f32: summation order alone differs by ~1e-6 */
 }
@@ -664,6 +694,10 @@ static inline bool mh_kernel_build(gemmc_runtime *rt, const char *path, const mh
   gemmc_compile_options opts;
   gemmc_compile_options_init(&opts);
   opts.target = target;
+  /* AMD targets end in a linked code object, NVIDIA ones in PTX the driver JITs. */
+  const gemmc_target *t = gemmc_target_lookup(target, NULL, 0);
+  bool amd = t && t->arch == GEMMC_ARCH_AMDGPU;
+  if (amd) opts.stage = GEMMC_STAGE_HSACO;
   opts.num_warps = c->num_warps;
   opts.defines = d->items;
   opts.num_defines = d->count;
@@ -682,13 +716,14 @@ static inline bool mh_kernel_build(gemmc_runtime *rt, const char *path, const mh
   }
   k->meta = gemmc_compiled_kernel(k->compiled);
   if (!rt) return true;
-  size_t ptx_len = 0;
-  const char *ptx = gemmc_compiled_ptx(k->compiled, &ptx_len);
-  if (!ptx || !k->meta) {
+  size_t image_len = 0;
+  const void *image = amd ? gemmc_compiled_hsaco(k->compiled, &image_len) : gemmc_compiled_ptx(k->compiled, &image_len);
+  if (!image || !k->meta) {
     mh_kernel_destroy(rt, k);
-    return mh_fail(e, "gemmc returned no PTX for %s", path);
+    return mh_fail(e, "gemmc returned no %s for %s", amd ? "code object" : "PTX", path);
   }
-  if (!mh_ok(gemmc_runtime_module_load(rt, ptx, ptx_len + 1, &k->module), "loading the PTX", e) ||
+  if (!amd) image_len++; /* the PTX's NUL */
+  if (!mh_ok(gemmc_runtime_module_load(rt, image, image_len, &k->module), amd ? "loading the code object" : "loading the PTX", e) ||
       !mh_ok(gemmc_runtime_module_get_kernel(rt, k->module, k->meta->name, &k->fn), "finding the kernel", e)) {
     mh_kernel_destroy(rt, k);
     return false;
@@ -790,24 +825,39 @@ static inline bool mh_launch(gemmc_runtime *rt, const mh_kernel *k, const mh_gem
   return mh_ok(gemmc_runtime_launch(rt, k->fn, &lc, la.slots), "launching the kernel", e);
 }
 
-/* Opens the CUDA driver. *rt is NULL and true is returned when there is no driver (a normal
- * outcome on build machines); false only for a driver that is present but fails. */
-static inline bool mh_runtime_open(gemmc_runtime **rt, mh_error *e) {
+/* Opens the backend's driver. CUDA: *rt is NULL and true is returned when there is no driver (a
+ * normal outcome on build machines, where the programs still compile). HIP: no runtime is an
+ * error, because nothing can be checked without one (the message is the runtime's one line). */
+static inline bool mh_runtime_open_backend(gemmc_backend backend, gemmc_runtime **rt, mh_error *e) {
   *rt = NULL;
-  gemmc_status s = gemmc_runtime_create(GEMMC_BACKEND_CUDA, 0, rt);
+  gemmc_status s = gemmc_runtime_create(backend, 0, rt);
   if (s.code == GEMMC_OK) return true;
   *rt = NULL;
-  if (s.code == GEMMC_ERROR_NO_DRIVER) {
+  if (s.code == GEMMC_ERROR_NO_DRIVER && backend == GEMMC_BACKEND_CUDA) {
     snprintf(e->message, sizeof e->message, "%s", s.message);
     return true;
   }
-  return mh_fail(e, "opening the CUDA driver: %s", s.message);
+  if (s.code == GEMMC_ERROR_NO_DRIVER) return mh_fail(e, "%s", s.message);
+  return mh_fail(e, "opening the %s runtime: %s", backend == GEMMC_BACKEND_HIP ? "HIP" : "CUDA", s.message);
 }
 
-/* The gemmc target for the device (sm_90a on Hopper), or sm_90a without one. */
+static inline bool mh_runtime_open(gemmc_runtime **rt, mh_error *e) {
+  return mh_runtime_open_backend(GEMMC_BACKEND_CUDA, rt, e);
+}
+
+/* The gemmc target for the device (sm_90a on Hopper, gfx942 on MI300), or sm_90a without one. */
 static inline const char *mh_target(gemmc_runtime *rt) {
   const gemmc_device_info *info = rt ? gemmc_runtime_device_info(rt) : NULL;
-  return info && info->target_name[0] ? info->target_name : "sm_90a";
+  if (info && info->target_name[0]) return info->target_name;
+  return info && info->backend == GEMMC_BACKEND_HIP ? "gfx942" : "sm_90a";
+}
+
+/* "cuda" or "hip" (the examples' --backend). */
+static inline bool mh_backend_parse(const char *s, gemmc_backend *out) {
+  if (!strcmp(s, "cuda")) *out = GEMMC_BACKEND_CUDA;
+  else if (!strcmp(s, "hip")) *out = GEMMC_BACKEND_HIP;
+  else return false;
+  return true;
 }
 
 /* ------------------------------------------------------------------ tuning a config list */
@@ -983,6 +1033,7 @@ static inline void mh_example_usage(FILE *f, const char *program, mh_kernel_kind
           "%s"
           "  -D NAME=VALUE         extra / overriding compile-time constant (repeatable)\n"
           "  --target T            gemmc target (default: the device's, else sm_90a)\n"
+          "  --backend cuda|hip    runtime to run on (default cuda; hip needs libamdhip64 and an AMD target)\n"
           "  --ptx FILE            also write the PTX to FILE\n"
           "  --seed N              replay a run (default: fresh inputs every run)\n",
           program, mh_default_tir(kind), mh_default_tir(kind),
@@ -995,6 +1046,7 @@ static inline void mh_example_usage(FILE *f, const char *program, mh_kernel_kind
 /* The whole example program: parse, compile, run, check, print one line. Returns the exit status. */
 static inline int mh_example_main(int argc, char **argv, mh_kernel_kind kind) {
   const char *program = argv[0], *tir = NULL, *target = NULL, *ptx_path = NULL;
+  gemmc_backend backend = GEMMC_BACKEND_CUDA;
   mh_gemm g;
   memset(&g, 0, sizeof g);
   g.kind = kind;
@@ -1033,6 +1085,9 @@ static inline int mh_example_main(int argc, char **argv, mh_kernel_kind kind) {
     bool is_int = end != v && !*end;
     if (!strcmp(a, "--tir")) tir = v;
     else if (!strcmp(a, "--target")) target = v;
+    else if (!strcmp(a, "--backend")) {
+      if (!mh_backend_parse(v, &backend)) goto bad_value;
+    }
     else if (!strcmp(a, "--ptx")) ptx_path = v;
     else if (!strcmp(a, "-D")) {
       if (!mh_defines_set_arg(&extra, v)) goto bad_value;
@@ -1087,7 +1142,7 @@ static inline int mh_example_main(int argc, char **argv, mh_kernel_kind kind) {
   for (int i = 0; i < extra.count; i++) mh_defines_set(&defines, extra.names[i], extra.values[i]);
 
   gemmc_runtime *rt;
-  if (!mh_runtime_open(&rt, &e)) goto fail;
+  if (!mh_runtime_open_backend(backend, &rt, &e)) goto fail;
   mh_kernel k;
   if (!mh_kernel_build(rt, path, &cfg, &defines, target ? target : mh_target(rt), &k, &e)) {
     gemmc_runtime_destroy(rt);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repo root: runs the GPU checks and benchmarks from the carried
 # bundle (scripts/build-device.sh) and writes one log per step into ${OUT:-/tmp/gemmc-out}.
-# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only|product]
+# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only|triton|triton-quick|product]
+#   triton: Triton 3.6's IR of the kernels gemmc must match (triton-dumps.tar.gz) and gemmc beside
+#           Triton and cuBLAS in one process (triton_compare.csv/.txt); triton-quick: 3 rows only.
 #   product: gemmc_matmul (issue 12): the correctness suite and a 1000-case random sweep, warm-call
 #   overhead beside cuLaunchKernel, the cold first call, 8 processes on one fresh kernel cache,
 #   speed beside the best hand-picked config (4096^3, 8192^3, 16 x 4096^3 f16), compile times
@@ -24,6 +26,16 @@ step() { # step NAME COMMAND...: runs, logs, records pass/fail
   tail -3 "$out/$name.log" | sed 's/^/    /' | tee -a "$out/summary.txt"
   [ $rc -eq 0 ] || status=1
 }
+if [ "$mode" = triton ] || [ "$mode" = triton-quick ]; then
+  # At most 8 files come back from $OUT: gpu.txt, summary.txt, two logs, the dump archive, CSV, table.
+  quick=()
+  [ "$mode" = triton-quick ] && quick=(--quick)
+  step triton-dump python3 scripts/triton-dump.py --out "$out"
+  # Rows run most important first; none starts after 360 s, so dump + compare fit one 10-minute call.
+  step triton-compare python3 bench/triton_compare.py --out "$out" --libgemmc "$GEMMC_BIN/libgemmc.so" \
+    --budget-s 360 "${quick[@]}"
+  exit $status
+fi
 if [ "$mode" = product ]; then
   # One kernel cache for the run (fresh), so that the suites' compile times are this run's.
   export GEMMC_CACHE_DIR="$out/gemmc-cache"

@@ -2,7 +2,9 @@
 # Installs what building and testing gemmc needs on Debian 12; does nothing when it is all there.
 set -euo pipefail
 
-packages=(build-essential gcc g++ cmake ninja-build flex bison llvm-19-dev llvm-19-tools
+# lld-19: ld.lld-19 links AMDGPU objects into loadable code objects (.hsaco); llvm-19 brings
+# llvm-objdump and llvm-readelf, which the AMD tests and scripts/amd-side-by-side.sh read them with.
+packages=(build-essential gcc g++ cmake ninja-build flex bison llvm-19 llvm-19-dev llvm-19-tools lld-19
           libzstd-dev zlib1g-dev python3)
 
 missing=()

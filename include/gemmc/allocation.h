@@ -17,7 +17,8 @@ extern "C" {
  * so buffers whose lifetimes (program order) do not overlap share bytes. */
 typedef struct gemmc_allocation gemmc_allocation;
 
-/* NULL when memory runs out. The result is malloc'ed: free it with gemmc_allocation_free. */
+/* NULL when memory runs out. The result comes from ctx's allocator: free it with
+ * gemmc_allocation_free. */
 gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func);
 void gemmc_allocation_free(gemmc_allocation *a);
 /* Byte offset of op's buffer (local_alloc) or scratch space; -1 when op has none. */
@@ -31,8 +32,8 @@ int64_t gemmc_allocation_total(const gemmc_allocation *a);
  * aligned); 0 otherwise. The lowering uses the same function, so the two always agree. */
 int64_t gemmc_allocation_scratch_bytes(const ir_op *op);
 
-/* The last op during which op's scratch must stay: op itself, or (lib/analysis/allocation_buffers.c)
- * the tt.dot that reads a convert's MMA-operand buffer itself. */
+/* The last op during which op's scratch must stay: op itself, or the tt.dot that reads a
+ * convert's MMA-operand buffer itself. */
 const ir_op *gemmc_allocation_scratch_until(const ir_op *op);
 
 #ifdef __cplusplus

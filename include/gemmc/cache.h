@@ -58,7 +58,8 @@ typedef struct gemmc_kernel_image gemmc_kernel_image;
 
 /* The cache key of a compile (64 hex digits in key_out): SHA-256 over gemmc's version, the
  * driver version, the target, every option that changes the output (num_warps, num_stages,
- * opt_level, stage, the -D constants in order) and the text. */
+ * opt_level, stage, the AMD knobs, the -D constants in order) and the text. Entries hold NVIDIA
+ * kernels (the PTX and cubin stages). */
 void gemmc_cache_key(const char *text, size_t len, const gemmc_compile_options *opts, int driver_version,
                      char key_out[65]);
 

@@ -47,8 +47,8 @@ typedef enum gemmc_datatype {
   GEMMC_R_32F,     /* float */
   GEMMC_R_8I,      /* int8_t (A and B with GEMMC_COMPUTE_32I) */
   GEMMC_R_32I,     /* int32_t (C and D with GEMMC_COMPUTE_32I) */
-  GEMMC_R_8F_E4M3, /* fp8 e4m3 (A and B): gemmc cannot lower fp8 dots yet, the call says so */
-  GEMMC_R_8F_E5M2, /* fp8 e5m2 (A and B): likewise */
+  GEMMC_R_8F_E4M3, /* fp8 e4m3 (A and B; sm_89 and newer) */
+  GEMMC_R_8F_E5M2, /* fp8 e5m2 (A and B; sm_89 and newer) */
 } gemmc_datatype;
 
 typedef enum gemmc_compute_type {
@@ -70,7 +70,9 @@ typedef enum gemmc_activation {
  *   f16 in, GEMMC_COMPUTE_16F, C/D f16
  *   f32 in, GEMMC_COMPUTE_32F or GEMMC_COMPUTE_32F_FAST_TF32, C/D f32
  *   int8 in, GEMMC_COMPUTE_32I, C/D int32 (no activation or bias)
- *   fp8 in, GEMMC_COMPUTE_32F, C/D f16, bf16 or f32: GEMMC_ERROR_UNSUPPORTED for now
+ *   fp8 (e4m3 or e5m2) in, GEMMC_COMPUTE_32F, C/D f16, bf16 or f32 (sm_89+; the dot runs on f16
+ *     operands where no fp8 MMA instruction fits)
+ * Other combinations, and a kernel gemmc cannot lower yet, give GEMMC_ERROR_UNSUPPORTED.
  * alpha and beta point to host floats for the floating compute types (even GEMMC_COMPUTE_16F)
  * and to int32_t for GEMMC_COMPUTE_32I. beta = 0 means C is not read (it may be NULL). */
 typedef struct gemmc_matmul_desc {

@@ -147,6 +147,9 @@ void gemmc_cache_key(const char *text, size_t len, const gemmc_compile_options *
   hash_int(&s, "num_stages", opts->num_stages);
   hash_int(&s, "opt_level", opts->opt_level);
   hash_int(&s, "stage", opts->stage);
+  hash_int(&s, "waves_per_eu", opts->waves_per_eu);
+  hash_int(&s, "matrix_instr_nonkdim", opts->matrix_instr_nonkdim);
+  hash_int(&s, "kpack", opts->kpack);
   hash_int(&s, "num_defines", opts->num_defines);
   for (int i = 0; i < opts->num_defines; i++) {
     hash_str(&s, "define", opts->defines[i].name);
@@ -476,8 +479,8 @@ bool gemmc_cache_compile(gemmc_cache *cache, const char *text, size_t len, const
     gemmc_compile_options_init(&defaults);
     opts = &defaults;
   }
-  if (opts->stage < GEMMC_STAGE_PTX) {
-    kernel_image_set_diagnostics(img, "error: gemmc_cache_compile needs the PTX or cubin stage\n");
+  if (opts->stage != GEMMC_STAGE_PTX && opts->stage != GEMMC_STAGE_CUBIN) {
+    kernel_image_set_diagnostics(img, "error: gemmc_cache_compile keeps NVIDIA kernels: it needs the PTX or cubin stage\n");
     return false;
   }
   gemmc_cache_key(text, len, opts, driver_version, img->key);

@@ -24,6 +24,10 @@
  * cuFuncSetAttribute. Opt-in maxima are 163 KiB (A100), 99 KiB (sm_86/89), 227 KiB (H100). */
 #define KIB 1024
 static const gemmc_target targets[] = {
+    /* Turing: no cp.async and no mma.sync shape gemmc emits (m16n8k16 needs sm_80), so kernels
+     * take the FMA path, as in Triton, which gives up on MMA before sm_80 too. */
+    {"sm_75", GEMMC_ARCH_NVPTX, NVPTX_TRIPLE, "sm_75", "+ptx85", 75, DEFAULT_PTX_VERSION, 63, 32,
+     1024, 48 * KIB, 64 * KIB, 255, 0, GEMMC_CAP_LDMATRIX},
     {"sm_80", GEMMC_ARCH_NVPTX, NVPTX_TRIPLE, "sm_80", "+ptx85", 80, DEFAULT_PTX_VERSION, 70, 32,
      1024, 48 * KIB, 163 * KIB, 255, GEMMC_MMA_SYNC, GEMMC_CAP_CP_ASYNC | GEMMC_CAP_LDMATRIX},
     {"sm_86", GEMMC_ARCH_NVPTX, NVPTX_TRIPLE, "sm_86", "+ptx85", 86, DEFAULT_PTX_VERSION, 71, 32,
@@ -40,6 +44,10 @@ static const gemmc_target targets[] = {
      1024, 48 * KIB, 227 * KIB, 255, GEMMC_MMA_SYNC | GEMMC_MMA_SYNC_FP8 | GEMMC_MMA_WGMMA,
      GEMMC_CAP_CP_ASYNC | GEMMC_CAP_LDMATRIX | GEMMC_CAP_STMATRIX | GEMMC_CAP_TMA |
          GEMMC_CAP_CLUSTERS | GEMMC_CAP_SETMAXNREG},
+    /* MI200 (CDNA2): wave64, 64 KiB LDS per workgroup, 512 VGPRs (incl. AGPRs) per lane; MFMA
+     * f16/bf16/i8/f32/f64, no fp8. */
+    {"gfx90a", GEMMC_ARCH_AMDGPU, AMDGPU_TRIPLE, "gfx90a", "", 0, 0, 0, 64, 1024, 64 * KIB,
+     64 * KIB, 512, GEMMC_MMA_MFMA, 0},
     /* MI300 (CDNA3): wave64, 64 KiB LDS per workgroup, 512 VGPRs (incl. AGPRs) per lane. */
     {"gfx942", GEMMC_ARCH_AMDGPU, AMDGPU_TRIPLE, "gfx942", "", 0, 0, 0, 64, 1024, 64 * KIB,
      64 * KIB, 512, GEMMC_MMA_MFMA | GEMMC_MMA_MFMA_FP8, 0},

@@ -35,37 +35,6 @@ static bool same_shape(const ir_type *a, const ir_type *b) {
   return true;
 }
 
-/* ------------------------------------------------------------------ the slice */
-
-/* Parent op of a block argument (the op owning the region), or NULL. */
-static ir_op *block_arg_parent(const ir_value *v) {
-  ir_block *b = v->owner_block;
-  return b && b->parent ? b->parent->parent : NULL;
-}
-
-static void slice_add(ptr_list *slice, ir_op *op) {
-  if (op && !ptr_list_contains(slice, op)) ptr_list_push(slice, op);
-}
-
-/* mlir::getSlice(op): the closure of op under backward slices (operand definitions, and the
- * op owning a block argument) and forward slices (users of results, ops nested in regions). */
-static void compute_slice(ir_op *root, ptr_list *slice) {
-  slice_add(slice, root);
-  for (int i = 0; i < slice->count; i++) {
-    ir_op *op = slice->items[i];
-    for (int k = 0; k < op->num_operands; k++) {
-      ir_value *v = op->operands[k].value;
-      if (!v) continue;
-      slice_add(slice, v->def_op ? v->def_op : block_arg_parent(v));
-    }
-    for (int r = 0; r < op->num_results; r++)
-      for (ir_operand *u = op->results[r].first_use; u; u = u->next_use) slice_add(slice, u->owner);
-    for (int r = 0; r < op->num_regions; r++)
-      for (ir_block *b = op->regions[r].first; b; b = b->next)
-        for (ir_op *o = b->first; o; o = o->next) slice_add(slice, o);
-  }
-}
-
 /* ------------------------------------------------------------------ the layout */
 
 static unsigned pointee_bits(const ir_type *ptr_tensor) {
@@ -116,7 +85,7 @@ static const ir_attr *coalesced_encoding(gemmc_context *ctx, const axis_info_ana
   ptr_list_push(&same, op);
   if (ptr->def_op) {
     ptr_list slice = {ctx, NULL, 0, 0};
-    compute_slice(op, &slice);
+    op_slice(op, NULL, NULL, &slice); /* mlir::getSlice(op), unfiltered */
     for (int i = 0; i < slice.count; i++) {
       ir_op *use = slice.items[i];
       ir_value *val = mem_access_ptr(use);
@@ -182,12 +151,7 @@ static void rewrite_memory_op(gemmc_context *ctx, ir_op *op, const ir_attr *enco
     bool keep = op->kind == OP_ASYNC_COPY || !t || t->kind != TY_TENSOR;
     result_types[i] = keep ? t : ir_type_with_encoding(ctx, t, encoding);
   }
-  ir_op *clone = ir_op_create(ctx, op->kind, n, operands, nr, result_types, 0, op->loc);
-  clone->src_loc = op->src_loc;
-  for (int i = 0; i < op->num_attrs; i++) {
-    ir_op_set_attr(ctx, clone, op->attrs[i].name, op->attrs[i].value);
-    if (ir_op_attr_is_property(op, op->attrs[i].name)) ir_op_mark_property(ctx, clone, op->attrs[i].name);
-  }
+  ir_op *clone = op_clone_with_attrs(ctx, op, n, operands, result_types);
   ir_op_insert_before(op, clone);
   for (int i = 0; i < nr; i++) {
     ir_value *r = &clone->results[i];
@@ -219,11 +183,10 @@ static bool collect_memory_ops(ir_op *op, void *user) {
   return true;
 }
 
-bool gemmc_pass_coalesce(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)options;
-  (void)out;
-  int num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
-  int threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", 32);
+bool gemmc_pass_coalesce(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
+  int num_warps = pc->num_warps;
+  int threads_per_warp = pc->threads_per_warp;
   if (num_warps < 1 || threads_per_warp < 1) {
     ir_op_error(ctx, module, "coalesce: bad ttg.num-warps (%d) or ttg.threads-per-warp (%d)", num_warps,
                 threads_per_warp);

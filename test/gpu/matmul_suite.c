@@ -33,6 +33,8 @@ static mh_dtype host_type(gemmc_datatype t) {
   case GEMMC_R_16BF: return MH_BF16;
   case GEMMC_R_32F: return MH_F32;
   case GEMMC_R_8I: return MH_I8;
+  case GEMMC_R_8F_E4M3: return MH_E4M3;
+  case GEMMC_R_8F_E5M2: return MH_E5M2;
   default: return MH_I32;
   }
 }
@@ -160,8 +162,7 @@ static void fill_desc(const mcase *x, gemmc_matmul_desc *d, scalars *s, gemmc_de
 static void stand_in_desc(const mcase *c, gemmc_matmul_desc *d, scalars *s) {
   mcase x = *c;
   normalize(&x);
-  bool fp8 = x.in == GEMMC_R_8F_E4M3 || x.in == GEMMC_R_8F_E5M2;
-  size_t esi = fp8 ? 1 : mh_dtype_size(host_type(x.in)), eso = mh_dtype_size(host_type(x.out));
+  size_t esi = mh_dtype_size(host_type(x.in)), eso = mh_dtype_size(host_type(x.out));
   gemmc_devptr base = (gemmc_devptr)1 << 30;
   fill_desc(&x, d, s, base + GUARD + x.off_a * esi, base + GUARD + x.off_b * esi, base + GUARD + x.off_c * eso,
             base + GUARD + x.off_d * eso, base + GUARD + x.off_bias * eso);
@@ -175,9 +176,8 @@ static bool run_case(gemmc_handle *h, gemmc_runtime *rt, const mcase *c, mh_rng 
   int64_t a_rows = x.ta == GEMMC_OP_N ? x.m : x.k, a_cols = x.ta == GEMMC_OP_N ? x.k : x.m;
   int64_t b_rows = x.tb == GEMMC_OP_N ? x.k : x.n, b_cols = x.tb == GEMMC_OP_N ? x.n : x.k;
   int64_t nb = x.batch;
-  bool fp8 = x.in == GEMMC_R_8F_E4M3 || x.in == GEMMC_R_8F_E5M2;
-  mh_dtype ti = fp8 ? MH_I8 : host_type(x.in), to = host_type(x.out);
-  size_t esi = fp8 ? 1 : mh_dtype_size(ti), eso = mh_dtype_size(to);
+  mh_dtype ti = host_type(x.in), to = host_type(x.out);
+  size_t esi = mh_dtype_size(ti), eso = mh_dtype_size(to);
   operand A, B, C, D, Bias;
   memset(&A, 0, sizeof A), memset(&B, 0, sizeof B), memset(&C, 0, sizeof C), memset(&D, 0, sizeof D),
       memset(&Bias, 0, sizeof Bias);
@@ -395,11 +395,20 @@ static int fixed_cases(mcase *out, int max, bool quick) {
   z = base("batch=0", 10, 10, 10, f16);
   z.batch = 0;
   ADD(z);
+  /* fp8 inputs (e4m3, e5m2): f16 operands for the MMA where no fp8 instruction fits. */
+  combo e4m3 = {GEMMC_R_8F_E4M3, GEMMC_R_16F, GEMMC_COMPUTE_32F}, e5m2 = {GEMMC_R_8F_E5M2, GEMMC_R_32F, GEMMC_COMPUTE_32F};
+  ADD(base("fp8 e4m3", 128, 96, 64, e4m3));
+  ADD(base("fp8 e5m2", 128, 96, 64, e5m2));
+  if (!quick) {
+    mcase f8 = base("fp8 e4m3 odd", 77, 45, 130, e4m3);
+    f8.ta = GEMMC_OP_T, f8.beta = 0.5, f8.bias = true, f8.act = GEMMC_ACT_RELU, f8.off_a = 1;
+    ADD(f8);
+    f8 = base("fp8 e5m2 batched", 64, 40, 96, e5m2);
+    f8.tb = GEMMC_OP_T, f8.batch = 2;
+    ADD(f8);
+  }
   /* What must fail cleanly. */
-  mcase bad = base("fp8 e4m3", 64, 64, 64, (combo){GEMMC_R_8F_E4M3, GEMMC_R_16F, GEMMC_COMPUTE_32F});
-  bad.expect = GEMMC_ERROR_UNSUPPORTED;
-  ADD(bad);
-  bad = base("fp8 e5m2", 64, 64, 64, (combo){GEMMC_R_8F_E5M2, GEMMC_R_32F, GEMMC_COMPUTE_32F});
+  mcase bad = base("fp8 out", 64, 64, 64, (combo){GEMMC_R_8F_E4M3, GEMMC_R_8F_E4M3, GEMMC_COMPUTE_32F});
   bad.expect = GEMMC_ERROR_UNSUPPORTED;
   ADD(bad);
   bad = base("int8 bias", 64, 64, 64, combos[7]);

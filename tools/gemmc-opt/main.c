@@ -441,7 +441,7 @@ static bool process_module(gemmc_context *ctx, const chunk *c, const tool_option
   for (int i = 0; i < opts->num_passes; i++) {
     const pass_request *p = &opts->passes[i];
     int errors_before = ir_error_count(ctx);
-    bool ok = p->info->run(ctx, module, p->options, out);
+    bool ok = gemmc_pass_run(ctx, p->info, module, p->options, NULL, out);
     if (!ok || ir_error_count(ctx) > errors_before) {
       /* A pass should explain its failure; say which pass failed when it did not. */
       if (ir_error_count(ctx) == errors_before)

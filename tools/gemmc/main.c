@@ -1,4 +1,4 @@
-/* gemmc: the compiler driver; .tir (Triton TTIR or TTGIR) -> PTX (or TTGIR, LLVM IR, cubin) plus kernel.json. */
+/* gemmc: the compiler driver; .tir (Triton TTIR or TTGIR) -> PTX (or TTGIR, LLVM IR, cubin, AMDGCN, .hsaco) plus kernel.json. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +20,7 @@ typedef struct driver_options {
   gemmc_compile_options compile;
   gemmc_define defines[MAX_DEFINES];
   bool print_ptxas_report;
+  bool emit_given; /* without --emit: PTX for NVIDIA targets, a code object for AMD ones */
   bool print_times; /* --time */
   bool emit_c;      /* --emit=c: a .c + .h pair (gemmc/aot.h) */
 } driver_options;
@@ -39,10 +40,14 @@ static void print_usage(FILE *f) {
         "Compiles a Triton TTIR or TTGIR kernel (.tir) to PTX and writes OUTPUT's kernel.json beside it.\n"
         "\n"
         "  -o FILE                  output file ('-' for stdout; default: INPUT with the emitted extension)\n"
-        "  --target=sm_80|sm_86|sm_89|sm_90|sm_90a   GPU to compile for (default sm_90a)\n"
+        "  --target=sm_75|sm_80|sm_86|sm_89|sm_90|sm_90a|gfx90a|gfx942   GPU to compile for (default sm_90a)\n"
         "  --num-warps=N            warps per block for TTIR input (default 4; TTGIR keeps its own)\n"
         "  --num-stages=N           K-loop pipelining depth for TTIR input (cp.async stages, default 3; 1: off)\n"
-        "  --emit=ttgir|llvm|ptx|cubin   what to write (default ptx; cubin needs ptxas on PATH)\n"
+        "  --emit=ttgir|llvm|ptx|cubin|amdgcn|hsaco   what to write (default ptx, hsaco for AMD targets;\n"
+        "                           cubin needs ptxas on PATH, hsaco ld.lld-19)\n"
+        "  --waves-per-eu=N         AMD: ask for N waves per SIMD (1-8; registers per wave <= 512/N)\n"
+        "  --matrix-instr-nonkdim=16|32   AMD: the MFMA instruction's M = N\n"
+        "  --kpack=1|2              AMD: MFMA K groups per LDS read\n"
         "  --emit=c                 OUTPUT.c and OUTPUT.h: the PTX (and the cubin when ptxas is on PATH)\n"
         "                           with a loader and a typed launcher that need only the CUDA driver\n"
         "  -D NAME=VALUE            set the compile-time constant $NAME / ${NAME} (repeatable)\n"
@@ -91,10 +96,9 @@ static bool valid_target(const char *name) {
   int count = 0;
   const gemmc_target *list = gemmc_target_list(&count);
   for (int i = 0; i < count; i++)
-    if (list[i].arch == GEMMC_ARCH_NVPTX && strcmp(list[i].name, name) == 0) return true;
+    if (strcmp(list[i].name, name) == 0) return true;
   char valid[256] = "";
   for (int i = 0; i < count; i++) {
-    if (list[i].arch != GEMMC_ARCH_NVPTX) continue;
     size_t used = strlen(valid);
     snprintf(valid + used, sizeof valid - used, "%s%s", used ? ", " : "", list[i].name);
   }
@@ -195,16 +199,40 @@ static int parse_args(int argc, char **argv, driver_options *o) {
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--emit", &missing))) {
-      static const char *const names[] = {"ttgir", "llvm", "ptx", "cubin"};
+      static const char *const names[] = {"ttgir", "llvm", "ptx", "cubin", "amdgcn", "hsaco"};
       int k = 0;
-      while (k < 4 && strcmp(v, names[k])) k++;
+      while (k < 6 && strcmp(v, names[k])) k++;
       o->emit_c = !strcmp(v, "c");
-      if (k == 4 && !o->emit_c) {
-        driver_error("bad --emit '%s' (expected ttgir, llvm, ptx, cubin or c)", v);
+      if (k == 6 && !o->emit_c) {
+        driver_error("bad --emit '%s' (expected ttgir, llvm, ptx, cubin, amdgcn, hsaco or c)", v);
         return EXIT_FAILED;
       }
       /* C embeds the cubin too when ptxas is there to make one. */
       o->compile.stage = o->emit_c ? (gemmc_target_find_ptxas(NULL, 0) ? GEMMC_STAGE_CUBIN : GEMMC_STAGE_PTX) : (gemmc_stage)k;
+      o->emit_given = true;
+      continue;
+    }
+    /* The AMD knobs; gemmc_compile checks their ranges against the target. */
+    if (!missing && (v = option_value(argc, argv, &i, "--waves-per-eu", &missing))) {
+      if (!parse_int(v, &o->compile.waves_per_eu) || o->compile.waves_per_eu < 0) {
+        driver_error("bad --waves-per-eu '%s' (expected 1 to 8; 0: no limit)", v);
+        return EXIT_FAILED;
+      }
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--matrix-instr-nonkdim", &missing))) {
+      if (!parse_int(v, &o->compile.matrix_instr_nonkdim) ||
+          (o->compile.matrix_instr_nonkdim != 16 && o->compile.matrix_instr_nonkdim != 32)) {
+        driver_error("bad --matrix-instr-nonkdim '%s' (expected 16 or 32)", v);
+        return EXIT_FAILED;
+      }
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--kpack", &missing))) {
+      if (!parse_int(v, &o->compile.kpack) || o->compile.kpack < 1 || o->compile.kpack > 2) {
+        driver_error("bad --kpack '%s' (expected 1 or 2)", v);
+        return EXIT_FAILED;
+      }
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--metadata", &missing))) {
@@ -240,6 +268,8 @@ static int parse_args(int argc, char **argv, driver_options *o) {
     usage_error("no input file%s", "");
     return EXIT_USAGE;
   }
+  const gemmc_target *t = gemmc_target_lookup(o->compile.target, NULL, 0);
+  if (!o->emit_given && t && t->arch == GEMMC_ARCH_AMDGPU) o->compile.stage = GEMMC_STAGE_HSACO;
   return EXIT_OK;
 }
 
@@ -251,7 +281,8 @@ static void print_phase_times(const gemmc_phase_times *t) {
   } rows[] = {
       {"parse + verify", t->parse_ms},   {"TTGIR passes", t->passes_ms},
       {"lower to LLVM IR", t->lower_ms}, {"LLVM optimization", t->llvm_opt_ms},
-      {"NVPTX codegen", t->codegen_ms},  {"ptxas", t->ptxas_ms},
+      {"LLVM codegen", t->codegen_ms},   {"ptxas", t->ptxas_ms},
+      {"ld.lld", t->lld_ms},
   };
   double phases = 0;
   fputs("gemmc: compile time (ms):\n", stderr);
@@ -385,7 +416,7 @@ int main(int argc, char **argv) {
     gemmc_context_destroy(ctx);
     return ok ? EXIT_OK : EXIT_FAILED;
   }
-  static const char *const extensions[] = {".ttgir", ".ll", ".ptx", ".cubin"};
+  static const char *const extensions[] = {".ttgir", ".ll", ".ptx", ".cubin", ".amdgcn", ".hsaco"};
   const void *data = NULL;
   size_t data_len = 0;
   switch (o.compile.stage) {
@@ -393,6 +424,8 @@ int main(int argc, char **argv) {
   case GEMMC_STAGE_LLVM: data = gemmc_compiled_llvm_ir(compiled, &data_len); break;
   case GEMMC_STAGE_PTX: data = gemmc_compiled_ptx(compiled, &data_len); break;
   case GEMMC_STAGE_CUBIN: data = gemmc_compiled_cubin(compiled, &data_len); break;
+  case GEMMC_STAGE_AMDGCN: data = gemmc_compiled_amdgcn(compiled, &data_len); break;
+  case GEMMC_STAGE_HSACO: data = gemmc_compiled_hsaco(compiled, &data_len); break;
   }
   char *derived_output = NULL;
   const char *output = o.output;
@@ -401,7 +434,8 @@ int main(int argc, char **argv) {
   }
   ok = output && data && write_output(output, data, data_len);
 
-  /* kernel.json goes beside a PTX or cubin file; for other outputs only when asked for. */
+  /* kernel.json goes beside a PTX, cubin, AMDGCN or code object file; for other outputs only
+   * when asked for. */
   char *derived_metadata = NULL;
   const char *metadata = o.metadata;
   if (ok && !o.metadata_given && o.compile.stage >= GEMMC_STAGE_PTX && strcmp(output, "-"))
