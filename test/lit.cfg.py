@@ -53,6 +53,11 @@ ptxas = shutil.which("ptxas", path=os.pathsep.join([os.environ.get("PATH", ""), 
 if ptxas:
     config.available_features.add("ptxas")
     config.environment["PATH"] += os.pathsep + os.path.dirname(ptxas)
+# A C compiler for tests that build generated C (gemmc --emit=c).
+cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+if cc:
+    config.available_features.add("cc")
+    config.substitutions.append(("%cc", cc))
 # ld.lld from LLVM 19 (Debian's lld-19), as gemmc_target_find_lld looks for it: links .hsaco.
 if shutil.which("ld.lld-19", path=config.environment["PATH"]) or os.access("/usr/lib/llvm-19/bin/ld.lld", os.X_OK):
     config.available_features.add("ld.lld-19")

@@ -20,6 +20,7 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef int CUjit_option;
+typedef struct CUlinkState_st *CUlinkState;
 
 enum {
   CUDA_SUCCESS = 0,
@@ -47,6 +48,7 @@ enum {
   CU_JIT_ERROR_LOG_BUFFER = 5,
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
 };
+enum { CU_JIT_INPUT_PTX = 1 };
 enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
 
 /* Every driver entry point used: (field, symbol, fallback symbol or NULL, return, parameters).
@@ -71,6 +73,13 @@ enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
     (CUmodule * module, const void *image, unsigned num_options, CUjit_option *options,            \
      void **values))                                                                               \
   X(module_unload, "cuModuleUnload", NULL, (CUmodule module))                                      \
+  X(link_create, "cuLinkCreate_v2", "cuLinkCreate",                                                \
+    (unsigned num_options, CUjit_option *options, void **values, CUlinkState *state))              \
+  X(link_add_data, "cuLinkAddData_v2", "cuLinkAddData",                                            \
+    (CUlinkState state, int type, void *data, size_t size, const char *name, unsigned num_options, \
+     CUjit_option *options, void **values))                                                        \
+  X(link_complete, "cuLinkComplete", NULL, (CUlinkState state, void **cubin, size_t *size))        \
+  X(link_destroy, "cuLinkDestroy", NULL, (CUlinkState state))                                      \
   X(module_get_function, "cuModuleGetFunction", NULL,                                              \
     (CUfunction * function, CUmodule module, const char *name))                                    \
   X(func_get_attribute, "cuFuncGetAttribute", NULL, (int *value, int attribute, CUfunction f))     \
@@ -347,6 +356,53 @@ static gemmc_status cuda_module_load(gemmc_runtime *rt, const void *image, size_
   return runtime_ok();
 }
 
+/* The driver's PTX JIT into a cubin we keep (cuLink*), the error log appended on failure. */
+static gemmc_status cuda_compile_ptx(gemmc_runtime *rt, const char *ptx, size_t len, void **cubin_out,
+                                     size_t *len_out) {
+  cuda_runtime *cu = as_cuda(rt);
+  char *ptx_copy = malloc(len + 1); /* cuLinkAddData reads PTX up to a NUL */
+  if (!ptx_copy)
+    return runtime_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, 0, "out of memory copying the PTX");
+  memcpy(ptx_copy, ptx, len);
+  ptx_copy[len] = '\0';
+  char error_log[8192] = "";
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {error_log, (void *)(uintptr_t)sizeof error_log};
+  CUlinkState state = NULL;
+  CUresult result = cu->api.link_create(2, options, values, &state);
+  const char *what = "cuLinkCreate";
+  if (result == CUDA_SUCCESS) {
+    what = "cuLinkAddData(PTX)";
+    result = cu->api.link_add_data(state, CU_JIT_INPUT_PTX, ptx_copy, len + 1, "gemmc.ptx", 0, NULL, NULL);
+  }
+  void *cubin = NULL;
+  size_t size = 0;
+  if (result == CUDA_SUCCESS) {
+    what = "cuLinkComplete";
+    result = cu->api.link_complete(state, &cubin, &size);
+  }
+  /* The cubin belongs to the link state: copy it out before destroying that. */
+  void *copy = NULL;
+  if (result == CUDA_SUCCESS && (copy = malloc(size ? size : 1)) != NULL)
+    memcpy(copy, cubin, size);
+  if (state)
+    cu->api.link_destroy(state);
+  free(ptx_copy);
+  if (result != CUDA_SUCCESS) {
+    gemmc_status status = cuda_failure(cu, result, what);
+    size_t used = strlen(status.message);
+    error_log[sizeof error_log - 1] = '\0';
+    if (error_log[0] && used + 2 < sizeof status.message)
+      snprintf(status.message + used, sizeof status.message - used, "\n%s", error_log);
+    return status;
+  }
+  if (!copy)
+    return runtime_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, 0, "out of memory copying the cubin");
+  *cubin_out = copy;
+  *len_out = size;
+  return runtime_ok();
+}
+
 static gemmc_status cuda_module_unload(gemmc_runtime *rt, gemmc_runtime_module *module) {
   cuda_runtime *cu = as_cuda(rt);
   CUDA_CALL(cu, cu->api.module_unload((CUmodule)module), "cuModuleUnload");
@@ -532,6 +588,7 @@ static const gemmc_runtime_ops cuda_ops = {
     .make_current = cuda_make_current,
     .synchronize = cuda_synchronize,
     .module_load = cuda_module_load,
+    .compile_ptx = cuda_compile_ptx,
     .module_unload = cuda_module_unload,
     .module_get_kernel = cuda_module_get_kernel,
     .kernel_get_info = cuda_kernel_get_info,
