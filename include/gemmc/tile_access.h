@@ -39,6 +39,10 @@ typedef struct tile_access {
   tile_dim dim[2];
   ir_op *loop; /* the scf.for (lower bound 0, step 1) whose induction variable advances the tile;
                 * NULL when nothing advances */
+  /* Conjuncts of the mask that are one scalar condition for the whole tile (tt.splat of an i1):
+   * not per-element bounds; the user decides whether it can express them. */
+  int num_scalar_masks;
+  ir_value *scalar_masks[2];
 } tile_access;
 
 /* Decomposes a 2-D tt.load (pointer, mask, `other` zero or absent) or tt.store (pointer, mask)
@@ -54,6 +58,11 @@ bool tile_access_of(ir_op *op, tile_access *out);
  * `start + arange < wrap` along that dim (same start and wrap values). Then replacing the values
  * at indices >= wrap with zeros stores the same result. */
 bool tile_wrap_is_masked_off(gemmc_context *ctx, ir_op *load, int dim, const ir_value *start, const ir_value *wrap);
+
+/* A scalar offset c * f0 * f1.. as index * stride where index is the one factor that differs
+ * between programs (an i32 computed from tt.get_program_id: the batch of a batched GEMM) and
+ * stride the rest; false when no factor or more than one does. */
+bool tile_split_program_offset(gemmc_context *ctx, const tile_coef *c, ir_value **index, tile_coef *stride);
 
 /* Equal as products (same constant, same factors in any order). */
 bool tile_coef_equal(const tile_coef *a, const tile_coef *b);

@@ -204,7 +204,8 @@ static bool ptr_terms(ir_value *p, tile_access *acc, term_sum *out, term_sum *ad
 
 /* ------------------------------------------------------------------ masks */
 
-/* One conjunct `start + arange < bound` along dim (start NULL: 0). */
+/* One conjunct `start + arange < bound` along dim (start NULL: 0), or (dim -1) a scalar i1
+ * splat over the tile (in `bound`). */
 typedef struct mask_conj {
   int dim;
   ir_value *start, *bound;
@@ -224,6 +225,10 @@ static bool mask_terms(ir_value *m, int vdim, mask_conjs *out) {
   switch (def->kind) {
   case OP_ANDI: return mask_terms(def->operands[0].value, vdim, out) && mask_terms(def->operands[1].value, vdim, out);
   case OP_BROADCAST: return mask_terms(def->operands[0].value, vdim, out);
+  case OP_SPLAT:
+    if (out->n == MAX_CONJ || !ir_type_is_int(def->operands[0].value->type, 1)) return false;
+    out->c[out->n++] = (mask_conj){-1, NULL, def->operands[0].value};
+    return true;
   case OP_EXPAND_DIMS: {
     ir_value *x = def->operands[0].value;
     int64_t axis = ir_op_get_int_attr(def, "axis", -1);
@@ -322,6 +327,11 @@ bool tile_access_of(ir_op *op, tile_access *acc) {
     if (!mask_terms(op->operands[mask_index].value, -1, &conjs)) return false;
     for (int i = 0; i < conjs.n; i++) {
       const mask_conj *c = &conjs.c[i];
+      if (c->dim < 0) {
+        if (acc->num_scalar_masks == 2) return false;
+        acc->scalar_masks[acc->num_scalar_masks++] = c->bound;
+        continue;
+      }
       tile_dim *d = &acc->dim[c->dim];
       if (d->bound) return false;
       if (d->advance == 0 && c->start == d->start && (!d->wrap || c->bound == d->wrap)) {
@@ -334,6 +344,22 @@ bool tile_access_of(ir_op *op, tile_access *acc) {
       }
     }
   }
+  return true;
+}
+
+bool tile_split_program_offset(gemmc_context *ctx, const tile_coef *c, ir_value **index, tile_coef *stride) {
+  int which = -1;
+  for (int i = 0; i < c->n; i++)
+    if (value_depends_on_program_id(ctx, c->f[i])) {
+      if (which >= 0) return false;
+      which = i;
+    }
+  if (which < 0 || !ir_type_is_int(c->f[which]->type, 32)) return false;
+  *index = c->f[which];
+  *stride = *c;
+  stride->n = 0;
+  for (int i = 0; i < c->n; i++)
+    if (i != which) stride->f[stride->n++] = c->f[i];
   return true;
 }
 

@@ -276,10 +276,13 @@ static bool lower_make_desc(lower_state *s, ir_op *op) {
   return lower_set1(s, &op->results[0], map);
 }
 
-/* The shared buffer of a copy must hold the descriptor's block in the descriptor's layout. */
+/* The shared buffer of a copy must hold the descriptor's block in the descriptor's layout (the
+ * block may have leading dims of size 1 the buffer leaves out: a batch index). */
 static bool check_buffer(lower_state *s, const ir_op *op, const ir_type *desc, const ir_type *buf) {
-  bool same = buf->kind == TY_MEMDESC && buf->rank == desc->rank && buf->encoding == desc->encoding;
-  for (int d = 0; same && d < desc->rank; d++) same = buf->shape[d] == desc->shape[d];
+  int lead = desc->rank - buf->rank;
+  bool same = buf->kind == TY_MEMDESC && lead >= 0 && buf->encoding == desc->encoding;
+  for (int d = 0; same && d < lead; d++) same = desc->shape[d] == 1;
+  for (int d = 0; same && d < buf->rank; d++) same = buf->shape[d] == desc->shape[lead + d];
   if (!same)
     ir_op_error(s->ctx, op, "lowering of a TMA copy between %s and %s is not implemented (shapes and layouts must match)",
                 ir_type_str(s->ctx, desc), ir_type_str(s->ctx, buf));

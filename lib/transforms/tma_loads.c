@@ -93,6 +93,12 @@ typedef struct tma_plan {
   tile_access acc;
   ir_op *load, *alloc;
   ir_value *extent[2]; /* NULL: unbounded */
+  /* A scalar offset index * stride whose index differs between programs (the batch of a
+   * batched GEMM: a_ptr + pid_b * stride_ab) becomes a leading descriptor dim of block size 1,
+   * so that the descriptor is the same for every program. */
+  int batch_offset;    /* its entry in acc.offsets, -1: none */
+  ir_value *batch_index;
+  tile_coef batch_stride;
 } tma_plan;
 
 static bool coef_uniform(gemmc_context *ctx, const tile_coef *c) {
@@ -108,7 +114,8 @@ static bool uniform_descriptor(gemmc_context *ctx, const tma_plan *p) {
   const tile_access *a = &p->acc;
   if (value_depends_on_program_id(ctx, a->base) || !coef_uniform(ctx, &a->dim[0].stride)) return false;
   for (int i = 0; i < a->num_offsets; i++)
-    if (!coef_uniform(ctx, &a->offsets[i])) return false;
+    if (i != p->batch_offset && !coef_uniform(ctx, &a->offsets[i])) return false;
+  if (p->batch_offset >= 0 && !coef_uniform(ctx, &p->batch_stride)) return false;
   for (int d = 0; d < 2; d++)
     if (p->extent[d] && value_depends_on_program_id(ctx, p->extent[d])) return false;
   return true;
@@ -116,9 +123,11 @@ static bool uniform_descriptor(gemmc_context *ctx, const tma_plan *p) {
 
 static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *load, tma_plan *p) {
   memset(p, 0, sizeof *p);
+  p->batch_offset = -1;
   p->load = load;
   p->alloc = nvmma_alloc_of(load);
-  if (!p->alloc || ir_op_get_attr(load, "isVolatile") || !tile_access_of(load, &p->acc)) return false;
+  if (!p->alloc || ir_op_get_attr(load, "isVolatile") || !tile_access_of(load, &p->acc) || p->acc.num_scalar_masks)
+    return false;
   const ir_type *t = load->results[0].type;
   int bytes = (int)ir_type_bits(ir_type_element(t)) / 8;
   if (bytes != 1 && bytes != 2 && bytes != 4) return false;
@@ -127,14 +136,25 @@ static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *l
   if (!tile_coef_equal(&a->dim[1].stride, &unit)) return false; /* the inner dim must be contiguous */
   /* 16-byte aligned base (tt.divisibility of a pointer counts bytes) and strides. */
   if (axis_info_divisibility(axis_info_of(ai, a->base), 0) < TMA_MIN_ALIGN) return false;
-  for (int i = 0; i < a->num_offsets; i++)
+  for (int i = 0; i < a->num_offsets; i++) {
+    ir_value *index;
+    tile_coef stride;
+    if (p->batch_offset < 0 && tile_split_program_offset(ctx, &a->offsets[i], &index, &stride) &&
+        (coef_divisibility(ai, &stride) * bytes) % TMA_MIN_ALIGN == 0) {
+      p->batch_offset = i;
+      p->batch_index = index;
+      p->batch_stride = stride;
+      continue;
+    }
     if ((coef_divisibility(ai, &a->offsets[i]) * bytes) % TMA_MIN_ALIGN != 0) return false;
+  }
   if ((coef_divisibility(ai, &a->dim[0].stride) * bytes) % TMA_MIN_ALIGN != 0) return false;
   /* Everything the descriptor is made of exists before the loop. */
   const ir_op *at = a->loop ? a->loop : load;
   if (!defined_outside(a->base, at) || !coef_outside(&a->dim[0].stride, at)) return false;
   for (int i = 0; i < a->num_offsets; i++)
     if (!coef_outside(&a->offsets[i], at)) return false;
+  if (p->batch_offset >= 0 && !defined_outside(p->batch_index, at)) return false;
   for (int d = 0; d < 2; d++) {
     const tile_dim *td = &a->dim[d];
     if (td->bound) p->extent[d] = td->bound;
@@ -154,24 +174,33 @@ static void rewrite_load(gemmc_context *ctx, tma_plan *p) {
   ir_op *load = p->load;
   const ir_type *t = load->results[0].type;
   ir_op *at = a->loop ? a->loop : load;
-  /* The descriptor, before the loop. */
+  bool batched = p->batch_offset >= 0;
+  int rank = batched ? 3 : 2, lead = batched ? 1 : 0;
+  /* The descriptor, before the loop: dims [batch,] rows, columns. */
   ir_value *base = a->base;
   for (int i = 0; i < a->num_offsets; i++) {
+    if (i == p->batch_offset) continue;
     ir_value *ops[2] = {base, build_coef_i64(ctx, at, &a->offsets[i])};
     base = build_before(ctx, at, OP_ADDPTR, 2, ops, base->type);
   }
-  ir_value *operands[5];
+  ir_value *operands[7];
   operands[0] = base;
+  if (batched) {
+    operands[1] = build_int_constant(ctx, at, INT32_MAX, 32);
+    operands[1 + rank] = build_coef_i64(ctx, at, &p->batch_stride);
+  }
   for (int d = 0; d < 2; d++)
-    operands[1 + d] = p->extent[d] ? p->extent[d] : build_int_constant(ctx, at, INT32_MAX, 32);
-  operands[3] = build_coef_i64(ctx, at, &a->dim[0].stride);
-  operands[4] = build_int_constant(ctx, at, 1, 64);
+    operands[1 + lead + d] = p->extent[d] ? p->extent[d] : build_int_constant(ctx, at, INT32_MAX, 32);
+  operands[1 + rank + lead] = build_coef_i64(ctx, at, &a->dim[0].stride);
+  operands[1 + rank + lead + 1] = build_int_constant(ctx, at, 1, 64);
   const ir_attr *enc = p->alloc->results[0].type->encoding;
-  const ir_type *desc_type = ir_tensordesc_type(ctx, t->rank, t->shape, t->elem, enc);
-  ir_value *desc = build_before(ctx, at, OP_MAKE_TENSOR_DESC, 5, operands, desc_type);
-  /* The tile's coordinates: start + iv * advance. */
-  ir_value *idx[3];
+  int64_t shape[3] = {1, t->shape[0], t->shape[1]};
+  const ir_type *desc_type = ir_tensordesc_type(ctx, rank, batched ? shape : shape + 1, t->elem, enc);
+  ir_value *desc = build_before(ctx, at, OP_MAKE_TENSOR_DESC, 1 + 2 * rank, operands, desc_type);
+  /* The tile's coordinates: [batch,] start + iv * advance. */
+  ir_value *idx[4];
   idx[0] = desc;
+  if (batched) idx[1] = p->batch_index;
   for (int d = 0; d < 2; d++) {
     const tile_dim *td = &a->dim[d];
     ir_value *c = td->start;
@@ -180,9 +209,9 @@ static void rewrite_load(gemmc_context *ctx, tma_plan *p) {
       ir_value *moved = build_binary(ctx, load, OP_MULI, iv, build_int_constant(ctx, load, td->advance, 32));
       c = c ? build_binary(ctx, load, OP_ADDI, c, moved) : moved;
     }
-    idx[1 + d] = c ? c : build_int_constant(ctx, load, 0, 32);
+    idx[1 + lead + d] = c ? c : build_int_constant(ctx, load, 0, 32);
   }
-  ir_op *dl = ir_op_create(ctx, OP_DESC_LOAD, 3, idx, 1, &t, 0, load->loc);
+  ir_op *dl = ir_op_create(ctx, OP_DESC_LOAD, 1 + rank, idx, 1, &t, 0, load->loc);
   ir_op_insert_before(load, dl);
   ir_value_replace_all_uses(&load->results[0], &dl->results[0]);
   ir_op_erase(load);

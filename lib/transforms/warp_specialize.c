@@ -57,6 +57,10 @@ typedef struct ws_store {
   const ir_attr *shared;
   ir_value *desc;       /* made at the top */
   ir_value *buffer;     /* per consumer group */
+  int batch_offset;     /* the offset that becomes a leading descriptor dim (-1: none) */
+  ir_value *batch_index;
+  tile_coef batch_stride;
+  ir_value *batch_bound; /* the mask's `batch_index < bound`, or NULL */
 } ws_store;
 
 typedef struct ws_load {
@@ -214,19 +218,42 @@ static void plan_stores(ws_plan *p) {
     ws_store st;
     memset(&st, 0, sizeof st);
     st.store = op;
+    st.batch_offset = -1;
     const ir_type *t = op->operands[1].value->type;
     int bytes = (int)ir_type_bits(ir_type_element(t)) / 8;
     if (!tile_access_of(op, &st.acc) || st.acc.loop || (bytes != 2 && bytes != 4) || t->rank != 2) continue;
     if (st.acc.dim[0].wrap || st.acc.dim[1].wrap || !tile_coef_equal(&st.acc.dim[1].stride, &unit)) continue;
     ptr_list slice = {p->ctx, NULL, 0, 0};
     bool ok = uniform_slice(p, st.acc.base, &slice) && uniform_coef(p, &st.acc.dim[0].stride, &slice);
-    for (int i = 0; ok && i < st.acc.num_offsets; i++) ok = uniform_coef(p, &st.acc.offsets[i], &slice);
+    for (int i = 0; ok && i < st.acc.num_offsets; i++) {
+      if (st.batch_offset < 0 &&
+          tile_split_program_offset(p->ctx, &st.acc.offsets[i], &st.batch_index, &st.batch_stride) &&
+          uniform_coef(p, &st.batch_stride, &slice) && (divisibility_of(p, &st.batch_stride) * bytes) % 16 == 0) {
+        st.batch_offset = i;
+        continue;
+      }
+      ok = uniform_coef(p, &st.acc.offsets[i], &slice);
+    }
     for (int d = 0; ok && d < 2; d++) ok = !st.acc.dim[d].bound || uniform_slice(p, st.acc.dim[d].bound, &slice);
     ptr_list_free(&slice);
     if (!ok || axis_info_divisibility(axis_info_of(p->axis, st.acc.base), 0) < 16 ||
         (divisibility_of(p, &st.acc.dim[0].stride) * bytes) % 16)
       continue;
-    for (int i = 0; ok && i < st.acc.num_offsets; i++) ok = (divisibility_of(p, &st.acc.offsets[i]) * bytes) % 16 == 0;
+    for (int i = 0; ok && i < st.acc.num_offsets; i++)
+      ok = i == st.batch_offset || (divisibility_of(p, &st.acc.offsets[i]) * bytes) % 16 == 0;
+    /* A scalar mask can only be the batch's own bound (index < bound: the batch dim's extent). */
+    for (int i = 0; ok && i < st.acc.num_scalar_masks; i++) {
+      const ir_op *cmp = st.acc.scalar_masks[i]->def_op;
+      const char *pred = cmp && cmp->kind == OP_CMPI ? cmp_predicate_of(cmp) : NULL;
+      ok = st.batch_offset >= 0 && !st.batch_bound && pred && !strcmp(pred, "slt") &&
+           cmp->operands[0].value == st.batch_index && ir_type_is_int(cmp->operands[1].value->type, 32);
+      if (ok) {
+        st.batch_bound = cmp->operands[1].value;
+        ptr_list bslice = {p->ctx, NULL, 0, 0};
+        ok = uniform_slice(p, st.batch_bound, &bslice);
+        ptr_list_free(&bslice);
+      }
+    }
     int order[2] = {1, 0};
     st.shared = layout_nvmma_shared_get(p->ctx, 2, t->shape, order, bytes * 8, false);
     if (!ok || !st.shared || st.shared->layout.transposed || st.shared->layout.swizzling_byte_width < 32 ||
@@ -425,13 +452,19 @@ static void build_consumer(ws_plan *p, ir_op *at, int group) {
     ir_op *fence = ir_op_create(ctx, OP_FENCE_ASYNC_SHARED, 0, NULL, 0, NULL, 0, op->loc);
     ir_op_set_attr(ctx, fence, "bCluster", ir_bool_attr(ctx, false));
     ir_op_insert_before(tile_end, fence);
-    ir_value *copy_ops[4] = {st->desc, NULL, NULL, st->buffer};
+    int lead = st->batch_offset >= 0 ? 1 : 0;
+    ir_value *copy_ops[5] = {st->desc};
+    if (lead) {
+      ir_value *m = ptr_map_get(&map, st->batch_index);
+      copy_ops[1] = m ? m : st->batch_index;
+    }
     for (int d = 0; d < 2; d++) {
       ir_value *start = st->acc.dim[d].start;
       ir_value *m = start ? ptr_map_get(&map, start) : NULL;
-      copy_ops[1 + d] = start ? (m ? m : start) : c32(p, tile_end, 0);
+      copy_ops[1 + lead + d] = start ? (m ? m : start) : c32(p, tile_end, 0);
     }
-    build_before(ctx, tile_end, OP_TMA_STORE, 4, copy_ops, NULL);
+    copy_ops[3 + lead] = st->buffer;
+    build_before(ctx, tile_end, OP_TMA_STORE, 4 + lead, copy_ops, NULL);
   }
   ptr_map_free(&map);
 }
@@ -566,6 +599,7 @@ static void rewrite(ws_plan *p) {
     const ir_type *t = st->store->operands[1].value->type;
     ir_value *base = st->acc.base;
     for (int k = 0; k < st->acc.num_offsets; k++) {
+      if (k == st->batch_offset) continue;
       const tile_coef *cf = &st->acc.offsets[k];
       ir_value *v = build_int_constant(ctx, top, cf->c, 64);
       for (int f = 0; f < cf->n; f++) {
@@ -576,25 +610,39 @@ static void rewrite(ws_plan *p) {
       ir_value *ops[2] = {base, v};
       base = build_before(ctx, top, OP_ADDPTR, 2, ops, base->type);
     }
-    ir_value *operands[5];
+    bool batched = st->batch_offset >= 0;
+    int rank = batched ? 3 : 2, lead = batched ? 1 : 0;
+    ir_value *operands[7];
     operands[0] = base;
     for (int d = 0; d < 2; d++)
-      operands[1 + d] = st->acc.dim[d].bound ? st->acc.dim[d].bound : build_int_constant(ctx, top, INT32_MAX, 32);
-    const tile_coef *sc = &st->acc.dim[0].stride;
-    ir_value *stride = build_int_constant(ctx, top, sc->c, 64);
-    for (int f = 0; f < sc->n; f++) {
-      ir_value *x = sc->f[f];
-      if (!ir_type_is_int(x->type, 64)) x = build_before(ctx, top, OP_EXTSI, 1, &x, ir_int_type(ctx, 64));
-      stride = bin(p, top, OP_MULI, stride, x);
+      operands[1 + lead + d] =
+          st->acc.dim[d].bound ? st->acc.dim[d].bound : build_int_constant(ctx, top, INT32_MAX, 32);
+    ir_value *strides[3];
+    const tile_coef *coefs[2] = {&st->batch_stride, &st->acc.dim[0].stride};
+    for (int k = batched ? 0 : 1; k < 2; k++) {
+      const tile_coef *sc = coefs[k];
+      ir_value *stride = build_int_constant(ctx, top, sc->c, 64);
+      for (int f = 0; f < sc->n; f++) {
+        ir_value *x = sc->f[f];
+        if (!ir_type_is_int(x->type, 64)) x = build_before(ctx, top, OP_EXTSI, 1, &x, ir_int_type(ctx, 64));
+        stride = bin(p, top, OP_MULI, stride, x);
+      }
+      strides[k] = stride;
     }
-    operands[3] = stride;
-    operands[4] = build_int_constant(ctx, top, 1, 64);
-    const ir_type *dt = ir_tensordesc_type(ctx, 2, t->shape, t->elem, st->shared);
-    st->desc = build_before(ctx, top, OP_MAKE_TENSOR_DESC, 5, operands, dt);
+    if (batched) {
+      operands[1] = st->batch_bound ? st->batch_bound : build_int_constant(ctx, top, INT32_MAX, 32);
+      operands[1 + rank] = strides[0];
+    }
+    operands[1 + rank + lead] = strides[1];
+    operands[1 + rank + lead + 1] = build_int_constant(ctx, top, 1, 64);
+    int64_t shape[3] = {1, t->shape[0], t->shape[1]};
+    const ir_type *dt = ir_tensordesc_type(ctx, rank, batched ? shape : shape + 1, t->elem, st->shared);
+    st->desc = build_before(ctx, top, OP_MAKE_TENSOR_DESC, 1 + 2 * rank, operands, dt);
   }
   ir_op *at = term;
   for (int l = 0; l < p->num_loads; l++) {
-    const ir_type *d = p->loads[l].load->operands[0].value->type;
+    /* The operand's shape (a descriptor may add a leading batch dim of size 1). */
+    const ir_type *d = p->loads[l].alloc->results[0].type;
     p->loads[l].ring = alloc_ring(p, at, d->rank, d->shape, d->elem, d->encoding);
   }
   int order0 = 0;
