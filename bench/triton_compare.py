@@ -522,21 +522,23 @@ def write_results(rows, out):
 
 # ------------------------------------------------------------------------------------------------ main
 
-QUICK = ("tutorial_f16_128x128x64_s3_w4", "batched_f16_accf32_128x128x64_s4_w4", "tma_persistent_ws_f16_128x256x64_s3_w8")
+QUICK = ("tutorial_f16_128x128x64_s3_w4", "tutorial_f16_128x256x64_s3_w8", "batched_f16_accf32_128x256x64_s3_w8",
+         "tma_persistent_ws_f16_128x256x64_s3_w8")
 
 
 def priority(case, shape):
     """The rows the issues' bars name come first, so a time budget cuts the least important ones."""
     big = shape.m >= 4096
-    if case.kind == "tutorial" and case.dtype in ("f16", "bf16") and case.config.tag() == "128x128x64_s3_w4" and big:
+    tutorial = case.kind == "tutorial" and case.dtype in ("f16", "bf16")
+    if tutorial and case.config.tag() in ("128x128x64_s3_w4", "128x256x64_s3_w8") and big:
         return 0
-    if case.kind == "batched":
-        return 1
     if case.kind == "tma_persistent" and case.warp_specialize:
+        return 1
+    if case.kind == "batched":
         return 2
-    if case.dtype == "fp8e4m3" and shape.m == 8192:
+    if tutorial and case.config.tag() in ("128x128x64_s3_w4", "128x256x64_s3_w8"):
         return 3
-    if case.kind == "tutorial" and case.config.tag() == "128x128x64_s3_w4":
+    if case.dtype == "fp8e4m3" and shape.m == 8192:
         return 4
     return 5
 

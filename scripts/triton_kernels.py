@@ -419,6 +419,8 @@ FP8_CONFIGS = [Config(128, 256, 128, 3, 8), Config(128, 128, 128, 3, 4)]
 BATCHED_F32 = Config(128, 128, 64, 4, 4)
 BATCHED_F16 = Config(128, 128, 32, 4, 4)
 PERSISTENT_WS = Config(128, 256, 64, 3, 8)
+# The batched kernel at the tile the warp-specialized path takes (8 warps, 128x256).
+BATCHED_WIDE = Config(128, 256, 64, 3, 8)
 
 
 def all_cases() -> List[Case]:
@@ -432,6 +434,9 @@ def all_cases() -> List[Case]:
                       gemmc=GemmcSpec("batched_matmul.tir", "f16", "f32", "f16")))
     cases.append(Case(f"batched_f16_accf16_{BATCHED_F16.tag()}", "batched", "f16", "f16", BATCHED_F16,
                       gemmc=GemmcSpec("batched_matmul.tir", "f16", "f16", "f16")))
+    for acc in ("f32", "f16"):
+        cases.append(Case(f"batched_f16_acc{acc}_{BATCHED_WIDE.tag()}", "batched", "f16", acc, BATCHED_WIDE,
+                          gemmc=GemmcSpec("batched_matmul.tir", "f16", acc, "f16")))
     for dtype in ("f16", "bf16"):
         cases.append(Case(f"persistent_{dtype}_{PERSISTENT_WS.tag()}", "persistent", dtype, "f32", PERSISTENT_WS))
         cases.append(Case(f"tma_persistent_ws_{dtype}_{PERSISTENT_WS.tag()}", "tma_persistent", dtype, "f32",
