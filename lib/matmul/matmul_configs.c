@@ -17,15 +17,25 @@
  *
  * H200 measurements (bench-gemm, 2026-11-22, mma.sync + cp.async): 128x128x32 s4 w4 453.5
  * TFLOP/s and 128x128x64 s3 w4 426 TFLOP/s on 4096^3 f16 (989 TFLOP/s dense peak).
+ *
+ * sm_90 rows (H100, 2026-11-24, docs/perf-notes.md): wgmma; 8-warp 128x256 kernels become
+ * persistent and warp-specialized (TMA, one block per SM), 715 TFLOP/s at 4096^3 f16 (0.72 of the
+ * 989 peak); 4-warp ones keep cp.async rings, 628 at 128x128x64 s3 (0.63). The rest are guesses
+ * scaled from those.
  */
 const matmul_config matmul_configs[] = {
     /* name                template              class          cc       BM   BN   BK  G  W  S  split  eff   b/SM  defines */
-    {"mma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 0, 128, 128, 32, 8, 4, 4, 16, 0.46, 2, NULL},
-    {"mma_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 80, 0, 128, 128, 64, 8, 4, 3, 16, 0.43, 2, NULL},
-    {"mma_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 80, 0, 128, 256, 64, 8, 8, 3, 8, 0.40, 1, NULL},
-    {"mma_64x256x32_s4", "gemm.tir", MM_CLASS_F16, 80, 0, 64, 256, 32, 8, 4, 4, 16, 0.38, 2, NULL},
-    {"mma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 80, 0, 128, 64, 32, 8, 4, 4, 16, 0.36, 4, NULL},
-    {"mma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 0, 64, 128, 32, 8, 4, 4, 16, 0.36, 4, NULL},
+    {"wgmma_ws_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.72, 1, NULL},
+    {"wgmma_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.63, 2, NULL},
+    {"wgmma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.60, 2, NULL},
+    {"wgmma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 64, 128, 32, 8, 4, 4, 16, 0.45, 4, NULL},
+    {"wgmma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 64, 32, 8, 4, 4, 16, 0.45, 4, NULL},
+    {"mma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 32, 8, 4, 4, 16, 0.46, 2, NULL},
+    {"mma_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 64, 8, 4, 3, 16, 0.43, 2, NULL},
+    {"mma_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 256, 64, 8, 8, 3, 8, 0.40, 1, NULL},
+    {"mma_64x256x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 64, 256, 32, 8, 4, 4, 16, 0.38, 2, NULL},
+    {"mma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 64, 32, 8, 4, 4, 16, 0.36, 4, NULL},
+    {"mma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 64, 128, 32, 8, 4, 4, 16, 0.36, 4, NULL},
     {"mma_128x32x32_s4", "gemm.tir", MM_CLASS_F16, 80, 0, 128, 32, 32, 8, 4, 4, 16, 0.25, 5, NULL},
     {"mma_64x32x32_s5_w2", "gemm.tir", MM_CLASS_F16, 80, 0, 64, 32, 32, 8, 2, 5, 16, 0.20, 8, NULL},
     {"mma_32x64x32_s5_w2", "gemm.tir", MM_CLASS_F16, 80, 0, 32, 64, 32, 8, 2, 5, 16, 0.20, 8, NULL},

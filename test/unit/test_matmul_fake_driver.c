@@ -238,10 +238,10 @@ int main(void) {
   gemmc_handle_destroy(bi);
 
   /* A forced config. */
-  gemmc_handle *forced = open_handle(cache_dir, 0, false, "mma_64x128x32_s4");
+  gemmc_handle *forced = open_handle(cache_dir, 0, false, "wgmma_64x128x32_s4");
   st = gemm(forced, 300, 200, 100, GEMMC_R_16F, GEMMC_R_16F, GEMMC_COMPUTE_32F, 1);
   info = info_of(forced);
-  CHECK(st.code == GEMMC_OK && strstr(info.config, "mma_64x128x32_s4") && strstr(info.config, "(forced)"), "forced: %s",
+  CHECK(st.code == GEMMC_OK && strstr(info.config, "wgmma_64x128x32_s4") && strstr(info.config, "(forced)"), "forced: %s",
         info.config);
   st = gemm(forced, 300, 200, 100, GEMMC_R_8I, GEMMC_R_32I, GEMMC_COMPUTE_32I, 1);
   CHECK(st.code == GEMMC_ERROR_UNSUPPORTED, "a forced f16 config cannot run int8: %s", st.message);

@@ -158,7 +158,7 @@ static void test_model(void) {
     CHECK(mm_problem_from_desc(&d, &p).code == GEMMC_OK, "a valid %lld^3", (long long)d.m);
     mm_choice c;
     CHECK(mm_choose(&p, &h200, false, &c), "a choice for %lld^3", (long long)d.m);
-    CHECK(c.split == 1 && !strcmp(matmul_configs[c.config].name, "mma_128x128x32_s4"),
+    CHECK(c.split == 1 && !strcmp(matmul_configs[c.config].name, "wgmma_ws_128x256x64_s3"),
           "big f16 GEMMs take the measured best config (got %s split %d)", matmul_configs[c.config].name, c.split);
   }
   /* Small output, deep K: split-K. */
