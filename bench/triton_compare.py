@@ -557,8 +557,8 @@ def plan(args):
 
 
 def default_lib():
-    for p in (os.environ.get("GEMMC_BIN", "") and os.path.join(os.environ["GEMMC_BIN"], "libgemmc.so"),
-              os.path.join(ROOT, "build-device", "libgemmc.so"), os.path.join(ROOT, "build", "libgemmc.so")):
+    bins = [os.environ.get("GEMMC_BIN", ""), os.path.join(ROOT, "build-device"), os.path.join(ROOT, "build")]
+    for p in [os.path.join(b, name) for b in bins if b for name in ("libgemmc.so", "libgemmc.so.0")]:
         if p and os.path.exists(p):
             return p
     return None

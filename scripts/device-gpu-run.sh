@@ -32,7 +32,7 @@ if [ "$mode" = triton ] || [ "$mode" = triton-quick ]; then
   [ "$mode" = triton-quick ] && quick=(--quick)
   step triton-dump python3 scripts/triton-dump.py --out "$out"
   # Rows run most important first; none starts after 360 s, so dump + compare fit one 10-minute call.
-  step triton-compare python3 bench/triton_compare.py --out "$out" --libgemmc "$GEMMC_BIN/libgemmc.so" \
+  step triton-compare python3 bench/triton_compare.py --out "$out" --libgemmc "$(ls "$GEMMC_BIN"/libgemmc.so* | head -1)" \
     --budget-s 360 "${quick[@]}"
   exit $status
 fi
