@@ -60,6 +60,15 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   if (!params) return false;
   for (int i = 0; i < nargs; i++) {
     const ir_type *t = entry->args[i]->type;
+    if (t->kind == TY_TENSORDESC) {
+      /* Triton's host-built descriptors arrive as a 128-byte CUtensorMap passed by value
+       * (grid_constant) that the launcher encodes; gemmc's runtime does not build them yet. */
+      ir_op_error(s->ctx, func,
+                  "kernel argument %d of type '%s': descriptors built on the host are not supported yet "
+                  "(make it in the kernel with tt.make_tensor_descriptor)",
+                  i, ir_type_str(s->ctx, t));
+      return false;
+    }
     if (ir_type_is_tensor(t) || !(params[i] = lower_elem_type(s, t))) {
       ir_op_error(s->ctx, func, "kernel argument %d of type '%s' cannot be lowered (scalars and pointers only)", i,
                   ir_type_str(s->ctx, t));

@@ -17,6 +17,7 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_EXPAND_DIMS:
   case OP_BROADCAST:
   case OP_RESHAPE:
+  case OP_TRANS:
   case OP_ADDPTR:
   case OP_LOAD:
   case OP_STORE: return lower_memory(s, op);

@@ -12,7 +12,13 @@
 typedef struct project_info {
   int src_rank, dst_rank, axis;
   const int64_t *src_shape, *dst_shape;
+  int perm[IR_MAX_RANK]; /* tt.trans: result dim d is source dim perm[d] */
 } project_info;
+
+static void project_permute(const void *ctx, const int64_t *c, int64_t *p) {
+  const project_info *pi = ctx;
+  for (int d = 0; d < pi->dst_rank; d++) p[pi->perm[d]] = c[d];
+}
 
 static void project_drop_axis(const void *ctx, const int64_t *c, int64_t *p) {
   const project_info *pi = ctx;
@@ -49,10 +55,19 @@ static bool lower_shape_op(lower_state *s, ir_op *op) {
   }
   lower_layout_info *sli = lower_layout_of(s, op, st);
   if (!sli) return false;
-  project_info pi = {st->rank, dt->rank, (int)ir_op_get_int_attr(op, "axis", 0), st->shape, dt->shape};
+  project_info pi = {st->rank, dt->rank, (int)ir_op_get_int_attr(op, "axis", 0), st->shape, dt->shape, {0}};
   layout_project_fn fn = op->kind == OP_EXPAND_DIMS ? project_drop_axis
                         : op->kind == OP_BROADCAST ? project_broadcast
+                        : op->kind == OP_TRANS     ? project_permute
                                                    : project_reshape;
+  if (op->kind == OP_TRANS) {
+    const ir_attr *order = ir_op_get_attr(op, "order");
+    if (!order || order->kind != AT_DENSE_ARRAY || order->num_elems != dt->rank) {
+      ir_op_error(s->ctx, op, "tt.trans needs an 'order' permutation of its %d dims", dt->rank);
+      return false;
+    }
+    for (int d = 0; d < dt->rank; d++) pi.perm[d] = (int)order->ints[d];
+  }
   int *map = lower_alloc(s, sizeof(int) * (size_t)dli->num_regs);
   lower_values *out = lower_values_new(s, op, dli->num_regs);
   if (!map || !out) return false;
@@ -302,7 +317,8 @@ bool lower_memory(lower_state *s, ir_op *op) {
   case OP_SPLAT: return lower_splat(s, op);
   case OP_EXPAND_DIMS:
   case OP_BROADCAST:
-  case OP_RESHAPE: return lower_shape_op(s, op);
+  case OP_RESHAPE:
+  case OP_TRANS: return lower_shape_op(s, op);
   case OP_ADDPTR: return lower_addptr(s, op);
   case OP_LOAD: return lower_load(s, op);
   case OP_STORE: return lower_store(s, op);

@@ -352,6 +352,26 @@ static bool fix_operands(ir_op *op, void *user) {
   return true;
 }
 
+/* Tensor descriptors (tt.make_tensor_descriptor results and !tt.tensordesc kernel arguments)
+ * get the shared layout their TMA copies write: the nvmma_shared of the block, row-major, as
+ * Triton's TTGIR gives them. */
+static const ir_type *descriptor_with_layout(gemmc_context *ctx, const ir_type *t) {
+  if (t->kind != TY_TENSORDESC || t->encoding || t->rank < 1 || t->rank > IR_MAX_RANK) return t;
+  int order[IR_MAX_RANK];
+  for (int d = 0; d < t->rank; d++) order[d] = t->rank - 1 - d;
+  const ir_attr *enc = layout_nvmma_shared_get(ctx, t->rank, t->shape, order, (int)ir_type_bits(t->elem), false);
+  return enc ? ir_tensordesc_type(ctx, t->rank, t->shape, t->elem, enc) : t;
+}
+
+static bool retype_descriptors(ir_op *op, void *user) {
+  gemmc_context *ctx = user;
+  for (int i = 0; i < op->num_results; i++) op->results[i].type = descriptor_with_layout(ctx, op->results[i].type);
+  for (int r = 0; r < op->num_regions; r++)
+    for (ir_block *b = op->regions[r].first; b; b = b->next)
+      for (int a = 0; a < b->num_args; a++) b->args[a]->type = descriptor_with_layout(ctx, b->args[a]->type);
+  return true;
+}
+
 /* tt.func's type follows its (re-typed) arguments and returned values. */
 static void retype_function(assign_state *s, ir_op *func) {
   ir_block *entry = func->num_regions ? func->regions[0].first : NULL;
@@ -449,10 +469,11 @@ bool gemmc_pass_assign_layouts(const gemmc_pass_context *pc, ir_op *module) {
     ctx_raw_free(ctx, layouts, (size_t)s.count * sizeof *layouts);
     fix_walk fw = {&s};
     ir_walk(module, fix_operands, &fw);
-    for (ir_block *b = module->num_regions ? module->regions[0].first : NULL; b; b = b->next)
-      for (ir_op *o = b->first; o; o = o->next)
-        if (o->kind == OP_FUNC) retype_function(&s, o);
   }
+  ir_walk(module, retype_descriptors, ctx);
+  for (ir_block *b = module->num_regions ? module->regions[0].first : NULL; b; b = b->next)
+    for (ir_op *o = b->first; o; o = o->next)
+      if (o->kind == OP_FUNC) retype_function(&s, o);
 
   ir_op_set_attr(ctx, module, "ttg.num-warps", ir_i32_attr(ctx, num_warps));
   ir_op_set_attr(ctx, module, "ttg.threads-per-warp", ir_i32_attr(ctx, threads_per_warp));

@@ -407,11 +407,24 @@ static void wait_after(gemmc_context *ctx, ir_value *v, ir_op *anchor) {
 }
 
 /* Makes a wgmma dot asynchronous: `isAsync`, then a wait that keeps it in flight (pendings = 1)
- * when its accumulator only goes around the loop, else waits for it (pendings = 0). */
-static ir_op *make_dot_async(gemmc_context *ctx, ir_op *dot, ir_op *yield) {
+ * when its accumulator only goes around the loop and every shared operand is a ring slot or
+ * made outside the loop (Triton's "properly async" rule: a buffer the next iteration writes
+ * again must not be read by an MMA still in flight), else waits for it (pendings = 0). */
+static bool operands_outlive_iteration(const loop_plan *lp, const ir_op *dot) {
+  for (int i = 0; i < 2; i++) {
+    const ir_value *v = dot->operands[i].value;
+    if (v->type->kind != TY_MEMDESC || !v->def_op || v->def_op->parent != lp->body) continue;
+    bool ring = false;
+    for (int j = 0; j < lp->num_loads; j++) ring |= lp->loads[j].convert == v->def_op;
+    if (!ring) return false;
+  }
+  return true;
+}
+
+static ir_op *make_dot_async(gemmc_context *ctx, const loop_plan *lp, ir_op *dot, ir_op *yield) {
   ir_op_set_attr(ctx, dot, "isAsync", ir_bool_attr(ctx, true));
   ir_value *acc = &dot->results[0];
-  bool only_yielded = ir_value_has_one_use(acc) && acc->first_use->owner == yield;
+  bool only_yielded = ir_value_has_one_use(acc) && acc->first_use->owner == yield && operands_outlive_iteration(lp, dot);
   ir_op *wait = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &acc, 1, &acc->type, 0, dot->loc);
   ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, only_yielded ? 1 : 0));
   ir_op_insert_after(dot, wait);
@@ -557,7 +570,7 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
       if (!seen) wgmma_dots[num_wgmma++] = dot;
     }
     for (int d = 0; d < num_wgmma; d++) {
-      ir_op *wait = make_dot_async(ctx, wgmma_dots[d], yield);
+      ir_op *wait = make_dot_async(ctx, lp, wgmma_dots[d], yield);
       if (wait->next) prefetch_at = wait->next;
     }
   }
