@@ -186,6 +186,11 @@ enum { MFMA_FAMILIES = GEMMC_MMA_MFMA | GEMMC_MMA_MFMA_FP8 | GEMMC_MMA_MFMA_CDNA
 
 int target_mfma_k_base(const target_mma *instr) { return instr->m * instr->k / 64; }
 
+int target_mfma_version(const gemmc_target *t) {
+  if (!t || !(t->mma_kinds & GEMMC_MMA_MFMA)) return 0;
+  return (t->mma_kinds & GEMMC_MMA_MFMA_CDNA3) ? 3 : 2;
+}
+
 /* The MFMA of `families` for these types and M = N = nonk_dim preferring the larger K, as
  * Triton's MfmaIntrinsic::selectFor: the largest K not above k_size, else the smallest. */
 static const target_mma *mfma_select(unsigned families, target_dtype a, target_dtype b, target_dtype c, int nonk_dim,

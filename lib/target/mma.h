@@ -75,6 +75,10 @@ const int *target_wgmma_valid_n(const target_mma *instr);
  * holds m * n / 64 accumulators (scalars). */
 int target_mfma_k_base(const target_mma *instr);
 
+/* The #ttg.amd_mfma version of a target (Triton's getMfmaVersion): 2 for CDNA2 (gfx90a), 3 for
+ * CDNA3 (gfx942); 0 when it has no MFMA. */
+int target_mfma_version(const gemmc_target *t);
+
 /* The MFMA instruction for a tt.dot on a target with `families` (its mma_kinds), Triton's
  * chooseMfmaInstruction: M = N = nonk_dim (16 or 32), the operand types (f32 with
  * inputPrecision = tf32 takes xf32 where the target has it, else f32), an i32 accumulator for
