@@ -3,9 +3,9 @@
 
 #include "gemmc/passes.h"
 
-/* A step runs always, or only when the kernel is pipelined (num_stages >= 2 and the target has
- * asynchronous copies). */
-typedef enum step_when { STEP_ALWAYS, STEP_WHEN_PIPELINED } step_when;
+/* A step runs always, or only when the kernel is pipelined: num_stages >= 2 and the target has
+ * asynchronous copies (NVIDIA), or is an AMD target (pipelined through registers). */
+typedef enum step_when { STEP_ALWAYS, STEP_WHEN_PIPELINED, STEP_WHEN_AMD_PIPELINED } step_when;
 
 typedef struct pipeline_step {
   gemmc_pass_fn run;
@@ -22,6 +22,7 @@ static const pipeline_step compile_steps[] = {
     {gemmc_pass_accelerate_matmul, "accelerate-matmul", STEP_ALWAYS},
     {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", STEP_ALWAYS},
     {gemmc_pass_pipeline_loads, "pipeline-loads", STEP_WHEN_PIPELINED},
+    {gemmc_pass_amd_stream_pipeline, "amd-stream-pipeline", STEP_WHEN_AMD_PIPELINED},
 };
 
 enum { COMPILE_STEPS = (int)(sizeof compile_steps / sizeof compile_steps[0]) };
@@ -32,7 +33,7 @@ typedef struct named_pipeline {
 } named_pipeline;
 
 static const named_pipeline pipelines[] = {
-    {"ttgir", COMPILE_STEPS - 1},
+    {"ttgir", COMPILE_STEPS - 2},
     {"compile", COMPILE_STEPS},
 };
 
@@ -48,6 +49,9 @@ bool gemmc_pipeline_run(const gemmc_pass_context *pc, ir_op *module, const char 
     const pipeline_step *step = &compile_steps[i];
     if (step->when == STEP_WHEN_PIPELINED &&
         (pc->num_stages < 2 || !pc->target || !(pc->target->caps & GEMMC_CAP_CP_ASYNC)))
+      continue;
+    if (step->when == STEP_WHEN_AMD_PIPELINED &&
+        (pc->num_stages < 2 || !pc->target || pc->target->arch != GEMMC_ARCH_AMDGPU))
       continue;
     if (!step->run(pc, module)) return false;
     if ((verify_each || i == 0) && !ir_verify(pc->ctx, module)) return false;

@@ -89,6 +89,28 @@ const ir_attr *layout_swizzled_shared_for_dot_operand(gemmc_context *ctx, int op
   return layout_swizzled_shared_get(ctx, rank, vec, per_phase, max_phase, order);
 }
 
+const ir_attr *layout_shared_for_mfma_operand(gemmc_context *ctx, int op_idx, int vec, int rank,
+                                              const int64_t *shape, const int *order, int elem_bits,
+                                              bool rotating) {
+  if (rank < 2 || rank > IR_MAX_RANK || elem_bits <= 0 || vec <= 0) return NULL;
+  int k_dim = op_idx == 0 ? rank - 1 : rank - 2;
+  if (order[0] != k_dim) return layout_swizzled_shared_get(ctx, rank, 1, 1, 1, order);
+  enum { BANKS = 32, BANK_BITS = 32, SIMD_WIDTH = 16 };
+  int64_t inner = shape[order[0]] > 0 ? shape[order[0]] : 1;
+  int64_t elems_per_bank_row = BANKS * BANK_BITS / elem_bits;
+  int per_phase = elems_per_bank_row / inner > 1 ? (int)(elems_per_bank_row / inner) : 1;
+  int64_t max_phase = SIMD_WIDTH / per_phase < inner / vec ? SIMD_WIDTH / per_phase : inner / vec;
+  if (max_phase < 1) max_phase = 1;
+  ir_layout_params p;
+  memset(&p, 0, sizeof p);
+  p.rank = rank;
+  p.vec = vec;
+  p.per_phase = per_phase;
+  p.max_phase = (int)max_phase;
+  memcpy(p.order, order, sizeof(int) * (size_t)rank);
+  return ir_layout_attr(ctx, rotating ? AT_AMD_ROTATING_SHARED : AT_SWIZZLED_SHARED, &p);
+}
+
 const ir_attr *layout_nvmma_shared_get(gemmc_context *ctx, int rank, const int64_t *shape,
                                        const int *order, int elem_bits, bool fp4_padded) {
   if (rank < 1 || rank > IR_MAX_RANK || elem_bits <= 0) return NULL;
