@@ -5,7 +5,7 @@
 
 /* A step runs always, or only when the kernel is pipelined: num_stages >= 2 and the target has
  * asynchronous copies (NVIDIA), or is an AMD target (pipelined through registers). */
-typedef enum step_when { STEP_ALWAYS, STEP_WHEN_PIPELINED, STEP_WHEN_AMD_PIPELINED } step_when;
+typedef enum step_when { STEP_ALWAYS, STEP_WHEN_AMD, STEP_WHEN_PIPELINED, STEP_WHEN_AMD_PIPELINED } step_when;
 
 typedef struct pipeline_step {
   gemmc_pass_fn run;
@@ -14,13 +14,18 @@ typedef struct pipeline_step {
 } pipeline_step;
 
 /* Triton's order: coalesce, remove-conversions, accelerate-matmul, remove-conversions (the MMA
- * layouts bring new conversions), then software pipelining of the K loops. */
+ * layouts bring new conversions), on AMD the epilogue that stores from the MFMA layout (and the
+ * conversions it moves to pointers and masks rematerialized), then software pipelining of the K
+ * loops (cp.async on NVIDIA, through registers on AMD). */
 static const pipeline_step compile_steps[] = {
     {gemmc_pass_assign_layouts, "assign-layouts", STEP_ALWAYS},
     {gemmc_pass_coalesce, "coalesce", STEP_ALWAYS},
     {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", STEP_ALWAYS},
     {gemmc_pass_accelerate_matmul, "accelerate-matmul", STEP_ALWAYS},
     {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", STEP_ALWAYS},
+    /* AMD: MFMA results are stored from their own layout (Triton's AMD make_ttgir order). */
+    {gemmc_pass_amd_optimize_epilogue, "amd-optimize-epilogue", STEP_WHEN_AMD},
+    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", STEP_WHEN_AMD},
     {gemmc_pass_pipeline_loads, "pipeline-loads", STEP_WHEN_PIPELINED},
     {gemmc_pass_amd_stream_pipeline, "amd-stream-pipeline", STEP_WHEN_AMD_PIPELINED},
 };
@@ -50,6 +55,7 @@ bool gemmc_pipeline_run(const gemmc_pass_context *pc, ir_op *module, const char 
     if (step->when == STEP_WHEN_PIPELINED &&
         (pc->num_stages < 2 || !pc->target || !(pc->target->caps & GEMMC_CAP_CP_ASYNC)))
       continue;
+    if (step->when == STEP_WHEN_AMD && (!pc->target || pc->target->arch != GEMMC_ARCH_AMDGPU)) continue;
     if (step->when == STEP_WHEN_AMD_PIPELINED &&
         (pc->num_stages < 2 || !pc->target || pc->target->arch != GEMMC_ARCH_AMDGPU))
       continue;
