@@ -3,9 +3,20 @@
 
 #include "gemmc/passes.h"
 
-/* A step runs always, or only when the kernel is pipelined: num_stages >= 2 and the target has
- * asynchronous copies (NVIDIA), or is an AMD target (pipelined through registers). */
-typedef enum step_when { STEP_ALWAYS, STEP_WHEN_AMD, STEP_WHEN_PIPELINED, STEP_WHEN_AMD_PIPELINED } step_when;
+/* When a step runs: NULL = always, else the predicate on the pass context. */
+typedef bool (*step_when)(const gemmc_pass_context *pc);
+
+static bool is_amd(const gemmc_pass_context *pc) { return pc->target && pc->target->arch == GEMMC_ARCH_AMDGPU; }
+/* Triton enables the in-thread transpose on gfx942 (CDNA3, MFMA version 3) by default. */
+static bool is_cdna3(const gemmc_pass_context *pc) {
+  return is_amd(pc) && (pc->target->mma_kinds & GEMMC_MMA_MFMA_CDNA3);
+}
+/* Software pipelining: num_stages >= 2, and a target with asynchronous copies (NVIDIA) or an AMD
+ * target (pipelined through registers). */
+static bool pipelined_async(const gemmc_pass_context *pc) {
+  return pc->num_stages >= 2 && pc->target && (pc->target->caps & GEMMC_CAP_CP_ASYNC);
+}
+static bool pipelined_amd(const gemmc_pass_context *pc) { return pc->num_stages >= 2 && is_amd(pc); }
 
 typedef struct pipeline_step {
   gemmc_pass_fn run;
@@ -14,20 +25,24 @@ typedef struct pipeline_step {
 } pipeline_step;
 
 /* Triton's order: coalesce, remove-conversions, accelerate-matmul, remove-conversions (the MMA
- * layouts bring new conversions), on AMD the epilogue that stores from the MFMA layout (and the
- * conversions it moves to pointers and masks rematerialized), then software pipelining of the K
- * loops (cp.async on NVIDIA, through registers on AMD). */
+ * layouts bring new conversions); on AMD the epilogue that stores from the MFMA layout (and the
+ * conversions it moves to pointers and masks rematerialized) and, on gfx942, the thread-raked
+ * loads of the in-thread transpose; then software pipelining of the K loops (cp.async on
+ * NVIDIA, through registers on AMD). */
 static const pipeline_step compile_steps[] = {
-    {gemmc_pass_assign_layouts, "assign-layouts", STEP_ALWAYS},
-    {gemmc_pass_coalesce, "coalesce", STEP_ALWAYS},
-    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", STEP_ALWAYS},
-    {gemmc_pass_accelerate_matmul, "accelerate-matmul", STEP_ALWAYS},
-    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", STEP_ALWAYS},
-    /* AMD: MFMA results are stored from their own layout (Triton's AMD make_ttgir order). */
-    {gemmc_pass_amd_optimize_epilogue, "amd-optimize-epilogue", STEP_WHEN_AMD},
-    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", STEP_WHEN_AMD},
-    {gemmc_pass_pipeline_loads, "pipeline-loads", STEP_WHEN_PIPELINED},
-    {gemmc_pass_amd_stream_pipeline, "amd-stream-pipeline", STEP_WHEN_AMD_PIPELINED},
+    {gemmc_pass_assign_layouts, "assign-layouts", NULL},
+    {gemmc_pass_coalesce, "coalesce", NULL},
+    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", NULL},
+    {gemmc_pass_accelerate_matmul, "accelerate-matmul", NULL},
+    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", NULL},
+    {gemmc_pass_amd_optimize_epilogue, "amd-optimize-epilogue", is_amd},
+    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", is_amd},
+    {gemmc_pass_amd_in_thread_transpose, "amd-in-thread-transpose", is_cdna3},
+    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", is_cdna3},
+    /* The pipelining steps: the "ttgir" pipeline stops before them. */
+    {gemmc_pass_pipeline_loads, "pipeline-loads", pipelined_async},
+    {gemmc_pass_amd_stream_pipeline, "amd-stream-pipeline", pipelined_amd},
+    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", pipelined_amd},
 };
 
 enum { COMPILE_STEPS = (int)(sizeof compile_steps / sizeof compile_steps[0]) };
@@ -38,7 +53,7 @@ typedef struct named_pipeline {
 } named_pipeline;
 
 static const named_pipeline pipelines[] = {
-    {"ttgir", COMPILE_STEPS - 2},
+    {"ttgir", COMPILE_STEPS - 3},
     {"compile", COMPILE_STEPS},
 };
 
@@ -52,13 +67,7 @@ bool gemmc_pipeline_run(const gemmc_pass_context *pc, ir_op *module, const char 
   }
   for (int i = 0; i < p->num_steps; i++) {
     const pipeline_step *step = &compile_steps[i];
-    if (step->when == STEP_WHEN_PIPELINED &&
-        (pc->num_stages < 2 || !pc->target || !(pc->target->caps & GEMMC_CAP_CP_ASYNC)))
-      continue;
-    if (step->when == STEP_WHEN_AMD && (!pc->target || pc->target->arch != GEMMC_ARCH_AMDGPU)) continue;
-    if (step->when == STEP_WHEN_AMD_PIPELINED &&
-        (pc->num_stages < 2 || !pc->target || pc->target->arch != GEMMC_ARCH_AMDGPU))
-      continue;
+    if (step->when && !step->when(pc)) continue;
     if (!step->run(pc, module)) return false;
     if ((verify_each || i == 0) && !ir_verify(pc->ctx, module)) return false;
   }

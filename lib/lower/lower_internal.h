@@ -145,6 +145,7 @@ bool lower_convert(lower_state *s, ir_op *op);
 bool lower_async(lower_state *s, ir_op *op);       /* async copies, commit, wait (lower_async.c) */
 bool lower_wgmma(lower_state *s, ir_op *op);       /* ttng.warp_group_dot(_wait) (lower_wgmma.c) */
 bool lower_dot_mfma(lower_state *s, ir_op *op);    /* tt.dot with an #ttg.amd_mfma result (lower_mfma.c) */
+bool lower_sched_hint(lower_state *s, ir_op *op);  /* rocdl.s.setprio, rocdl.sched.barrier (lower_sched_hint.c) */
 /* Maps every register of dst to a register of src when the two layouts place data on the same
  * lanes and warps after projecting dst coordinates onto src (layout_register_map); false when not. */
 bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, layout_project_fn project,

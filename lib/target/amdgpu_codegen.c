@@ -295,6 +295,18 @@ static LLVMValueRef amdgpu_mma(const target_emitter *e, const target_mma *instr,
   return out;
 }
 
+/* ---------------------------------------------------------------- scheduling hints */
+
+static void amdgpu_set_priority(const target_emitter *e, int priority) {
+  LLVMValueRef p = LLVMConstInt(LLVMInt16TypeInContext(e->ctx), (unsigned long long)priority, 0);
+  target_call(e, "llvm.amdgcn.s.setprio", void_type(e), &p, 1);
+}
+
+static void amdgpu_sched_barrier(const target_emitter *e, int mask) {
+  LLVMValueRef m = target_i32(e, mask);
+  target_call(e, "llvm.amdgcn.sched.barrier", void_type(e), &m, 1);
+}
+
 /* ---------------------------------------------------------------- kernels */
 
 /* The amdgpu_kernel calling convention, the flat work-group size and the module's code object
@@ -320,5 +332,7 @@ const target_codegen target_amdgpu_codegen = {
     .rsqrt_f64 = amdgpu_rsqrt_f64,
     .truncate_rtz = amdgpu_truncate_rtz,
     .mma = amdgpu_mma,
+    .set_priority = amdgpu_set_priority,
+    .sched_barrier = amdgpu_sched_barrier,
     .mark_kernel = amdgpu_mark_kernel,
 };

@@ -190,6 +190,9 @@ typedef struct amd_load {
   ir_op *alloc;       /* the LDS buffer */
   const ir_type *buf_type, *slot_type;
   ir_value *prefetch; /* the next tile, in the body */
+  /* The register layout stored into an amd_rotating_shared buffer after an in-thread transpose
+   * (plan_in_thread_transpose); NULL when the loaded layout is stored as it is. */
+  const ir_attr *transposed;
 } amd_load;
 
 typedef struct loop_plan {
@@ -252,7 +255,7 @@ static bool plan_loop(gemmc_context *ctx, ir_op *loop, loop_plan *lp) {
   if (!yield || yield->kind != OP_SCF_YIELD || yield->num_operands != num_iter) return false;
   for (ir_op *op = lp->body->first; op; op = op->next) {
     ir_op *cvt = mfma_operand_convert(op);
-    if (cvt && lp->num_loads < MAX_LOADS) lp->loads[lp->num_loads++] = (amd_load){op, cvt, NULL, NULL, NULL, NULL};
+    if (cvt && lp->num_loads < MAX_LOADS) lp->loads[lp->num_loads++] = (amd_load){op, cvt, NULL, NULL, NULL, NULL, NULL};
   }
   if (lp->num_loads == 0) return false;
   for (int j = 0; j < lp->num_loads; j++)
@@ -273,6 +276,19 @@ static bool plan_loop(gemmc_context *ctx, ir_op *loop, loop_plan *lp) {
   return true;
 }
 
+/* An operand loaded "thread-raked" (amd-in-thread-transpose gave its load a blocked layout with
+ * several K rows per thread while K is not its contiguous dim): stored through
+ * amdg.in_thread_transpose into a K-contiguous #ttg.amd_rotating_shared buffer, as Triton does. */
+static void plan_in_thread_transpose(gemmc_context *ctx, amd_load *al) {
+  const ir_type *t = al->load->results[0].type;
+  const ir_attr *blocked = t->encoding;
+  int op_idx = al->convert->results[0].type->encoding->layout.op_idx;
+  int k_dim = op_idx == 0 ? t->rank - 1 : t->rank - 2;
+  if (blocked->kind != AT_BLOCKED || blocked->layout.order[0] == k_dim || blocked->layout.size_per_thread[k_dim] < 2)
+    return;
+  al->transposed = layout_in_thread_transposed(ctx, blocked, t->rank, t->shape);
+}
+
 /* ---------------------------------------------------------------- the rewrite */
 
 /* The LDS buffers (one slot each) before the loop, and their slot 0 into slots[]. */
@@ -284,9 +300,15 @@ static void make_buffers(gemmc_context *ctx, loop_plan *lp, ir_value *zero, ir_v
     const ir_attr *dot = al->convert->results[0].type->encoding;
     int order[IR_MAX_RANK];
     layout_order(t->encoding, t->rank, order);
+    if (al->transposed) {
+      /* K-contiguous: the two innermost dims of the order swap. */
+      int i = order[0];
+      order[0] = order[1];
+      order[1] = i;
+    }
     const ir_attr *shared = layout_shared_for_mfma_operand(ctx, dot->layout.op_idx, dot->layout.k_width, t->rank,
                                                            t->shape, order, (int)ir_type_bits(ir_type_element(t)),
-                                                           false);
+                                                           al->transposed != NULL);
     int64_t buf_shape[IR_MAX_RANK + 1];
     buf_shape[0] = NUM_BUFFERS;
     memcpy(buf_shape + 1, t->shape, sizeof(int64_t) * (size_t)t->rank);
@@ -332,6 +354,11 @@ static void emit_loads(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, value_m
 static void emit_local_stores(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, ir_value *const *slots, op_list *made) {
   for (int j = 0; j < lp->num_loads; j++) {
     ir_value *ops[2] = {lp->loads[j].prefetch, slots[j]};
+    if (lp->loads[j].transposed) {
+      const ir_type *tt = ir_type_with_encoding(ctx, ops[0]->type, lp->loads[j].transposed);
+      ops[0] = emit_before(ctx, anchor, OP_IN_THREAD_TRANSPOSE, 1, &ops[0], tt);
+      if (made) list_add(ctx, made, ops[0]->def_op);
+    }
     ir_op *st = make_op(ctx, OP_LOCAL_STORE, 2, ops, NULL, anchor);
     ir_op_insert_before(anchor, st);
     if (made) list_add(ctx, made, st);
@@ -446,6 +473,7 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   op_list made = {0}, skip = {0};
   const ir_type *i32 = ir_int_type(ctx, 32);
 
+  for (int j = 0; j < lp->num_loads; j++) plan_in_thread_transpose(ctx, &lp->loads[j]);
   ir_value *zero = emit_int(ctx, loop, i32, 0);
   ir_value *slots[MAX_LOADS];
   make_buffers(ctx, lp, zero, slots);
