@@ -107,50 +107,59 @@ static ir_value *cast_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind,
   return &op->results[0];
 }
 
-/* An f16 / bf16 accumulator: the dot is rebuilt to accumulate in f32 between an extf and a
- * truncf (Triton's convertAndCastTensor); returns the new dot. */
-static ir_op *accumulate_in_f32(gemmc_context *ctx, ir_op *dot) {
+/* An f16 / bf16 accumulator (the dot already in the MFMA layout): the MFMA accumulates in f32
+ * between an extf of C and a truncf of the result, both in the MFMA layout, so that a loop
+ * carries the narrow accumulator in registers (Triton's convertAndCastTensor: convert, then
+ * cast). */
+static void accumulate_in_f32(gemmc_context *ctx, ir_op *dot) {
   const ir_type *ct = dot->results[0].type;
   const ir_type *f32 = ir_type_with_element(ctx, ct, ir_float_type(ctx, FLT_F32));
-  ir_value *operands[3] = {dot->operands[0].value, dot->operands[1].value,
-                           cast_before(ctx, dot, OP_EXTF, dot->operands[2].value, f32)};
-  ir_op *wide = ir_op_create(ctx, OP_DOT, 3, operands, 1, &f32, 0, dot->loc);
-  wide->src_loc = dot->src_loc;
-  for (int i = 0; i < dot->num_attrs; i++) {
-    ir_op_set_attr(ctx, wide, dot->attrs[i].name, dot->attrs[i].value);
-    if (ir_op_attr_is_property(dot, dot->attrs[i].name)) ir_op_mark_property(ctx, wide, dot->attrs[i].name);
-  }
-  ir_op_insert_before(dot, wide);
-  ir_value *r = &wide->results[0];
+  ir_op_set_operand(dot, 2, cast_before(ctx, dot, OP_EXTF, dot->operands[2].value, f32));
+  dot->results[0].type = f32;
+  ir_value *r = &dot->results[0];
   ir_op *back = ir_op_create(ctx, OP_TRUNCF, 1, &r, 1, &ct, 0, dot->loc);
   back->src_loc = dot->src_loc;
-  ir_op_insert_after(wide, back);
-  back->results[0].name = dot->results[0].name;
-  ir_value_replace_all_uses(&dot->results[0], &back->results[0]);
-  ir_op_erase(dot);
-  return wide;
+  ir_op_insert_after(dot, back);
+  ir_value_replace_all_uses(r, &back->results[0]);
+  ir_op_set_operand(back, 0, r);
 }
 
-static void rewrite_mfma(const gemmc_pass_context *pc, ir_op *dot, int version) {
+/* OCP fp8 (f8E4M3FN, f8E5M2): CDNA3's MFMA takes the FNUZ variants only; Triton emulates these
+ * with f16. */
+static bool is_ocp_fp8(const ir_type *e) {
+  return e->kind == TY_FLOAT && (e->float_kind == FLT_F8E4M3FN || e->float_kind == FLT_F8E5M2);
+}
+
+/* False (with an error) for dots gemmc cannot run on this target at all. */
+static bool rewrite_mfma(const gemmc_pass_context *pc, ir_op *dot, int version) {
   gemmc_context *ctx = pc->ctx;
   const ir_type *ct = dot->results[0].type;
   int rank = ct->rank;
-  if (rank != 2 && rank != 3) return;
+  for (int i = 0; i < 2; i++) {
+    const ir_type *e = ir_type_element(dot->operands[i].value->type);
+    if (is_ocp_fp8(e)) {
+      ir_op_error(ctx, dot,
+                  "accelerate-matmul: %s's MFMA takes fp8 as f8E4M3FNUZ / f8E5M2FNUZ; dots of %s are not "
+                  "implemented yet on AMD targets",
+                  pc->target->name, ir_type_str(ctx, e));
+      return false;
+    }
+  }
+  if (rank != 2 && rank != 3) return true;
   int64_t m = ct->shape[rank - 2], n = ct->shape[rank - 1];
   int64_t k = dot->operands[0].value->type->shape[rank - 1];
   const ir_type *ce = ir_type_element(ct);
   bool narrow_float_acc = ce->kind == TY_FLOAT && (ce->float_kind == FLT_F16 || ce->float_kind == FLT_BF16);
-  if (!(ce->kind == TY_FLOAT && ce->float_kind == FLT_F32) && !narrow_float_acc && !ir_type_is_int(ce, 32)) return;
+  if (!(ce->kind == TY_FLOAT && ce->float_kind == FLT_F32) && !narrow_float_acc && !ir_type_is_int(ce, 32)) return true;
   int nonk = pc->matrix_instr_nonkdim;
   int64_t min_mn = m < n ? m : n;
   if (!nonk) nonk = min_mn >= 32 ? 32 : min_mn >= 16 ? 16 : 0;
   /* A tile smaller than one instruction (or BLOCK_K not a multiple of its K) would duplicate
    * data in the operands: the FMA path is the better choice, as Triton's without an enforced
    * non-K dim (gemmc keeps it with one too: the lowering needs whole instructions). */
-  if (!nonk || m % nonk != 0 || n % nonk != 0) return;
+  if (!nonk || m % nonk != 0 || n % nonk != 0) return true;
   const target_mma *mi = target_mfma_find(pc->target->mma_kinds, dot, nonk, k);
-  if (!mi || k % mi->k != 0) return;
-  if (narrow_float_acc) dot = accumulate_in_f32(ctx, dot);
+  if (!mi || k % mi->k != 0) return true;
   bool head = rank == 2 && is_chain_head(ctx, dot), tail = rank == 2 && is_chain_tail(ctx, dot);
   ir_layout_params p;
   memset(&p, 0, sizeof p);
@@ -170,7 +179,9 @@ static void rewrite_mfma(const gemmc_pass_context *pc, ir_op *dot, int version) 
   p.is_transposed = head || tail || !is_fp8(ir_type_element(dot->operands[0].value->type));
   const ir_attr *mfma = ir_layout_attr(ctx, AT_AMD_MFMA, &p);
   int k_width = target_mfma_k_base(mi) * (tail ? 1 : pc->kpack);
-  accelerate_rewrite_dot(ctx, dot, mfma, k_width);
+  ir_op *mfma_dot = accelerate_rewrite_dot(ctx, dot, mfma, k_width);
+  if (narrow_float_acc) accumulate_in_f32(ctx, mfma_dot);
+  return true;
 }
 
 static bool collect_dots(ir_op *op, void *user) {
@@ -192,7 +203,10 @@ bool accelerate_amd_matmul(const gemmc_pass_context *pc, ir_op *module) {
   for (int i = 0; i < dots.count; i++) {
     ir_op *dot = dots.items[i];
     const ir_type *ct = dot->results[0].type;
-    if (ct->encoding && ct->encoding->kind == AT_BLOCKED) rewrite_mfma(pc, dot, version);
+    if (ct->encoding && ct->encoding->kind == AT_BLOCKED && !rewrite_mfma(pc, dot, version)) {
+      ptr_list_free(&dots);
+      return false;
+    }
   }
   ptr_list_free(&dots);
   return true;

@@ -175,7 +175,7 @@ static bool carry_accumulator_in_mma(gemmc_context *ctx, ir_op *new_dot, ir_op *
   return true;
 }
 
-void accelerate_rewrite_dot(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, int k_width) {
+ir_op *accelerate_rewrite_dot(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, int k_width) {
   const ir_type *c_type = dot->results[0].type;
   const ir_type *mma_type = ir_type_with_encoding(ctx, c_type, mma);
   ir_value *operands[3];
@@ -203,6 +203,7 @@ void accelerate_rewrite_dot(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, 
   ir_op_erase(dot);
   for (int i = 0; i < 2; i++) erase_if_unused(old_defs[i]);
   carry_accumulator_in_mma(ctx, new_dot, back);
+  return new_dot;
 }
 
 /* ------------------------------------------------------------------ warpgroup MMA (nvidia_mma v3) */
