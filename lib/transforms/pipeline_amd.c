@@ -405,11 +405,12 @@ static void emit_epilogue(gemmc_context *ctx, loop_plan *lp, ir_value *lb, ir_va
   ir_op *after = loop->next;
   int num_iter = loop->num_results;
   ir_value *run = emit_cmp(ctx, after, "slt", lb, ub);
-  /* iv of the last iteration: lb + ((ub - lb - 1) / step) * step. */
+  /* iv of the last iteration: lb + ((ub - lb - 1) / step) * step (erased below when unused). */
   ir_value *one = emit_int(ctx, after, lb->type, 1);
   ir_value *span = emit_binary(ctx, after, OP_SUBI, emit_binary(ctx, after, OP_SUBI, ub, lb), one);
   ir_value *last = emit_binary(ctx, after, OP_ADDI, lb,
                                emit_binary(ctx, after, OP_MULI, emit_binary(ctx, after, OP_DIVSI, span, step), step));
+  ir_op *iv_ops_end = last->def_op, *iv_ops_begin = one->def_op;
   const ir_type **types = ir_alloc(ctx, sizeof *types * (size_t)(num_iter + 1));
   for (int k = 0; k < num_iter; k++) types[k] = loop->results[k].type;
   ir_op *if_op = ir_op_create(ctx, OP_SCF_IF, 1, &run, num_iter, types, 2, loop->loc);
@@ -433,6 +434,11 @@ static void emit_epilogue(gemmc_context *ctx, loop_plan *lp, ir_value *lb, ir_va
   ir_op *else_yield = ir_op_create(ctx, OP_SCF_YIELD, num_iter, results, 0, NULL, 0, loop->loc);
   ir_block_append_op(else_block, else_yield);
   erase_dead_pure_ops(then_block);
+  /* The last iteration's iv, when nothing of the body needed it. */
+  for (ir_op *op = iv_ops_end, *prev; op && !op->results[0].first_use; op = prev) {
+    prev = op == iv_ops_begin ? NULL : op->prev;
+    ir_op_erase(op);
+  }
 }
 
 /* The loop's first iteration, peeled in front of it under lb < ub: Triton's toolchain leaves
