@@ -18,20 +18,26 @@
  * becomes
  *
  *   %buf = ttg.local_alloc : !ttg.memdesc<1 x shape, #shared (AMD swizzle), mutable>
- *   %slot = ttg.memdesc_index %buf[0]
- *   %x0 = tt.load f(%p0, %lb) masked with %lb < %ub; ttg.local_store %x0, %slot
- *   %r:2 = scf.for %k = %lb to %ub - %st step %st iter_args(%p = %p0, %acc = %c0) {
+ *   %slot0 = ttg.memdesc_index %buf[0]
+ *   %x0 = tt.load f(%p0, %lb) masked with %lb < %ub; ttg.local_store %x0, %slot0
+ *   %f:4 = scf.if %lb < %ub - %st { <the body below at %k = lb> } else { <the inits> }
+ *   %r:4 = scf.for %k = %lb + %st to %ub - %st step %st
+ *             iter_args(%p = %f#0, %acc = %f#1, %i = %f#2, %slot = %f#3) {
  *     %pn = g(%p)                                   moved to the top
  *     %xn = tt.load f(%pn, %k + %st)                the next tile, into registers
  *     %y = ttg.local_load %slot                     this tile, from LDS (read by the dot)
  *     %acc2 = tt.dot %y, .., %acc                   MFMAs overlap the loads in flight
- *     ttg.local_store %xn, %slot                    (the lowering's barriers order it after the reads)
- *     scf.yield %pn, %acc2
+ *     %in = (%i + 1 < NUM_BUFFERS) ? %i + 1 : 0; %next = ttg.memdesc_index %buf[%in]
+ *     ttg.local_store %xn, %next                    (the lowering's barriers order it after the reads)
+ *     scf.yield %pn, %acc2, %in, %next
  *   }
- *   %res:2 = scf.if %lb < %ub {                     the last iteration, peeled
- *     <the body at %k = last, from %r, with ttg.local_load %slot>; scf.yield g(..), %acc2'
- *   } else { scf.yield %r#0, %r#1 }
+ *   %res:4 = scf.if %lb < %ub {                     the last iteration, peeled
+ *     <the body at %k = last, from %r, without the loads>; scf.yield ...
+ *   } else { scf.yield %r#0, .. }
  *   ttg.local_dealloc %buf
+ *
+ * The first iteration is peeled too (peel_first_iteration: Triton's toolchain leaves its loop in
+ * that shape, LLVM 19 does not).
  *
  * Stage 0 is the backward slice of the loads' operands in the body: pure ops, the induction
  * variable, values from outside. The loop's iter args that stage 0 reads are its "recurrence":
@@ -45,8 +51,8 @@ enum { MAX_LOADS = 8 };
 
 /* LDS slots per pipelined operand: the 2-stage schedule keeps one (the local_store of the next
  * tile comes after the reads of this one, a barrier between them). The loop still carries the
- * slot index and the slot to read as iter args, as Triton's ring buffers: with one slot the
- * index stays 0, and LLVM peels an iteration to see that (as it does for Triton's kernel). */
+ * slot index and the slot to read as iter args, as Triton's ring buffers do (with one slot the
+ * index stays 0): a deeper schedule only changes this number and the prefetch distance. */
 enum { NUM_BUFFERS = 1 };
 
 /* ---------------------------------------------------------------- containers (arena) */
