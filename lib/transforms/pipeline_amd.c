@@ -52,7 +52,7 @@ enum { MAX_LOADS = 8 };
 /* LDS slots per pipelined operand: the 2-stage schedule keeps one (the local_store of the next
  * tile comes after the reads of this one, a barrier between them). The loop still carries the
  * slot index and the slot to read as iter args, as Triton's ring buffers do (with one slot the
- * index stays 0): a deeper schedule only changes this number and the prefetch distance. */
+ * index stays 0); a deeper schedule would add slots and carry a loaded tile in registers. */
 enum { NUM_BUFFERS = 1 };
 
 /* ---------------------------------------------------------------- containers (arena) */
