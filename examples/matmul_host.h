@@ -16,10 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gemmc/cache.h"
 #include "gemmc/gemmc.h"
 #include "gemmc/ir.h"
 #include "gemmc/runtime.h"
 #include "gemmc/target.h"
+#include "gemmc/tune.h"
 
 /* ------------------------------------------------------------------ errors */
 
@@ -430,16 +432,19 @@ static inline void mh_check_str(const mh_check_result *r, char *buf, size_t n) {
  * ring (gemmc_compile_options.num_stages). */
 typedef struct mh_config {
   int block_m, block_n, block_k, group_m, num_warps, num_stages;
+  /* sm_90+ operand path: 0 whatever the compiler proves legal (TMA, warp specialization),
+   * 1 TMA without warp specialization (":tma"), 2 cp.async only (":cp"). */
+  int path;
 } mh_config;
 
 /* The seed's CUDA config list (triton.Config(...) in the tutorial's autotune decorator). */
 static const mh_config mh_seed_configs[] = {
-    {128, 256, 64, 8, 8, 3}, {64, 256, 32, 8, 4, 4}, {128, 128, 32, 8, 4, 4}, {128, 64, 32, 8, 4, 4},
-    {64, 128, 32, 8, 4, 4},  {128, 32, 32, 8, 4, 4}, {64, 32, 32, 8, 2, 5},   {32, 64, 32, 8, 2, 5},
+    {128, 256, 64, 8, 8, 3, 0}, {64, 256, 32, 8, 4, 4, 0}, {128, 128, 32, 8, 4, 4, 0}, {128, 64, 32, 8, 4, 4, 0},
+    {64, 128, 32, 8, 4, 4, 0},  {128, 32, 32, 8, 4, 4, 0}, {64, 32, 32, 8, 2, 5, 0},   {32, 64, 32, 8, 2, 5, 0},
 };
 enum { MH_NUM_SEED_CONFIGS = sizeof mh_seed_configs / sizeof mh_seed_configs[0] };
 /* The Triton 3.6 dump's config (shared/triton-3.6/matmul_128x128x64_s3_w4.ttir). */
-static const mh_config mh_default_config = {128, 128, 64, 8, 4, 3};
+static const mh_config mh_default_config = {128, 128, 64, 8, 4, 3, 0};
 
 /* "128x128x64" with optional ":g8", ":w4", ":s3" parts in any order (also "128x128x64:8:4:3"). */
 static inline bool mh_config_parse(const char *s, mh_config *c) {
@@ -450,6 +455,11 @@ static inline bool mh_config_parse(const char *s, mh_config *c) {
   int position = 0;
   while (*p == ':') {
     p++;
+    if (!strncmp(p, "tma", 3) || !strncmp(p, "cp", 2)) {
+      r.path = p[0] == 't' ? 1 : 2;
+      p += p[0] == 't' ? 3 : 2;
+      continue;
+    }
     char tag = 0;
     if (*p == 'g' || *p == 'w' || *p == 's') tag = *p++;
     else tag = position == 0 ? 'g' : position == 1 ? 'w' : 's';
@@ -468,8 +478,8 @@ static inline bool mh_config_parse(const char *s, mh_config *c) {
 }
 
 static inline void mh_config_str(const mh_config *c, char *buf, size_t n) {
-  snprintf(buf, n, "%dx%dx%d:g%d:w%d:s%d", c->block_m, c->block_n, c->block_k, c->group_m, c->num_warps,
-           c->num_stages);
+  snprintf(buf, n, "%dx%dx%d:g%d:w%d:s%d%s", c->block_m, c->block_n, c->block_k, c->group_m, c->num_warps,
+           c->num_stages, c->path == 1 ? ":tma" : c->path == 2 ? ":cp" : "");
 }
 
 enum { MH_MAX_DEFINES = 64, MH_DEFINE_CHARS = 48 };
@@ -650,10 +660,12 @@ static inline void mh_find_tir(mh_kernel_kind kind, const char *explicit_path, c
   snprintf(out, n, "%s/%s", GEMMC_EXAMPLES_DIR, mh_default_tir(kind));
 }
 
-/* A compiled kernel, loaded when a runtime is given. Owns its gemmc context. */
+/* A compiled kernel, loaded when a runtime is given. Owns its gemmc context, or (from mh_tune) the
+ * kernel image its metadata lives in. */
 typedef struct mh_kernel {
   gemmc_context *ctx;
   gemmc_compiled *compiled;
+  gemmc_kernel_image *image;
   const gemmc_kernel_metadata *meta;
   gemmc_runtime_module *module;
   gemmc_runtime_kernel *fn;
@@ -664,6 +676,7 @@ static inline void mh_kernel_destroy(gemmc_runtime *rt, mh_kernel *k) {
   if (k->module && rt) gemmc_runtime_module_unload(rt, k->module);
   gemmc_compiled_destroy(k->compiled);
   if (k->ctx) gemmc_context_destroy(k->ctx);
+  gemmc_kernel_image_destroy(k->image);
   memset(k, 0, sizeof *k);
 }
 
@@ -697,6 +710,9 @@ static inline bool mh_kernel_build(gemmc_runtime *rt, const char *path, const mh
   opts.defines = d->items;
   opts.num_defines = d->count;
   if (c->num_stages > 0) opts.num_stages = c->num_stages;
+  if (c->path >= 1) opts.warp_specialize = -1;
+  if (c->path == 1) opts.tma = 1;
+  if (c->path == 2) opts.tma = -1;
   double t0 = mh_now_seconds();
   bool ok = gemmc_compile(k->ctx, text, len, path, &opts, &k->compiled);
   k->compile_seconds = mh_now_seconds() - t0;
@@ -853,6 +869,127 @@ static inline bool mh_backend_parse(const char *s, gemmc_backend *out) {
   else if (!strcmp(s, "hip")) *out = GEMMC_BACKEND_HIP;
   else return false;
   return true;
+}
+
+/* ------------------------------------------------------------------ tuning a config list */
+
+/* One config's outcome in mh_tune. */
+typedef struct mh_tuned {
+  mh_config config;
+  bool ok;
+  char error[512];
+  double compile_ms, jit_ms; /* in its compile thread; compile_ms of a cache hit is the read */
+  bool cache_hit;
+  gemmc_tune_timing timing; /* when timed */
+  gemmc_kernel_info info;   /* registers, spills (when loaded) */
+} mh_tuned;
+
+/* Buffers mh_tune launches on: `sets` copies of A, B and C, used in turn (inputs larger than L2). */
+typedef struct mh_tune_buffers {
+  const gemmc_devptr *a, *b, *c;
+  int sets;
+} mh_tune_buffers;
+
+typedef struct mh_tune_launch_state {
+  gemmc_runtime *rt;
+  const mh_kernel *k;
+  const mh_gemm *g;
+  const mh_config *c;
+  const mh_tune_buffers *buf;
+} mh_tune_launch_state;
+
+static inline bool mh_tune_launch(void *user, int index, char *err, size_t errlen) {
+  mh_tune_launch_state *s = user;
+  int set = index % s->buf->sets;
+  mh_error e;
+  if (mh_launch(s->rt, s->k, s->g, s->c, s->buf->a[set], s->buf->b[set], s->buf->c[set], &e)) return true;
+  snprintf(err, errlen, "%s", e.message);
+  return false;
+}
+
+/* gemmc's one tuner (gemmc/tune.h) on the examples' matmul kernels: compiles `path` for every
+ * config in parallel through `cache` (with the driver's JIT when rt is given), then loads and
+ * times each on buf (samples, CUDA events). Without rt it only compiles (compile times).
+ * results[i] belongs to configs[i]; *best is the fastest (-1 when none ran); with best_kernel
+ * the fastest stays loaded there for the caller (mh_kernel_destroy). *wall_ms: the compile
+ * batch's wall time (all configs, parallel). */
+static inline bool mh_tune(gemmc_runtime *rt, gemmc_cache *cache, const mh_gemm *g, const char *path, const char *target,
+                           const mh_config *configs, int n, const mh_tune_buffers *buf, int samples, FILE *progress,
+                           mh_tuned *results, int *best, mh_kernel *best_kernel, double *wall_ms, mh_error *e) {
+  *best = -1;
+  if (best_kernel) memset(best_kernel, 0, sizeof *best_kernel);
+  char *text = NULL;
+  size_t len = 0;
+  if (!mh_read_file(path, &text, &len, e)) return false;
+  mh_defines *defs = calloc((size_t)n, sizeof *defs);
+  gemmc_tune_source *src = calloc((size_t)n, sizeof *src);
+  gemmc_tune_compiled *built = calloc((size_t)n, sizeof *built);
+  char (*labels)[64] = calloc((size_t)n, sizeof *labels);
+  if (!defs || !src || !built || !labels) {
+    free(text), free(defs), free(src), free(built), free(labels);
+    return mh_fail(e, "out of memory");
+  }
+  for (int i = 0; i < n; i++) {
+    memset(&results[i], 0, sizeof results[i]);
+    results[i].config = configs[i];
+    mh_config_str(&configs[i], labels[i], sizeof labels[i]);
+    mh_gemm_defines(g, &configs[i], &defs[i], e);
+    src[i].label = labels[i];
+    src[i].text = text;
+    src[i].len = len;
+    src[i].filename = path;
+    gemmc_compile_options_init(&src[i].options);
+    src[i].options.target = target;
+    src[i].options.num_warps = configs[i].num_warps;
+    if (configs[i].num_stages > 0) src[i].options.num_stages = configs[i].num_stages;
+    src[i].options.defines = defs[i].items;
+    src[i].options.num_defines = defs[i].count;
+  }
+  int driver = rt ? gemmc_runtime_device_info(rt)->driver_version : 0;
+  gemmc_status st = gemmc_tune_compile(rt, cache, driver, src, n, 0, progress, built, wall_ms);
+  bool ok = mh_ok(st, "compiling the configs", e);
+  for (int i = 0; ok && i < n; i++) {
+    mh_tuned *r = &results[i];
+    r->ok = built[i].ok;
+    r->compile_ms = built[i].compile_ms;
+    r->jit_ms = built[i].jit_ms;
+    r->cache_hit = built[i].cache_hit;
+    snprintf(r->error, sizeof r->error, "%.500s", built[i].error);
+    if (!r->ok || !rt) continue;
+    mh_kernel k;
+    memset(&k, 0, sizeof k);
+    k.image = built[i].image;
+    built[i].image = NULL;
+    k.meta = gemmc_kernel_image_metadata(k.image);
+    k.compile_seconds = (r->compile_ms + r->jit_ms) / 1e3;
+    st = gemmc_cache_load(rt, cache, k.image, &k.module, &k.fn);
+    if (st.code == GEMMC_OK) gemmc_runtime_kernel_get_info(rt, k.fn, &r->info);
+    mh_tune_launch_state ls = {rt, &k, g, &configs[i], buf};
+    if (st.code == GEMMC_OK) st = gemmc_tune_time(rt, NULL, mh_tune_launch, &ls, 3, samples, 1.0, &r->timing);
+    if (st.code != GEMMC_OK) {
+      r->ok = false;
+      snprintf(r->error, sizeof r->error, "%.500s", st.message);
+      mh_kernel_destroy(rt, &k);
+      if (strstr(st.message, "launch failed") || strstr(st.message, "cuEventSynchronize")) break; /* the context is gone */
+      continue;
+    }
+    if (progress) {
+      fprintf(progress, "  tune %-24s %9.4f ms  %3d registers%s\n", labels[i], r->timing.median_ms, r->info.num_registers,
+              r->info.local_bytes ? " (spills)" : "");
+      fflush(progress);
+    }
+    bool better = *best < 0 || r->timing.median_ms < results[*best].timing.median_ms;
+    if (better && best_kernel) {
+      mh_kernel_destroy(rt, best_kernel);
+      *best_kernel = k;
+    } else {
+      mh_kernel_destroy(rt, &k);
+    }
+    if (better) *best = i;
+  }
+  for (int i = 0; i < n; i++) gemmc_kernel_image_destroy(built[i].image);
+  free(text), free(defs), free(src), free(built), free(labels);
+  return ok;
 }
 
 /* ------------------------------------------------------------------ one checked run */

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Writes the PTX (and diagnostics) gemmc makes of every example and test kernel into a folder, so
-# that a refactor can be checked to change no output: snapshot before, snapshot after, diff.
+# Writes the PTX, kernel.json and diagnostics gemmc makes of every example and test kernel into a
+# folder, so that a refactor can be checked to change no output: snapshot before, snapshot after, diff.
 #
 #   scripts/ptx-snapshot.sh BUILD_DIR OUT_DIR          record
 #   scripts/ptx-snapshot.sh --compare DIR_A DIR_B      diff two records (exit 1 when they differ)
 #
 # Covered: every examples/*.tir at its defaults and at the configs below, for sm_90a and sm_80;
 # every test/**/*.tir (whole file through gemmc, and chunk by chunk through gemmc-opt
-# --split-input-file --print-llvm=emit=ptx where the file has chunks), stdout and stderr both.
+# --split-input-file --print-llvm=emit=ptx where the file has chunks), stdout and stderr both;
+# and the TTGIR the pass pipeline makes of every test file, locations included (gemmc-opt
+# --pipeline=compile,target=sm_90a --mlir-print-debuginfo), so pass refactors are covered too.
 set -uo pipefail
 
 if [[ ${1:-} == --compare ]]; then
@@ -29,11 +31,12 @@ mkdir -p "$out"
 gemmc=$build/gemmc
 opt=$build/gemmc-opt
 
-# One compile: NAME, then gemmc's arguments. PTX to NAME.ptx, diagnostics to NAME.err.
+# One compile: NAME, then gemmc's arguments. PTX to NAME.ptx, kernel.json to NAME.json,
+# diagnostics to NAME.err.
 compile() {
   local name=$1
   shift
-  "$gemmc" "$@" --no-metadata -o "$out/$name.ptx" >"$out/$name.out" 2>"$out/$name.err"
+  "$gemmc" "$@" --metadata="$out/$name.json" -o "$out/$name.ptx" >"$out/$name.out" 2>"$out/$name.err"
   echo "exit $?" >>"$out/$name.err"
   # Paths in diagnostics differ between checkouts; keep the file name only.
   sed -i "s|$root/||g" "$out/$name.err"
@@ -69,6 +72,9 @@ while IFS= read -r tir; do
   name=$(echo "${tir#test/}" | tr '/' '_')
   name=${name%.tir}
   compile "t-$name" "$tir"
+  "$opt" "$tir" --split-input-file --pipeline=compile,target=sm_90a --mlir-print-debuginfo >"$out/t-$name.ttgir" 2>&1
+  echo "exit $?" >>"$out/t-$name.ttgir"
+  sed -i "s|$root/||g" "$out/t-$name.ttgir"
   if grep -q -- '^// -----' "$tir"; then
     "$opt" "$tir" --split-input-file --print-llvm=emit=ptx >"$out/t-$name.split.out" 2>&1
     echo "exit $?" >>"$out/t-$name.split.out"

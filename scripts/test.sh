@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds gemmc and runs every test (C unit tests + lit) twice: plainly in build/, then under
-# AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/. Ends with "N passed, N failed".
+# AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/; then the parallel-compile tests
+# under ThreadSanitizer in build-tsan/. Ends with "N passed, N failed".
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -72,6 +73,16 @@ ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_chec
 UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
   run_suite "asan+ubsan" "$root/build-asan" -DGEMMC_SANITIZE=ON
 
-echo "test.sh: both configurations in $((SECONDS - start)) s"
+# ThreadSanitizer: the library and its parallel-compile tests only (gemmc_matmul's autotuning
+# compiles candidates in threads, one gemmc_context each).
+echo "==== tsan: build in build-tsan"
+if bash scripts/test-tsan.sh "$root/build-tsan"; then
+  passed=$((passed + 1))
+else
+  echo "==== tsan: FAILED"
+  failed=$((failed + 1))
+fi
+
+echo "test.sh: all configurations in $((SECONDS - start)) s"
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 ]]

@@ -59,6 +59,12 @@ typedef struct gemmc_compile_options {
   int waves_per_eu;         /* 1..8 waves per SIMD wanted: "amdgpu-waves-per-eu"="N, N"; 0: no limit */
   int matrix_instr_nonkdim; /* MFMA M = N: 16 or 32; 0: chosen per dot (32 when the tile allows) */
   int kpack;                /* 1 or 2 MFMA K-groups per LDS read (kWidth = kBase * kpack); 0: 1 */
+  /* NVIDIA sm_90+ operand paths for TTIR K loops. warp_specialize: 0 (default) makes a persistent
+   * warp-specialized kernel (producer + consumer warpgroups) where legal on sm_90a, -1 never.
+   * tma: 0 (default) uses TMA copies where the warp-specialized kernel takes them (measured
+   * faster than cp.async only there), 1 wherever legal, -1 never. */
+  int tma;
+  int warp_specialize;
 } gemmc_compile_options;
 
 /* Fills *opts with the defaults: target sm_90a, num_warps 0, num_stages 3, opt_level 3, stage PTX, no defines. */

@@ -100,7 +100,8 @@ typedef enum {
   TY_MEMDESC, /* !ttg.memdesc<AxBxT, #enc, #memspace[, mutable][, allocShape]> */
   TY_TOKEN,   /* !ttg.async.token */
   TY_FUNC,    /* (inputs) -> results */
-  TY_NONE     /* none */
+  TY_NONE,    /* none */
+  TY_TENSORDESC /* !tt.tensordesc<tensor<AxBxT[, #shared]>>: a TMA descriptor of a block shape */
 } ir_type_kind;
 
 typedef enum {
@@ -121,11 +122,11 @@ struct ir_type {
   ir_type_kind kind;
   unsigned width;           /* TY_INT bits; TY_FLOAT storage bits */
   ir_float_kind float_kind; /* TY_FLOAT */
-  const ir_type *elem;      /* TY_PTR pointee; TY_TENSOR/TY_MEMDESC element */
+  const ir_type *elem;      /* TY_PTR pointee; TY_TENSOR/TY_MEMDESC/TY_TENSORDESC element */
   int addr_space;           /* TY_PTR; 1 (global) is the default and not printed */
-  int rank;                 /* TY_TENSOR/TY_MEMDESC */
+  int rank;                 /* TY_TENSOR/TY_MEMDESC/TY_TENSORDESC (the block shape) */
   const int64_t *shape;
-  const ir_attr *encoding;  /* TY_TENSOR (may be NULL), TY_MEMDESC */
+  const ir_attr *encoding;  /* TY_TENSOR (may be NULL), TY_MEMDESC, TY_TENSORDESC (shared layout, may be NULL) */
   const ir_attr *memspace;  /* TY_MEMDESC */
   bool is_mutable;          /* TY_MEMDESC */
   int alloc_rank;           /* TY_MEMDESC: trailing alloc shape, 0 when absent */
@@ -146,6 +147,9 @@ const ir_type *ir_memdesc_type(gemmc_context *ctx, int rank, const int64_t *shap
                                const ir_attr *encoding, const ir_attr *memspace, bool is_mutable,
                                int alloc_rank, const int64_t *alloc_shape);
 const ir_type *ir_token_type(gemmc_context *ctx);
+/* !tt.tensordesc: the block a TMA copy moves (shape, element) and its shared layout (NULL in TTIR). */
+const ir_type *ir_tensordesc_type(gemmc_context *ctx, int rank, const int64_t *shape, const ir_type *elem,
+                                  const ir_attr *shared_layout);
 const ir_type *ir_func_type(gemmc_context *ctx, int num_inputs, const ir_type *const *inputs,
                             int num_results, const ir_type *const *results);
 
@@ -153,7 +157,7 @@ const ir_type *ir_func_type(gemmc_context *ctx, int num_inputs, const ir_type *c
 bool ir_type_is_int(const ir_type *t, unsigned width); /* width 0: any width */
 bool ir_type_is_float(const ir_type *t);
 bool ir_type_is_tensor(const ir_type *t);
-/* Scalar element: tensor -> element, scalar -> itself. */
+/* Scalar element: tensor, memdesc, tensor descriptor -> element; scalar -> itself. */
 const ir_type *ir_type_element(const ir_type *t);
 /* Same shape and encoding as `like` (scalar if like is scalar), new element type. */
 const ir_type *ir_type_with_element(gemmc_context *ctx, const ir_type *like, const ir_type *elem);
@@ -317,6 +321,22 @@ typedef enum {
   FMT_ATOMIC_RMW,    /* op, sem, scope, %p, %v[, %m] {attrs} : (P, V[, M]) -> R */
   FMT_ATOMIC_CAS,    /* sem, scope, %p, %c, %v {attrs} : (P, C, V) -> R */
   FMT_IMMEDIATE,     /* N {attrs}: one integer attribute (ir_op_immediate_attr names it), no operands */
+  FMT_YIELD,         /* {attrs} [%a, %b : T, T]  (tt.return, scf.yield, ttg.warp_yield: attributes first) */
+  FMT_MAKE_DESC,     /* %base, [%shape..], [%strides..] {attrs} : <T>, <tensor<..>> */
+  FMT_MAKE_TENSOR_PTR, /* %base, [%shape..], [%strides..], [%offsets..] {attrs} : <tensor<..>> */
+  FMT_ADVANCE,       /* %ptr, [%offsets..] {attrs} : <tensor<..>> */
+  FMT_DESC_LOAD,     /* %desc[%i..] [cacheModifier = c] [evictionPolicy = e] {attrs} : D -> T */
+  FMT_DESC_STORE,    /* %desc[%i..], %v {attrs} : D, T */
+  FMT_DESC_GATHER,   /* %desc[%x, %y] {attrs} : (D, X, i32) -> T */
+  FMT_DESC_SCATTER,  /* %desc[%x, %y], %v {attrs} : D, X, i32, T */
+  FMT_TMA_LOAD,      /* %desc[%c..] %buf, %bar, %pred [cacheModifier..] {attrs} : D, B -> M */
+  FMT_TMA_STORE,     /* %desc[%c..] %buf {attrs} : D, M [-> !ttg.async.token] */
+  FMT_BARRIER_COUNT, /* %bar, N[, %pred] {attrs} : B   (attribute `count`) */
+  FMT_BARRIER_EXPECT,/* %bar, N {attrs}, %pred : B     (attribute `size`) */
+  FMT_WAIT_BARRIER,  /* %bar, %phase[, %pred] [deps %m..] {attrs} : B[, M..] */
+  FMT_SUBSLICE,      /* %m[o, o] {attrs} : M -> M      (attribute `offsets`) */
+  FMT_TENSORMAP_CREATE, /* %d, %g, [..], [..], [..], [..] {attrs} : (types) -> () */
+  FMT_WARP_SPECIALIZE,  /* (%a..) [attributes {..}] default {..} partitionN(%x: T..) num_warps(N) {..}.. : (T..) -> (R..) */
   FMT_COUNT
 } ir_op_format;
 
@@ -332,6 +352,7 @@ enum {
   TRAIT_COMMUTATIVE = 1 << 7,
   TRAIT_ISOLATED = 1 << 8, /* values from outside are not visible (module, func) */
   TRAIT_SYMBOL = 1 << 9,
+  TRAIT_ISOLATED_PARTITIONS = 1 << 10, /* regions after the first are isolated from above (warp_specialize) */
 };
 
 typedef enum {
@@ -346,7 +367,7 @@ typedef struct ir_op_info {
   ir_op_format format;
   int min_operands, max_operands; /* max -1: variadic */
   int num_results;                /* -1: variadic */
-  int num_regions;
+  int num_regions;                /* -1: variadic (at least one) */
   unsigned traits;
 } ir_op_info;
 

@@ -24,6 +24,9 @@ typedef struct gemmc_pass_context {
   int64_t max_shared;         /* bytes per block the pipeline may use (default: the target's limit, 0 = none) */
   int matrix_instr_nonkdim;   /* AMD MFMA: 16 or 32 (0: the pass chooses), Triton's matrix_instr_nonkdim */
   int kpack;                  /* AMD MFMA: 1 or 2, Triton's kpack */
+  int tma;                    /* tma=0: no TMA; 1 (default): where warp specialization will use it; 2: wherever legal */
+  int warp_specialize;        /* warp-specialize=0: off; 1 (default): kernels of GEMMC_WS_CONSUMER_WARPS warps;
+                               * 2: also ping-pong groups for one-warpgroup kernels (slower today) */
   FILE *out;                  /* where printing passes write */
   /* print-llvm */
   bool emit_ptx;              /* emit=ptx (else llvm) */
@@ -32,6 +35,12 @@ typedef struct gemmc_pass_context {
   /* pipeline */
   const char *pipeline;       /* the pipeline's name (its first, positional option) */
 } gemmc_pass_context;
+
+/* The warps of the warp-specialized kernel's consumer group (two warpgroups sharing each tile):
+ * warp-specialize takes kernels of this many warps, and tma-loads (auto) only feeds those. Kernels
+ * of one warpgroup would take ping-pong groups, which measured slower than cp.async rings
+ * (docs/perf-notes.md) and stay off. */
+enum { GEMMC_WS_CONSUMER_WARPS = 8 };
 
 /* A pass runs on the module; returns false after emitting a diagnostic. */
 typedef bool (*gemmc_pass_fn)(const gemmc_pass_context *pc, ir_op *module);

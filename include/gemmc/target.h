@@ -79,6 +79,8 @@ bool gemmc_target_validate(const gemmc_target *t, char *err, size_t errlen);
  * `!nvvm.annotations !{ptr @fn, !"kernel", i32 1}`; max_threads > 0 adds `maxntidx`
  * (PTX `.maxntid N, 1, 1`), which lets ptxas budget registers for that block size. */
 void gemmc_target_mark_kernel(LLVMModuleRef m, LLVMValueRef fn, int max_threads);
+/* One more NVVM kernel annotation (!nvvm.annotations), e.g. "maxnreg". */
+void gemmc_target_annotate_kernel(LLVMModuleRef m, LLVMValueRef fn, const char *key, int value);
 
 /* Marks fn as a kernel for target t (NVPTX as above; AMDGPU: amdgpu_kernel calling convention
  * and "amdgpu-flat-work-group-size"="1,max_threads"). */

@@ -172,6 +172,8 @@ static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
   /* AMD's MFMA knobs (Triton's AccelerateAMDMatmul reads the same). */
   pc.matrix_instr_nonkdim = c->opts.matrix_instr_nonkdim;
   pc.kpack = c->opts.kpack ? c->opts.kpack : 1;
+  pc.tma = c->opts.tma < 0 ? 0 : c->opts.tma > 0 ? 2 : 1;
+  pc.warp_specialize = c->opts.warp_specialize >= 0 ? 1 : 0;
   return gemmc_pipeline_run(&pc, module, "compile", c->opts.verify_each);
 }
 
@@ -218,12 +220,15 @@ static bool assemble_cubin(gemmc_compiled *c) {
   fseek(f, 0, SEEK_END);
   long size = ftell(f);
   fseek(f, 0, SEEK_SET);
-  char *bytes = size > 0 ? malloc((size_t)size) : NULL;
-  ok = bytes && fread(bytes, 1, (size_t)size, f) == (size_t)size;
+  /* Straight into the result's buffer (len + 1 bytes from the context's allocator). */
+  c->cubin.data = size > 0 ? ctx_raw_alloc(c->ctx, (size_t)size + 1) : NULL;
+  ok = c->cubin.data && fread(c->cubin.data, 1, (size_t)size, f) == (size_t)size;
   fclose(f);
   unlink(path);
-  if (ok) ok = own_copy(c->ctx, &c->cubin, bytes, (size_t)size);
-  free(bytes);
+  if (c->cubin.data) {
+    c->cubin.len = (size_t)size;
+    c->cubin.data[size] = 0;
+  }
   if (!ok) return fail(c, "cannot read the cubin ptxas wrote");
   return own_copy(c->ctx, &c->ptxas_report, report, strlen(report));
 }
@@ -281,7 +286,7 @@ static bool emit_amdgpu(gemmc_compiled *c) {
                 c->kernel.name, k->num_explicit_kernargs, c->kernel.num_args);
   c->kernel.amdgpu = k;
   /* The note knows the static LDS; what the lowering allocated beyond it comes at launch. */
-  int64_t lowered = c->kernel.dynamic_shared_bytes;
+  int64_t lowered = c->kernel.static_shared_bytes + c->kernel.dynamic_shared_bytes; /* all the lowering placed */
   c->kernel.static_shared_bytes = k->group_segment_fixed_size;
   c->kernel.dynamic_shared_bytes = lowered > k->group_segment_fixed_size ? lowered - k->group_segment_fixed_size : 0;
   return true;
@@ -297,13 +302,19 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
     return false;
   c->times.lower_ms = now_ms() - start;
   if (!c->llvm_module) return fail(c, "internal error: lowering made no LLVM module");
-  for (int i = 0; i < num_lowered; i++) {
-    if (!lowered[i].name || strcmp(lowered[i].name, c->kernel.name) != 0) continue;
-    if (lowered[i].num_warps > 0) c->kernel.num_warps = lowered[i].num_warps;
-    if (lowered[i].threads_per_warp > 0) c->kernel.threads_per_warp = lowered[i].threads_per_warp;
-    if (lowered[i].threads_per_block > 0) c->kernel.threads_per_block = lowered[i].threads_per_block;
-    c->kernel.dynamic_shared_bytes = lowered[i].static_shared_bytes;
-  }
+  const gemmc_lowered_kernel *k = NULL;
+  for (int i = 0; i < num_lowered && !k; i++)
+    if (lowered[i].name && strcmp(lowered[i].name, c->kernel.name) == 0) k = &lowered[i];
+  if (!k) return fail(c, "internal error: the lowering made no kernel '%s'", c->kernel.name);
+  if (k->num_params != c->kernel.num_args)
+    return fail(c, "internal error: the lowered kernel '%s' has %d parameters but the tt.func has %d", c->kernel.name,
+                k->num_params, c->kernel.num_args);
+  if (k->num_warps > 0) c->kernel.num_warps = k->num_warps;
+  if (k->threads_per_warp > 0) c->kernel.threads_per_warp = k->threads_per_warp;
+  if (k->threads_per_block > 0) c->kernel.threads_per_block = k->threads_per_block;
+  /* The buffers live in the dynamic array; fixed-size arrays need nothing at launch. */
+  c->kernel.static_shared_bytes = k->static_shared_bytes;
+  c->kernel.dynamic_shared_bytes = k->shared_bytes > k->static_shared_bytes ? k->shared_bytes - k->static_shared_bytes : 0;
 
   char err[4096];
   bool amd = c->target->arch == GEMMC_ARCH_AMDGPU;
@@ -329,18 +340,6 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
     bool ok = own_copy(c->ctx, &c->ptx, ptx, len);
     free(ptx);
     if (!ok) return false;
-    int params = metadata_ptx_param_count(c->ptx.data, c->kernel.name);
-    if (params != c->kernel.num_args) {
-      ir_error(c->ctx, NULL, "internal error: the PTX entry '%s' has %d parameters but the tt.func has %d",
-               c->kernel.name, params, c->kernel.num_args);
-      return false;
-    }
-    bool has_extern = false;
-    int64_t declared = 0;
-    metadata_scan_ptx_shared(c->ptx.data, &declared, &has_extern);
-    c->kernel.static_shared_bytes = declared;
-    int64_t dynamic = c->kernel.dynamic_shared_bytes - declared;
-    c->kernel.dynamic_shared_bytes = has_extern && dynamic > 0 ? dynamic : 0;
   }
   if (c->opts.stage >= GEMMC_STAGE_CUBIN && !assemble_cubin(c)) return false;
   return true;

@@ -1,6 +1,5 @@
-/* Kernel metadata: the launch description from the tt.func signature and the PTX, and kernel.json. */
+/* Kernel metadata: the launch description from the tt.func signature (the lowering adds shared memory and the block shape), and kernel.json. */
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "driver_internal.h"
@@ -94,61 +93,6 @@ bool metadata_from_module(gemmc_context *ctx, ir_op *module, gemmc_kernel_metada
   axes[n] = 0;
   md->grid_axes = ir_strdup(ctx, axes, (size_t)n);
   return true;
-}
-
-/* ------------------------------------------------------------------ reading PTX */
-
-static const char *skip_space(const char *p) {
-  while (*p == ' ' || *p == '\t') p++;
-  return p;
-}
-
-/* `.shared .align 16 .b8 name[4096];` is static; `.extern .shared ... name[];` is dynamic. */
-void metadata_scan_ptx_shared(const char *ptx, int64_t *static_bytes, bool *has_extern) {
-  *static_bytes = 0;
-  *has_extern = false;
-  for (const char *line = ptx; line && *line;) {
-    const char *eol = strchr(line, '\n');
-    size_t n = eol ? (size_t)(eol - line) : strlen(line);
-    const char *p = skip_space(line);
-    bool is_extern = !strncmp(p, ".extern", 7);
-    if (is_extern) p = skip_space(p + 7);
-    if (!strncmp(p, ".shared", 7) && memchr(p, '[', n - (size_t)(p - line))) {
-      if (is_extern) {
-        *has_extern = true;
-      } else {
-        /* element width from .b8/.b16/.b32/.b64 (or .u/.s/.f), then [count] */
-        int width = 1;
-        for (const char *q = strstr(p + 7, " ."); q && q < line + n; q = strstr(q + 1, " .")) {
-          int bits = strchr("busf", q[2]) && q[2] ? atoi(q + 3) : 0;
-          if (bits >= 8) width = bits / 8;
-        }
-        const char *br = memchr(p, '[', n - (size_t)(p - line));
-        int64_t count = br ? strtoll(br + 1, NULL, 10) : 0;
-        if (count > 0) *static_bytes += count * width;
-      }
-    }
-    line = eol ? eol + 1 : NULL;
-  }
-}
-
-int metadata_ptx_param_count(const char *ptx, const char *kernel_name) {
-  size_t name_len = strlen(kernel_name);
-  for (const char *p = strstr(ptx, ".entry"); p; p = strstr(p + 6, ".entry")) {
-    const char *q = skip_space(p + 6);
-    if (strncmp(q, kernel_name, name_len) != 0) continue;
-    q += name_len;
-    if (*q != '(' && *q != ' ' && *q != '\n' && *q != '\r') continue;
-    const char *open = strchr(q, '(');
-    const char *brace = strchr(q, '{');
-    if (!open || (brace && brace < open)) return 0; /* no parameters */
-    const char *close = strchr(open, ')');
-    if (!close) return -1;
-    int count = 0;
-    for (const char *r = strstr(open, ".param"); r && r < close; r = strstr(r + 6, ".param")) count++;
-    return count;
-  }
-  return -1;
 }
 
 /* ------------------------------------------------------------------ kernel.json */

@@ -57,6 +57,8 @@ bool gemmc_pass_context_init(gemmc_pass_context *pc, gemmc_context *ctx, ir_op *
   pc->max_shared = pc->target ? pc->target->shared_mem_per_block : 0;
   pc->opt_level = -1;
   pc->kpack = 1;
+  pc->tma = 1;
+  pc->warp_specialize = 1;
   return true;
 }
 
@@ -81,6 +83,8 @@ static const option_spec option_specs[] = {
     {"opt", OPT_INT, 0, 3, false},
     {"matrix-instr-nonkdim", OPT_INT, 0, 32, false},
     {"kpack", OPT_INT, 1, 2, false},
+    {"tma", OPT_INT, 0, 2, false},
+    {"warp-specialize", OPT_INT, 0, 2, false},
     {"target", OPT_TARGET, 0, 0, false},
     {"emit", OPT_EMIT, 0, 0, false},
     {"output", OPT_PATH, 0, 0, false},
@@ -117,6 +121,8 @@ static bool set_int_option(gemmc_pass_context *pc, const option_spec *spec, int6
   else if (!strcmp(spec->key, "opt")) pc->opt_level = (int)v;
   else if (!strcmp(spec->key, "matrix-instr-nonkdim")) pc->matrix_instr_nonkdim = (int)v;
   else if (!strcmp(spec->key, "kpack")) pc->kpack = (int)v;
+  else if (!strcmp(spec->key, "tma")) pc->tma = (int)v;
+  else if (!strcmp(spec->key, "warp-specialize")) pc->warp_specialize = (int)v;
   else return false;
   return true;
 }

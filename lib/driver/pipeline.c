@@ -27,8 +27,9 @@ typedef struct pipeline_step {
 /* Triton's order: coalesce, remove-conversions, accelerate-matmul, remove-conversions (the MMA
  * layouts bring new conversions); on AMD the epilogue that stores from the MFMA layout (and the
  * conversions it moves to pointers and masks rematerialized) and, on gfx942, the thread-raked
- * loads of the in-thread transpose; then software pipelining of the K loops (cp.async on
- * NVIDIA, through registers on AMD). */
+ * loads of the in-thread transpose; then, on NVIDIA, TMA loads and warp specialization where
+ * they apply, and software pipelining of the K loops (cp.async or TMA rings on NVIDIA, through
+ * registers on AMD); last, descriptor loads and stores left become single TMA copies. */
 static const pipeline_step compile_steps[] = {
     {gemmc_pass_assign_layouts, "assign-layouts", NULL},
     {gemmc_pass_coalesce, "coalesce", NULL},
@@ -39,10 +40,14 @@ static const pipeline_step compile_steps[] = {
     {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", is_amd},
     {gemmc_pass_amd_in_thread_transpose, "amd-in-thread-transpose", is_cdna3},
     {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", is_cdna3},
-    /* The pipelining steps: the "ttgir" pipeline stops before them. */
+    /* The "ttgir" pipeline stops here, before TMA, warp specialization and pipelining. */
+    {gemmc_pass_tma_loads, "tma-loads", pipelined_async},
+    {gemmc_pass_warp_specialize, "warp-specialize", pipelined_async},
     {gemmc_pass_pipeline_loads, "pipeline-loads", pipelined_async},
     {gemmc_pass_amd_stream_pipeline, "amd-stream-pipeline", pipelined_amd},
     {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", pipelined_amd},
+    /* Descriptor loads and stores left after pipelining (or an error where the target has no TMA). */
+    {gemmc_pass_tma_lowering, "tma-lowering", NULL},
 };
 
 enum { COMPILE_STEPS = (int)(sizeof compile_steps / sizeof compile_steps[0]) };
@@ -53,7 +58,7 @@ typedef struct named_pipeline {
 } named_pipeline;
 
 static const named_pipeline pipelines[] = {
-    {"ttgir", COMPILE_STEPS - 3},
+    {"ttgir", COMPILE_STEPS - 6},
     {"compile", COMPILE_STEPS},
 };
 

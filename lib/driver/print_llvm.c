@@ -30,7 +30,7 @@ bool gemmc_pass_print_llvm(const gemmc_pass_context *pc, ir_op *module) {
     const char *comment = ptx ? "//" : ";";
     for (int i = 0; i < n && i < MAX_KERNELS; i++)
       fprintf(f, "%s gemmc kernel @%s: threads_per_block = %d, shared_bytes = %lld\n", comment, kernels[i].name,
-              kernels[i].threads_per_block, (long long)kernels[i].static_shared_bytes);
+              kernels[i].threads_per_block, (long long)kernels[i].shared_bytes);
     if (ptx) {
       char *text = NULL;
       size_t len = 0;

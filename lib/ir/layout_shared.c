@@ -66,7 +66,7 @@ static bool shared_dims_of(const ir_attr *layout, int rank, shared_dims *sd) {
 static bool swizzled_tile(layout_linear *ll, const ir_attr *layout, const shared_dims *sd,
                           const int64_t *shape) {
   int64_t num_cols = shape[sd->col], num_rows = shape[sd->row];
-  int lc = layout_log2_exact(num_cols), lr = layout_log2_exact(num_rows);
+  int lc = log2_exact(num_cols), lr = log2_exact(num_rows);
   int vec = layout->layout.vec, per_phase = layout->layout.per_phase, max_phase = layout->layout.max_phase;
   if (lc < 0 || lr < 0 || vec <= 0 || per_phase <= 0 || max_phase <= 0) return false;
   ll_touch_out(ll, sd->row);
@@ -105,7 +105,7 @@ static bool nvmma_tile(layout_linear *ll, const ir_attr *layout, const shared_di
   int64_t tile_rows = 8;
   int packing = p->fp4_padded ? 2 : 1;
   if (tile_cols < 1 || shape[sd->col] * packing < tile_cols || shape[sd->row] < tile_rows) return false;
-  int lc = layout_log2_exact(tile_cols);
+  int lc = log2_exact(tile_cols);
   if (lc < 0) return false;
   ll_touch_out(ll, sd->row);
   ll_touch_out(ll, sd->col);
@@ -125,8 +125,8 @@ static bool nvmma_tile(layout_linear *ll, const ir_attr *layout, const shared_di
   }
   ll_infer_out_sizes(ll);
   int shape_log2[IR_MAX_RANK] = {0};
-  shape_log2[sd->row] = layout_log2_exact(shape[sd->row]);
-  shape_log2[sd->col] = layout_log2_exact(shape[sd->col]);
+  shape_log2[sd->row] = log2_exact(shape[sd->row]);
+  shape_log2[sd->col] = log2_exact(shape[sd->col]);
   if (shape_log2[sd->row] < 0 || shape_log2[sd->col] < 0) return false;
   if (!ll_ensure_not_smaller(ll, LAYOUT_IN_OFFSET, shape_log2)) return false;
   ll_ensure_not_larger(ll, shape_log2);

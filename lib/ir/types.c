@@ -160,6 +160,16 @@ const ir_type *ir_token_type(gemmc_context *ctx) {
   return intern_type(ctx, &p, NULL, NULL);
 }
 
+const ir_type *ir_tensordesc_type(gemmc_context *ctx, int rank, const int64_t *shape, const ir_type *elem,
+                                  const ir_attr *shared_layout) {
+  ir_type p = {0};
+  p.kind = TY_TENSORDESC;
+  p.rank = rank;
+  p.elem = elem;
+  p.encoding = shared_layout;
+  return intern_type(ctx, &p, shape, NULL);
+}
+
 const ir_type *ir_func_type(gemmc_context *ctx, int num_inputs, const ir_type *const *inputs,
                             int num_results, const ir_type *const *results) {
   ir_type p = {0};
@@ -180,7 +190,7 @@ bool ir_type_is_float(const ir_type *t) { return t && t->kind == TY_FLOAT; }
 bool ir_type_is_tensor(const ir_type *t) { return t && t->kind == TY_TENSOR; }
 
 const ir_type *ir_type_element(const ir_type *t) {
-  return t && (t->kind == TY_TENSOR || t->kind == TY_MEMDESC) ? t->elem : t;
+  return t && (t->kind == TY_TENSOR || t->kind == TY_MEMDESC || t->kind == TY_TENSORDESC) ? t->elem : t;
 }
 
 const ir_type *ir_type_with_element(gemmc_context *ctx, const ir_type *like, const ir_type *elem) {

@@ -3,32 +3,28 @@
 #include <string.h>
 
 #include "context_internal.h"
+#include "util.h"
 #include "gemmc/layout.h"
-
-/* A value that is visible at the current point of the walk, with the block depth it was defined at
- * (-1: its block has been left, so it is no longer visible). */
-typedef struct visible_entry {
-  const ir_value *value;
-  int depth;
-} visible_entry;
+#include "verifier_internal.h"
 
 /* An encoding already checked for a given tensor rank: each bad layout is reported once, not
  * once per value that uses it. */
 typedef struct checked_layout {
   const ir_attr *encoding;
   int rank;
+  int num_warps; /* a layout valid in a 4-warp region is checked again in a 1-warp partition */
 } checked_layout;
 
-typedef struct verifier {
+struct verifier {
   gemmc_context *ctx;
   const ir_op *root;
   int num_errors;
   int num_warps;        /* 0: the module does not say, so warpsPerCTA is not checked */
   int threads_per_warp; /* ttg.threads-per-warp, 32 by default */
-  /* Dominance in structured code: an open-addressing set of the visible values, and a stack
-   * of them in definition order so leaving a block hides what it defined. */
-  visible_entry *table;
-  size_t table_cap, table_used;
+  /* Dominance in structured code: every value defined so far -> the block depth it was defined
+   * at (-1: its block has been left, so it is no longer visible), and a stack of them in
+   * definition order so leaving a block hides what it defined. */
+  ptr_map visible;
   const ir_value **stack;
   size_t stack_len, stack_cap;
   int depth;                   /* block nesting depth of the walk */
@@ -37,7 +33,7 @@ typedef struct verifier {
   bool dominance_off;          /* scratch allocation failed: skip dominance, do not guess */
   checked_layout *checked;
   size_t num_checked, cap_checked;
-} verifier;
+};
 
 /* ------------------------------------------------------------------ diagnostics */
 
@@ -126,59 +122,16 @@ static bool enum_attr_valid(const ir_attr *a, const char *const *names, int n) {
 
 /* ------------------------------------------------------------------ dominance bookkeeping */
 
-static size_t ptr_hash(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return (size_t)x;
-}
-
-static visible_entry *vis_find(verifier *v, const ir_value *val) {
-  if (!v->table_cap) return NULL;
-  for (size_t i = ptr_hash(val) & (v->table_cap - 1);; i = (i + 1) & (v->table_cap - 1)) {
-    if (!v->table[i].value) return NULL;
-    if (v->table[i].value == val) return &v->table[i];
-  }
-}
-
-/* Rehashing keeps only the visible entries: hidden ones are never looked at again as visible. */
-static bool vis_grow(verifier *v) {
-  size_t ncap = v->table_cap ? v->table_cap * 2 : 1024;
-  visible_entry *fresh = ctx_raw_alloc(v->ctx, ncap * sizeof *fresh);
-  if (!fresh) return false;
-  memset(fresh, 0, ncap * sizeof *fresh);
-  size_t used = 0;
-  for (size_t i = 0; i < v->table_cap; i++) {
-    visible_entry e = v->table[i];
-    if (!e.value || e.depth < 0) continue;
-    size_t j = ptr_hash(e.value) & (ncap - 1);
-    while (fresh[j].value) j = (j + 1) & (ncap - 1);
-    fresh[j] = e;
-    used++;
-  }
-  ctx_raw_free(v->ctx, v->table, v->table_cap * sizeof *v->table);
-  v->table = fresh;
-  v->table_cap = ncap;
-  v->table_used = used;
-  return true;
-}
+static ptr_map_value *vis_find(verifier *v, const ir_value *val) { return ptr_map_find(&v->visible, val, NULL); }
 
 static void vis_define(verifier *v, const ir_value *val) {
   if (v->dominance_off) return;
-  visible_entry *e = vis_find(v, val);
-  if (!e) {
-    if ((v->table_used + 1) * 2 > v->table_cap && !vis_grow(v)) {
-      v->dominance_off = true;
-      return;
-    }
-    size_t i = ptr_hash(val) & (v->table_cap - 1);
-    while (v->table[i].value) i = (i + 1) & (v->table_cap - 1);
-    e = &v->table[i];
-    e->value = val;
-    v->table_used++;
+  ptr_map_value *depth = ptr_map_insert(&v->visible, val, NULL);
+  if (!depth) {
+    v->dominance_off = true;
+    return;
   }
-  e->depth = v->depth;
+  depth->num = v->depth;
   if (v->stack_len == v->stack_cap) {
     size_t ncap = v->stack_cap ? v->stack_cap * 2 : 256;
     const ir_value **ns = ctx_raw_realloc(v->ctx, v->stack, v->stack_cap * sizeof *ns, ncap * sizeof *ns);
@@ -195,8 +148,8 @@ static void vis_define(verifier *v, const ir_value *val) {
 static void vis_pop_to(verifier *v, size_t mark) {
   if (v->dominance_off) return;
   while (v->stack_len > mark) {
-    visible_entry *e = vis_find(v, v->stack[--v->stack_len]);
-    if (e) e->depth = -1;
+    ptr_map_value *depth = vis_find(v, v->stack[--v->stack_len]);
+    if (depth) depth->num = -1;
   }
 }
 
@@ -224,9 +177,9 @@ static const ir_op *isolated_scope(const ir_op *op) {
 static void check_operand_dominance(verifier *v, const ir_op *op, int index) {
   if (v->dominance_off) return;
   const ir_value *val = op->operands[index].value;
-  const visible_entry *e = vis_find(v, val);
-  if (e && e->depth >= v->barrier) return;
-  if (e && e->depth >= 0) {
+  const ptr_map_value *depth = vis_find(v, val);
+  if (depth && depth->num >= v->barrier) return;
+  if (depth && depth->num >= 0) {
     verr(v, op, "operand #%d uses a value defined outside the isolated '%s' op", index,
          ir_op_name(v->isolating_op));
     return;
@@ -261,7 +214,9 @@ static void check_operand_dominance(verifier *v, const ir_op *op, int index) {
 static void verify_encoding(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
   if (!ir_type_is_tensor(t) || !t->encoding) return;
   for (size_t i = 0; i < v->num_checked; i++)
-    if (v->checked[i].encoding == t->encoding && v->checked[i].rank == t->rank) return;
+    if (v->checked[i].encoding == t->encoding && v->checked[i].rank == t->rank &&
+        v->checked[i].num_warps == v->num_warps)
+      return;
   if (v->num_checked == v->cap_checked) {
     size_t ncap = v->cap_checked ? v->cap_checked * 2 : 16;
     checked_layout *nc = ctx_raw_realloc(v->ctx, v->checked, v->cap_checked * sizeof *nc, ncap * sizeof *nc);
@@ -273,6 +228,7 @@ static void verify_encoding(verifier *v, const ir_op *op, const char *what, cons
   if (v->num_checked < v->cap_checked) {
     v->checked[v->num_checked].encoding = t->encoding;
     v->checked[v->num_checked].rank = t->rank;
+    v->checked[v->num_checked].num_warps = v->num_warps;
     v->num_checked++;
   }
   if (!ir_attr_is_layout(t->encoding)) {
@@ -297,6 +253,8 @@ static ir_op_kind expected_parent_of_terminator(ir_op_kind kind, const char **al
   case OP_SCF_YIELD: *also = "scf.if"; return OP_SCF_FOR;
   case OP_REDUCE_RETURN: return OP_REDUCE;
   case OP_SCAN_RETURN: return OP_SCAN;
+  case OP_WARP_YIELD:
+  case OP_WARP_RETURN: return OP_WARP_SPECIALIZE;
   default: return OP_COUNT;
   }
 }
@@ -404,10 +362,6 @@ static void verify_same(verifier *v, const ir_op *op) {
     verr(v, op, "operands must be floating-point (or tensors of floats), got %s", ts(v, rt));
 }
 
-static const char *const cmpi_predicates[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
-static const char *const cmpf_predicates[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-                                              "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"};
-
 static void verify_cmp(verifier *v, const ir_op *op) {
   const ir_type *a = operand_type(op, 0), *b = operand_type(op, 1), *r = result_type(op, 0);
   bool is_int = op->kind == OP_CMPI;
@@ -422,11 +376,11 @@ static void verify_cmp(verifier *v, const ir_op *op) {
   if (!ir_type_is_int(elem_of(r), 1))
     verr(v, op, "result must be i1 with the operands' shape and encoding, got %s", ts(v, r));
   const ir_attr *pred = ir_op_get_attr(op, "predicate");
+  int num_predicates;
+  const char *const *predicates = cmp_predicate_names(op->kind, &num_predicates);
   if (!pred)
     verr(v, op, "requires a 'predicate' attribute");
-  else if (!enum_attr_valid(pred, is_int ? cmpi_predicates : cmpf_predicates,
-                            is_int ? (int)(sizeof cmpi_predicates / sizeof *cmpi_predicates)
-                                   : (int)(sizeof cmpf_predicates / sizeof *cmpf_predicates)))
+  else if (!enum_attr_valid(pred, predicates, num_predicates))
     verr(v, op, "predicate %s is not a valid %s predicate", as(v, pred), is_int ? "integer" : "float");
 }
 
@@ -1111,21 +1065,24 @@ static void verify_local_store(verifier *v, const ir_op *op) {
 
 static void verify_memdesc_index(verifier *v, const ir_op *op) {
   const ir_type *s = operand_type(op, 0), *idx = operand_type(op, 1), *r = result_type(op, 0);
-  if (!is_memdesc(s) || !is_memdesc(r) || s->rank < 2) {
-    verr(v, op, "operand and result must be shared memory descriptors, the operand of rank >= 2, got %s -> %s",
-         ts(v, s), ts(v, r));
+  if (!is_memdesc(s) || !is_memdesc(r) || s->rank < 1) {
+    verr(v, op, "operand and result must be shared memory descriptors, got %s -> %s", ts(v, s), ts(v, r));
     return;
   }
   if (!ir_type_is_int(idx, 32)) {
     verr(v, op, "index must be i32, got %s", ts(v, idx));
     return;
   }
-  bool ok = r->rank == s->rank - 1 && r->elem == s->elem && r->memspace == s->memspace &&
-            r->is_mutable == s->is_mutable;
-  for (int i = 0; ok && i < r->rank; i++) ok = r->shape[i] == s->shape[i + 1];
+  bool ok = r->elem == s->elem && r->memspace == s->memspace && r->is_mutable == s->is_mutable;
+  /* A rank-1 buffer (an array of mbarriers) indexes to one element: `3xi64` -> `1xi64`. */
+  if (s->rank == 1)
+    ok = ok && r->rank == 1 && r->shape[0] == 1;
+  else
+    ok = ok && r->rank == s->rank - 1;
+  for (int i = 0; ok && s->rank > 1 && i < r->rank; i++) ok = r->shape[i] == s->shape[i + 1];
   if (!ok)
-    verr(v, op, "result must be the operand without its leading dimension (same element type, memory space and "
-                "mutability), got %s -> %s",
+    verr(v, op, "result must be the operand without its leading dimension (1 element for a 1-D buffer; same "
+                "element type, memory space and mutability), got %s -> %s",
          ts(v, s), ts(v, r));
 }
 
@@ -1230,6 +1187,7 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_ASYNC_WAIT: verify_tokens(v, op); break;
   case OP_WARP_GROUP_DOT_WAIT: verify_dot_wait(v, op); break;
   default:
+    if (verify_nvgpu_op(v, op)) break;
     if (info->format == FMT_CAST || (info->format == FMT_CONVERT && (info->traits & TRAIT_ELEMENTWISE)))
       verify_cast(v, op);
     break;
@@ -1253,7 +1211,7 @@ static bool verify_op_shape(verifier *v, const ir_op *op) {
     verr(v, op, "expects %d results, found %d", info->num_results, op->num_results);
     ok = false;
   }
-  if (op->num_regions != info->num_regions) {
+  if (info->num_regions < 0 ? op->num_regions < 1 : op->num_regions != info->num_regions) {
     verr(v, op, "expects %d regions, found %d", info->num_regions, op->num_regions);
     ok = false;
   }
@@ -1322,8 +1280,19 @@ static void verify_op(verifier *v, const ir_op *op) {
     v->barrier = v->depth + 1;
     v->isolating_op = op;
   }
-  for (int r = 0; r < op->num_regions; r++)
+  bool partitions = ir_op_info_of(op->kind)->traits & TRAIT_ISOLATED_PARTITIONS;
+  int saved_warps = v->num_warps;
+  for (int r = 0; r < op->num_regions; r++) {
+    if (partitions && r > 0) {
+      /* A warp_specialize partition sees only its block arguments, and runs on its own warps. */
+      v->barrier = v->depth + 1;
+      v->isolating_op = op;
+      int warps = verify_partition_num_warps(op, r - 1);
+      if (warps > 0) v->num_warps = warps;
+    }
     for (const ir_block *b = op->regions[r].first; b; b = b->next) verify_block(v, op, b);
+  }
+  v->num_warps = saved_warps;
   v->barrier = saved_barrier;
   v->isolating_op = saved_isolating;
 }
@@ -1333,14 +1302,39 @@ bool ir_verify(gemmc_context *ctx, ir_op *op) {
   verifier v;
   memset(&v, 0, sizeof v);
   v.ctx = ctx;
+  v.visible.ctx = ctx;
   v.root = op;
   v.isolating_op = op;
   const ir_op *module = op->kind == OP_MODULE ? op : ir_op_ancestor_of_kind(op, OP_MODULE);
   v.num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 0);
   v.threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", 32);
   verify_op(&v, op);
-  ctx_raw_free(ctx, v.table, v.table_cap * sizeof *v.table);
+  ptr_map_free(&v.visible);
   ctx_raw_free(ctx, v.stack, v.stack_cap * sizeof *v.stack);
   ctx_raw_free(ctx, v.checked, v.cap_checked * sizeof *v.checked);
   return v.num_errors == 0;
+}
+
+/* ------------------------------------------------------------------ helpers for verifier_nvgpu.c */
+
+void vfy_error(verifier *v, const ir_op *op, const char *fmt, ...) {
+  char msg[960];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  verr(v, op, "%s", msg);
+}
+
+const char *vfy_type(verifier *v, const ir_type *t) { return ts(v, t); }
+const char *vfy_attr(verifier *v, const ir_attr *a) { return as(v, a); }
+gemmc_context *vfy_context(verifier *v) { return v->ctx; }
+
+ir_block *vfy_single_block_region(verifier *v, const ir_op *op, int r, const char *region_name, ir_op_kind term) {
+  return single_block_region(v, op, r, region_name, term);
+}
+
+void vfy_check_yield_types(verifier *v, const ir_op *owner, const ir_op *term, int n, const ir_type *const *want,
+                           const char *what) {
+  check_yield_types(v, owner, term, n, want, what);
 }

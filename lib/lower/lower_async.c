@@ -1,5 +1,7 @@
 /* Asynchronous copies: ttg.async_copy_global_to_local (zero-filled under its mask), ttg.async_commit_group, ttg.async_wait (+ barrier), through the target's async-copy hooks. */
-#include "lower_tensorcore.h"
+#include "lower_memory.h"
+#include "lower_ops.h"
+#include "lower_shared.h"
 
 static bool is_zero_constant(const ir_value *v) {
   const ir_op *def = v->def_op;
@@ -57,9 +59,10 @@ bool lower_async(lower_state *s, ir_op *op) {
     return lower_set1(s, &op->results[0], LLVMGetUndef(s->i32));
   case OP_ASYNC_WAIT: {
     /* This thread's groups but the newest `num` are done; the barrier makes every thread's visible. */
+    /* No proxy fence: asynchronous copies are not generic-proxy stores (Triton's FenceInsertion
+     * fences only register -> shared copies, local_alloc with a value and local_store, which
+     * lower_shared.c does). */
     s->cg->async_wait(&s->em, (int)ir_op_get_int_attr(op, "num", 0));
-    /* Tensor cores read through the async proxy: the copies' writes become visible to it. */
-    if (s->tensor_core_reads_shared && s->cg->fence_async_shared) s->cg->fence_async_shared(&s->em);
     lower_barrier(s);
     return lower_set1(s, &op->results[0], LLVMGetUndef(s->i32));
   }

@@ -1,7 +1,8 @@
 /* ttg.convert_layout: register permutations in place, anything else through a swizzled shared-memory tile chosen for few bank conflicts. */
 #include <string.h>
 
-#include "lower_internal.h"
+#include "lower_index.h"
+#include "lower_ops.h"
 
 /* Shared-memory wavefronts of one warp-wide access of vec elements (warp 0, register 0): the most
  * distinct 4-byte words any one of the 32 banks must serve. */
@@ -84,12 +85,6 @@ static bool choose_plan(lower_state *s, const lower_layout_info *src, const lowe
   return found;
 }
 
-static LLVMValueRef lane_warp_offset(lower_state *s, const layout_offset_map *m) {
-  LLVMValueRef l = lower_apply_bits(s, s->threads->lane, m->off[LAYOUT_IN_LANE], m->num_bases[LAYOUT_IN_LANE]);
-  LLVMValueRef w = lower_apply_bits(s, s->threads->warp, m->off[LAYOUT_IN_WARP], m->num_bases[LAYOUT_IN_WARP]);
-  return LLVMBuildXor(s->threads->pro, l, w, "");
-}
-
 bool lower_convert(lower_state *s, ir_op *op) {
   const ir_type *st = op->operands[0].value->type, *dt = op->results[0].type;
   const lower_values *src = lower_get(s, op, op->operands[0].value);
@@ -121,7 +116,7 @@ bool lower_convert(lower_state *s, ir_op *op) {
   bool is_bool = LLVMGetTypeKind(et) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(et) == 1;
   LLVMTypeRef mt = is_bool ? s->i8 : et;
   LLVMValueRef tile = lower_smem_ptr(s, base, s->i8, lower_i32(s, 0));
-  LLVMValueRef src_lw = lane_warp_offset(s, &plan->src), dst_lw = lane_warp_offset(s, &plan->dst);
+  LLVMValueRef src_lw = lower_lane_warp_offset(s, &plan->src), dst_lw = lower_lane_warp_offset(s, &plan->dst);
 
   lower_barrier(s); /* the previous user of this scratch space is done */
   int sv = plan->src_vec;

@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lower_tensorcore.h"
+#include "lower_dot.h"
+#include "lower_dot_operand.h"
+#include "lower_ops.h"
 
 /* ---------------------------------------------------------------- instruction choice */
 
@@ -33,8 +35,10 @@ static bool coord_equal(const int64_t *a, const int64_t *b, int rank) {
 
 /* The register of `li` that holds (batch, row, col) at lane 0 of warp 0, checked for every lane
  * against the instruction's fragment formula of `slot`; -1 when the layout does not hold the fragment. */
-static int64_t fragment_register(const lower_layout_info *li, const dot_dims *dd, target_mma_operand kind, int bits, int slot,
-                                 int64_t batch, int64_t row0, int64_t col0) {
+int64_t lower_mma_fragment_register(const lower_layout_info *li, target_mma_operand kind, int bits, int slot,
+                                    int64_t batch, int64_t row0, int64_t col0) {
+  dot_dims dims = {li->rank, li->rank == 3 ? 0 : -1};
+  const dot_dims *dd = &dims;
   int row, col;
   target_mma_fragment_coord(kind, bits, slot, 0, &row, &col);
   int64_t coord[IR_MAX_RANK], in[LAYOUT_IN_COUNT];
@@ -51,6 +55,12 @@ static int64_t fragment_register(const lower_layout_info *li, const dot_dims *dd
     if (!coord_equal(got, coord, dd->rank)) return -1;
   }
   return reg;
+}
+
+static int64_t fragment_register(const lower_layout_info *li, const dot_dims *dd, target_mma_operand kind, int bits,
+                                 int slot, int64_t batch, int64_t row0, int64_t col0) {
+  (void)dd;
+  return lower_mma_fragment_register(li, kind, bits, slot, batch, row0, col0);
 }
 
 /* Warps must agree: a warp bit moves A along M and B along N exactly as it moves the accumulator

@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lower_internal.h"
+#include "lower_index.h"
+#include "lower_ops.h"
 
 static bool is_fp8(const ir_type *t) {
   const ir_type *e = ir_type_element(t);
@@ -108,21 +109,6 @@ static LLVMRealPredicate real_pred(const char *p, bool *ok) {
   return LLVMRealOEQ;
 }
 
-static const char *predicate_of(const ir_op *op) {
-  const ir_attr *a = ir_op_get_attr(op, "predicate");
-  if (!a) return NULL;
-  if (a->kind == AT_KEYWORD || a->kind == AT_STRING) return a->str;
-  if (a->kind == AT_INT) {
-    /* MLIR's integer encodings of the predicates. */
-    static const char *icmp[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
-    static const char *fcmp[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-                                 "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"};
-    if (op->kind == OP_CMPI && a->int_value >= 0 && a->int_value < 10) return icmp[a->int_value];
-    if (op->kind == OP_CMPF && a->int_value >= 0 && a->int_value < 16) return fcmp[a->int_value];
-  }
-  return NULL;
-}
-
 /* fp8 <-> f16 / bf16 / f32 / f64: the target converts between fp8 and f16 or f32 (nearest even),
  * bf16 and f64 go through f32. */
 static LLVMValueRef fp8_convert(lower_state *s, const ir_op *op, LLVMValueRef x, LLVMTypeRef to) {
@@ -202,12 +188,12 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, LLVMValueRef *a, LLVM
   case OP_SHRSI: return LLVMBuildAShr(b, a[0], a[1], "");
   case OP_SHRUI: return LLVMBuildLShr(b, a[0], a[1], "");
   case OP_CMPI: {
-    LLVMIntPredicate p = int_pred(predicate_of(op), &ok);
+    LLVMIntPredicate p = int_pred(cmp_predicate_of(op), &ok);
     if (!ok) break;
     return LLVMBuildICmp(b, p, a[0], a[1], "");
   }
   case OP_CMPF: {
-    LLVMRealPredicate p = real_pred(predicate_of(op), &ok);
+    LLVMRealPredicate p = real_pred(cmp_predicate_of(op), &ok);
     if (!ok) break;
     return LLVMBuildFCmp(b, p, a[0], a[1], "");
   }

@@ -1,14 +1,7 @@
 /* Per-thread coordinates from linear layouts: lane/warp parts computed once in the prologue, register parts as constants. */
 #include <string.h>
 
-#include "lower_internal.h"
-
-static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-static int log2i(int64_t v) {
-  int k = 0;
-  while ((INT64_C(1) << k) < v) k++;
-  return k;
-}
+#include "lower_index.h"
 
 /* XOR over the set bits i of x of vals[i], emitted in the prologue. Runs of bits that map to
  * consecutive powers of two become one and+shift; terms with disjoint bits are or'ed. */
@@ -30,8 +23,9 @@ LLVMValueRef lower_apply_bits(lower_state *s, LLVMValueRef x, const int64_t *val
     while (j < nbits && vals[j] == vals[j - 1] * 2 && (run_bits & vals[j]) == 0) run_bits |= vals[j++];
     int64_t mask = ((INT64_C(1) << (j - i)) - 1) << i;
     term = LLVMBuildAnd(b, x, lower_i32(s, mask), "");
-    if (is_pow2(vals[i])) {
-      int shift = log2i(vals[i]) - i;
+    int log2_first = log2_exact(vals[i]);
+    if (log2_first >= 0) {
+      int shift = log2_first - i;
       if (shift > 0) term = LLVMBuildShl(b, term, lower_i32(s, shift), "");
       if (shift < 0) term = LLVMBuildLShr(b, term, lower_i32(s, -shift), "");
     } else {
@@ -52,12 +46,10 @@ LLVMValueRef lower_apply_bits(lower_state *s, LLVMValueRef x, const int64_t *val
   return acc ? acc : lower_i32(s, 0);
 }
 
-bool lower_bases_equal(const layout_linear *a, const layout_linear *b, layout_in_dim in) {
-  if (a->num_bases[in] != b->num_bases[in] || a->rank != b->rank) return false;
-  for (int i = 0; i < a->num_bases[in]; i++)
-    for (int d = 0; d < a->rank; d++)
-      if (a->bases[in][i][d] != b->bases[in][i][d]) return false;
-  return true;
+LLVMValueRef lower_lane_warp_offset(lower_state *s, const layout_offset_map *m) {
+  LLVMValueRef l = lower_apply_bits(s, s->threads->lane, m->off[LAYOUT_IN_LANE], m->num_bases[LAYOUT_IN_LANE]);
+  LLVMValueRef w = lower_apply_bits(s, s->threads->warp, m->off[LAYOUT_IN_WARP], m->num_bases[LAYOUT_IN_WARP]);
+  return LLVMBuildXor(s->threads->pro, l, w, "");
 }
 
 lower_layout_info *lower_layout_of(lower_state *s, const ir_op *op, const ir_type *t) {

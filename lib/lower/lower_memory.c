@@ -1,8 +1,11 @@
 /* Memory and shape ops: make_range, splat, expand_dims, broadcast, reshape, addptr, and vectorized, predicated tt.load / tt.store through the target. */
+#include "lower_memory.h"
+
 #include <stdio.h>
 #include <string.h>
 
-#include "lower_internal.h"
+#include "lower_index.h"
+#include "lower_ops.h"
 
 /* ---------------------------------------------------------------- shape ops */
 

@@ -2,10 +2,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lower_tensorcore.h"
+#include "lower_dot_operand.h"
+#include "lower_ops.h"
+#include "lower_shared.h"
 
 /*
- * The layouts say which register of this lane holds which element (lib/ir/layout_convert.c,
+ * The layouts say which register of this lane holds which element (lib/ir/layout_to_linear.c,
  * Triton's AMDMfmaEncodingAttr / mfma dot operand linear layouts); the target's MMA table says
  * which element of an instruction tile each lane must give and gets back
  * (target_mfma_fragment_coord). For every instruction this file finds the registers that match,

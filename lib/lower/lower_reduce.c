@@ -1,7 +1,9 @@
 /* tt.reduce: combine within the thread, then across lanes with butterfly shuffles, then across warps through shared memory. */
 #include <string.h>
 
-#include "lower_internal.h"
+#include "lower_dispatch.h"
+#include "lower_index.h"
+#include "lower_ops.h"
 
 #define REDUCE_MAX_OPERANDS 8
 
@@ -58,13 +60,8 @@ static bool combine(lower_state *s, ir_op *op, int nops, LLVMValueRef *acc, LLVM
   }
   for (int k = 0; k < nops; k++)
     if (!lower_set1(s, block->args[k], acc[k]) || !lower_set1(s, block->args[nops + k], cur[k])) return false;
-  bool ok;
-  ir_op *ret = lower_block(s, block, &ok);
-  if (!ok) return false;
-  if (!ret || ret->kind != OP_REDUCE_RETURN || ret->num_operands != nops) {
-    ir_op_error(s->ctx, op, "the combine region of tt.reduce must end with tt.reduce.return of %d values", nops);
-    return false;
-  }
+  ir_op *ret = lower_block_until(s, op, block, OP_REDUCE_RETURN, nops, "the combine region of tt.reduce");
+  if (!ret) return false;
   for (int k = 0; k < nops; k++) {
     const lower_values *v = lower_get(s, ret, ret->operands[k].value);
     if (!v) return false;

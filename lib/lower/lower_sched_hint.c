@@ -1,5 +1,5 @@
 /* Scheduling hints in TTGIR (Triton's AMD rocdl.s.setprio and rocdl.sched.barrier) through the target's hooks. */
-#include "lower_internal.h"
+#include "lower_ops.h"
 
 bool lower_sched_hint(lower_state *s, ir_op *op) {
   bool priority = op->kind == OP_ROCDL_SETPRIO;

@@ -1,7 +1,8 @@
 /* Warpgroup MMA: ttng.warp_group_dot (the target's wgmma with shared-memory matrix descriptors, accumulator fragments from the nvidia_mma v3 layout) and ttng.warp_group_dot_wait. */
 #include <string.h>
 
-#include "lower_internal.h"
+#include "lower_dot.h"
+#include "lower_ops.h"
 #include "target/mma.h"
 
 /*
@@ -204,6 +205,29 @@ static void unpack_tile(lower_state *s, lower_values *out, const acc_tile *t, in
   }
 }
 
+/* A's fragment from registers for the instruction at rows m0.., K step ks: the same per-warp
+ * fragment as mma.sync's A (16 rows of a warp; m16n8k16 for 16-bit, m16n8k32 for 8-bit
+ * elements), packed into four i32. */
+static bool a_fragment(lower_state *s, ir_op *op, const target_mma *mi, const lower_layout_info *la,
+                       const lower_values *va, int64_t m0, int64_t ks, LLVMValueRef *regs) {
+  int bits = mi->operand_bits, per_reg = 32 / bits;
+  LLVMTypeRef elem = lower_elem_type(s, op->operands[0].value->type);
+  for (int r = 0; r < 4; r++) {
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(elem, (unsigned)per_reg));
+    for (int j = 0; j < per_reg; j++) {
+      int64_t reg = lower_mma_fragment_register(la, TARGET_MMA_A, bits, r * per_reg + j, 0, m0, ks * mi->k);
+      if (reg < 0) {
+        ir_op_error(s->ctx, op, "cannot lower to %s: the layout of A in registers is not the instruction's fragment",
+                    mi->name);
+        return false;
+      }
+      v = LLVMBuildInsertElement(s->b, v, lower_elem(va, (int)reg), lower_i32(s, j), "");
+    }
+    regs[r] = LLVMBuildBitCast(s->b, v, s->i32, "");
+  }
+  return true;
+}
+
 static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
   const ir_type *at = op->operands[0].value->type, *bt = op->operands[1].value->type, *ct = op->results[0].type;
   const ir_attr *enc = ct->encoding;
@@ -213,10 +237,6 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
   }
   if (!enc || enc->kind != AT_NVIDIA_MMA || enc->layout.version_major != 3 || ct->rank != 2) {
     ir_op_error(s->ctx, op, "ttng.warp_group_dot needs a 2-D #ttg.nvidia_mma version 3 result");
-    return false;
-  }
-  if (at->kind != TY_MEMDESC) {
-    ir_op_error(s->ctx, op, "lowering of ttng.warp_group_dot with A in registers is not implemented yet");
     return false;
   }
   const target_mma *mi = target_mma_for_dot(GEMMC_MMA_WGMMA, op);
@@ -238,13 +258,24 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
   acc_tile *tiles = accumulator_tiles(s, op, lc, n, &ntiles);
   if (!tiles) return false;
   wgmma_operand oa, ob;
+  memset(&oa, 0, sizeof oa);
   int64_t instr_a[2] = {64, mi->k}, instr_b[2] = {mi->k, n};
-  if (!operand_bits(s, op, at, 0, instr_a, &oa) || !operand_bits(s, op, bt, 1, instr_b, &ob)) return false;
+  /* A from shared memory (a descriptor), or from registers (a #ttg.dot_op of the v3 layout). */
+  bool regs_a = at->kind != TY_MEMDESC;
+  lower_layout_info *la = regs_a ? lower_layout_of(s, op, at) : NULL;
+  const lower_values *va = regs_a ? lower_get(s, op, op->operands[0].value) : NULL;
+  if (regs_a && (!la || !va)) return false;
+  if (regs_a && (!at->encoding || at->encoding->kind != AT_DOT_OP || mi->operand_bits > 16)) {
+    ir_op_error(s->ctx, op, "cannot lower ttng.warp_group_dot: A in registers must be a 16- or 8-bit #ttg.dot_op");
+    return false;
+  }
+  if ((!regs_a && !operand_bits(s, op, at, 0, instr_a, &oa)) || !operand_bits(s, op, bt, 1, instr_b, &ob)) return false;
   if (!mi->allows_transpose && (oa.mn_major || ob.mn_major)) {
     ir_op_error(s->ctx, op, "cannot lower to %s: its operands must be K-major in shared memory", mi->name);
     return false;
   }
-  if (!(oa.desc = warpgroup_descriptor(s, op, lc, 0, &oa)) || !(ob.desc = warpgroup_descriptor(s, op, lc, 1, &ob)))
+  if ((!regs_a && !(oa.desc = warpgroup_descriptor(s, op, lc, 0, &oa))) ||
+      !(ob.desc = warpgroup_descriptor(s, op, lc, 1, &ob)))
     return false;
 
   bool packed = mi->c_packed_f16;
@@ -253,12 +284,22 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
   lower_values *out = lower_values_new(s, op, lc->num_regs);
   if (!out) return false;
   s->cg->wgmma_fence(&s->em);
-  target_wgmma w = {mi, n, NULL, NULL, oa.mn_major, ob.mn_major, LLVMConstInt(s->i1, 1, 0)};
+  target_wgmma w;
+  memset(&w, 0, sizeof w);
+  w.instr = mi;
+  w.n = n;
+  w.trans_a = oa.mn_major;
+  w.trans_b = ob.mn_major;
+  w.use_c = LLVMConstInt(s->i1, 1, 0);
   /* Tiles outer, K inner: the instructions of one accumulator chain in the tensor cores. */
   for (int t = 0; t < ntiles; t++) {
     pack_tile(s, vc, &tiles[t], per_tile, packed, regs);
     for (int64_t ks = 0; ks < K / mi->k; ks++) {
-      w.desc_a = tile_descriptor(s, &oa, tiles[t].m0, ks * mi->k);
+      if (regs_a) {
+        if (!a_fragment(s, op, mi, la, va, tiles[t].m0, ks, w.a_regs)) return false;
+      } else {
+        w.desc_a = tile_descriptor(s, &oa, tiles[t].m0, ks * mi->k);
+      }
       w.desc_b = tile_descriptor(s, &ob, ks * mi->k, tiles[t].n0);
       s->cg->wgmma(&s->em, &w, regs, nregs);
     }
@@ -274,8 +315,10 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
 }
 
 /* Waits until at most `pendings` groups are in flight; the tensors it names are read only
- * after it (their registers go through the wait). A barrier follows: the shared memory the
- * finished groups read may be overwritten by any thread after it. */
+ * after it (their registers go through the wait). A barrier of the role follows: the shared
+ * memory the finished groups read may be overwritten by any thread after it, and another
+ * warpgroup's groups may still read it. (One warpgroup would be safe without it, but the
+ * cp.async ring measured 10% slower without it on an H100: docs/perf-notes.md.) */
 static bool lower_warp_group_dot_wait(lower_state *s, ir_op *op) {
   if (!s->cg->wgmma_wait) {
     ir_op_error(s->ctx, op, "target %s has no warpgroup MMA", s->target->name);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemmc/layout.h"
 #include "parse_state.h"
 #include "parser.h"
 
@@ -55,6 +56,35 @@ const ir_type *parse_tensor_type(parse_state *ps, const parsed_shaped *sh, const
     return NULL;
   }
   return ir_tensor_type(ps->ctx, sh->rank, sh->shape, sh->elem, encoding);
+}
+
+/* !tt.tensordesc<tensor<128x64xf16, #shared>> (Triton 3.6) or <128x64xf16, #shared> (later). */
+static const ir_type *parse_tensordesc_type(parse_state *ps, const parsed_shaped *sh, pvec *params, src_pos pos) {
+  int np = params ? params->n : 0;
+  int rank = sh->rank;
+  const int64_t *shape = sh->shape;
+  const ir_type *elem = sh->elem;
+  const ir_attr *enc = NULL;
+  if (rank == 0 && elem && elem->kind == TY_TENSOR && np == 0) {
+    rank = elem->rank;
+    shape = elem->shape;
+    enc = elem->encoding;
+    elem = elem->elem;
+  } else if (np == 1 && ((type_param *)params->items[0])->kind == TP_ATTR) {
+    enc = ((type_param *)params->items[0])->attr;
+  } else if (np != 0) {
+    parse_error_at(ps, pos, "!tt.tensordesc takes a block type and at most a shared layout");
+    return NULL;
+  }
+  if (rank < 1 || !elem || (elem->kind != TY_INT && elem->kind != TY_FLOAT)) {
+    parse_error_at(ps, pos, "!tt.tensordesc needs a block shape of integers or floats, as 'tensor<128x64xf16>'");
+    return NULL;
+  }
+  if (enc && !layout_is_shared(enc)) {
+    parse_error_at(ps, pos, "the layout of a !tt.tensordesc must be a shared layout, found %s", ir_attr_kind_name(enc->kind));
+    return NULL;
+  }
+  return ir_tensordesc_type(ps->ctx, rank, shape, elem, enc);
 }
 
 const ir_type *parse_dialect_type(parse_state *ps, const char *name, const parsed_shaped *sh, pvec *params,
@@ -126,6 +156,7 @@ const ir_type *parse_dialect_type(parse_state *ps, const char *name, const parse
     }
     return ir_memdesc_type(ps->ctx, sh->rank, sh->shape, sh->elem, enc, space, is_mutable, alloc_rank, alloc_shape);
   }
+  if (strcmp(name, "tt.tensordesc") == 0) return parse_tensordesc_type(ps, sh, params, pos);
   parse_error_at(ps, pos, "unknown type '!%s'", name);
   return NULL;
 }

@@ -30,6 +30,7 @@ typedef struct target_emitter {
   LLVMContextRef ctx;
   LLVMModuleRef mod;
   LLVMBuilderRef b;
+  int ptx_version; /* NVIDIA: the PTX ISA emitted (85 = 8.5); 0 elsewhere */
 } target_emitter;
 
 /* Cache operators of a global access (Triton's cacheModifier), and L1 eviction priorities. */
@@ -79,15 +80,28 @@ typedef enum target_special_fn {
 typedef struct target_wgmma {
   const target_mma *instr;
   int n;                 /* the instruction's N */
-  LLVMValueRef desc_a;   /* i64 shared-memory matrix descriptor of A */
+  LLVMValueRef desc_a;   /* i64 shared-memory matrix descriptor of A, or NULL: A in registers */
+  LLVMValueRef a_regs[4]; /* A from registers: the instruction's A fragment, four i32 */
   LLVMValueRef desc_b;   /* i64 descriptor of B */
   bool trans_a, trans_b; /* A is M-major / B is N-major in shared memory */
   LLVMValueRef use_c;    /* i1: accumulate into D (false: D = A * B) */
 } target_wgmma;
 
+/* A TMA tensor map (CUtensorMap) as built on the device: dims innermost first. */
+typedef struct target_tensormap {
+  int rank;                     /* 1..5 */
+  LLVMValueRef global_address;  /* ptr addrspace(1) of element 0 */
+  LLVMValueRef global_dim[5];   /* i32 extents */
+  LLVMValueRef global_stride[4];/* i64 bytes between neighbours along dims 1..rank-1 */
+  int box_dim[5];               /* elements per copy along each dim */
+  int elem_type;                /* PTX tensormap elemtype: 0 u8, 1 u16, 2 u32, 3 s32, 6 f16, 7 f32, 10 bf16 */
+  int swizzle_bytes;            /* 0, 32, 64, 128 */
+} target_tensormap;
+
 /* What a kernel's entry tells the code generator. */
 typedef struct target_kernel_attrs {
   int threads_per_block; /* the launch's block size (NVIDIA: .maxntid; AMD: flat work-group size) */
+  int max_registers;     /* per thread (NVIDIA: .maxnreg), 0: the code generator's choice */
 } target_kernel_attrs;
 
 typedef struct target_codegen {
@@ -158,6 +172,42 @@ typedef struct target_codegen {
    * moving instructions across this point except the classes set in `mask` (0: none). */
   void (*set_priority)(const target_emitter *e, int priority);
   void (*sched_barrier)(const target_emitter *e, int mask);
+
+  /* mbarriers (NULL when the target has none): `bar` is a ptr to 8 bytes of shared memory; pred
+   * (i1, NULL: always) says which threads execute. init sets the arrival count; inval ends its
+   * life; arrive counts `count` arrivals; expect_tx arrives and adds `bytes` of expected asynchronous
+   * transactions; wait returns once the phase of parity `phase` (i32 0/1) has completed. */
+  void (*mbarrier_init)(const target_emitter *e, LLVMValueRef bar, int count, LLVMValueRef pred);
+  void (*mbarrier_inval)(const target_emitter *e, LLVMValueRef bar, LLVMValueRef pred);
+  void (*mbarrier_arrive)(const target_emitter *e, LLVMValueRef bar, int count, LLVMValueRef pred);
+  void (*mbarrier_expect_tx)(const target_emitter *e, LLVMValueRef bar, int bytes, LLVMValueRef pred);
+  void (*mbarrier_wait)(const target_emitter *e, LLVMValueRef bar, LLVMValueRef phase);
+  /* Tensor copies (TMA): a box at `coords` (i32, innermost first) of the tensor map at `map` (a
+   * global or parameter address) into shared memory `dst`, completing as transactions on `bar`;
+   * a box from shared memory `src` to the tensor, in the thread's bulk group; commit closes the
+   * group, wait leaves `pending` groups (read_only: until their shared memory has been read). */
+  void (*tma_load)(const target_emitter *e, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef const *coords, int rank,
+                   LLVMValueRef bar, LLVMValueRef pred);
+  void (*tma_store)(const target_emitter *e, LLVMValueRef map, LLVMValueRef const *coords, int rank, LLVMValueRef src,
+                    LLVMValueRef pred);
+  void (*bulk_commit)(const target_emitter *e, LLVMValueRef pred);
+  void (*bulk_wait)(const target_emitter *e, int pending, bool read_only, LLVMValueRef pred);
+  /* Device-side tensor maps: write the fields of `t` into the 128 zeroed bytes at `smem`
+   * (threads with pred), then copy them to global `map` and release them to the tensor-map
+   * proxy (a whole warp: `warp_pred` true on all its lanes), then acquire them for this
+   * thread's later TMA copies. */
+  void (*tensormap_write)(const target_emitter *e, LLVMValueRef smem, const target_tensormap *t, LLVMValueRef pred);
+  void (*tensormap_publish)(const target_emitter *e, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef warp_pred);
+  void (*tensormap_acquire)(const target_emitter *e, LLVMValueRef map, LLVMValueRef pred);
+  /* Warp specialization (NULL when the target has none): a barrier of `threads` threads on
+   * hardware barrier `id` (1..15; 0 is the whole block's); the register budget per thread of the
+   * executing warpgroup raised or lowered to `regs`; the number of multiprocessors (i32). */
+  void (*barrier_named)(const target_emitter *e, int id, int threads);
+  void (*set_max_registers)(const target_emitter *e, bool increase, int regs);
+  LLVMValueRef (*num_multiprocessors)(const target_emitter *e);
+  /* The threads of the warp (all 32 lanes) wait for each other; shared memory they wrote is
+   * visible to the warp after it. */
+  void (*warp_sync)(const target_emitter *e);
 
   /* Makes fn a kernel entry with these attributes. */
   void (*mark_kernel)(const target_emitter *e, LLVMValueRef fn, const target_kernel_attrs *attrs);

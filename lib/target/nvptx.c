@@ -31,6 +31,10 @@ static void add_nvvm_annotation(LLVMModuleRef m, LLVMValueRef fn, const char *ke
 /* LLVM 19 takes a function for a kernel (.entry) when nvvm.annotations says "kernel" = 1, and
  * otherwise when its calling convention is ptx_kernel; setting both also keeps LLVM 20+, which
  * moves to the calling convention, happy. */
+void gemmc_target_annotate_kernel(LLVMModuleRef m, LLVMValueRef fn, const char *key, int value) {
+  add_nvvm_annotation(m, fn, key, value);
+}
+
 void gemmc_target_mark_kernel(LLVMModuleRef m, LLVMValueRef fn, int max_threads) {
   LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
   add_nvvm_annotation(m, fn, "kernel", 1);

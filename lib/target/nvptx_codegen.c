@@ -290,17 +290,30 @@ static void nvptx_wgmma(const target_emitter *e, const target_wgmma *w, LLVMValu
   const target_mma *mi = w->instr;
   char text[4096];
   size_t len = 0, cap = sizeof text;
-  /* Operands: the outputs 0..n-1, their tied inputs n..2n-1, then descriptors and scale-d. */
-  len += (size_t)snprintf(text, cap, "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $%d, 0;\n\t", 2 * num_acc + 2);
-  len += (size_t)snprintf(text + len, cap - len, "wgmma.mma_async.sync.aligned.m64n%dk%d%s {", w->n, mi->k, mi->intrinsic);
+  /* Operands: the outputs 0..n-1, their tied inputs n..2n-1, then A (descriptor or four
+   * registers), B's descriptor and scale-d (a predicate register). */
+  int pred = 2 * num_acc + (w->desc_a ? 2 : 5);
+  len += (size_t)snprintf(text, cap, "wgmma.mma_async.sync.aligned.m64n%dk%d%s {", w->n, mi->k, mi->intrinsic);
   for (int i = 0; i < num_acc; i++) len += (size_t)snprintf(text + len, cap - len, "%s$%d", i ? ", " : "", i);
-  len += (size_t)snprintf(text + len, cap - len, "}, $%d, $%d, p", 2 * num_acc, 2 * num_acc + 1);
-  /* Integer MMA takes no scale or transpose immediates; tf32/fp8 no transposes. */
+  bool regs_a = w->desc_a == NULL;
+  if (regs_a)
+    len += (size_t)snprintf(text + len, cap - len, "}, {$%d, $%d, $%d, $%d}, $%d, $%d", 2 * num_acc, 2 * num_acc + 1,
+                            2 * num_acc + 2, 2 * num_acc + 3, 2 * num_acc + 4, pred);
+  else
+    len += (size_t)snprintf(text + len, cap - len, "}, $%d, $%d, $%d", 2 * num_acc, 2 * num_acc + 1, pred);
+  /* Integer MMA takes no scale or transpose immediates; tf32/fp8 no transposes; A from
+   * registers has no transpose of its own. */
   if (mi->c != TARGET_DT_I32) len += (size_t)snprintf(text + len, cap - len, ", 1, 1");
-  if (mi->allows_transpose) len += (size_t)snprintf(text + len, cap - len, ", %d, %d", w->trans_a, w->trans_b);
-  snprintf(text + len, cap - len, ";\n\t}");
-  LLVMValueRef extra[3] = {w->desc_a, w->desc_b, LLVMBuildZExt(e->b, w->use_c, i32_type(e), "")};
-  tied_asm(e, text, acc, num_acc, extra, "l,l,r", 3);
+  if (mi->allows_transpose && regs_a) len += (size_t)snprintf(text + len, cap - len, ", %d", w->trans_b);
+  else if (mi->allows_transpose) len += (size_t)snprintf(text + len, cap - len, ", %d, %d", w->trans_a, w->trans_b);
+  snprintf(text + len, cap - len, ";");
+  if (regs_a) {
+    LLVMValueRef extra[6] = {w->a_regs[0], w->a_regs[1], w->a_regs[2], w->a_regs[3], w->desc_b, w->use_c};
+    tied_asm(e, text, acc, num_acc, extra, "r,r,r,r,l,b", 6);
+    return;
+  }
+  LLVMValueRef extra[3] = {w->desc_a, w->desc_b, w->use_c};
+  tied_asm(e, text, acc, num_acc, extra, "l,l,b", 3);
 }
 
 /* The wait, then the registers it guards pass through empty statements ordered after it (at
@@ -326,8 +339,197 @@ static void nvptx_fence_async_shared(const target_emitter *e) {
   target_inline_asm(e, "fence.proxy.async.shared::cta;", "", void_type(e), NULL, 0, true);
 }
 
+/* ---------------------------------------------------------------- mbarriers and TMA (inline PTX) */
+
+/* A shared-memory address as the 32-bit register the .shared::cta forms take. */
+static LLVMValueRef smem_addr32(const target_emitter *e, LLVMValueRef p) {
+  LLVMValueRef v = LLVMBuildPtrToInt(e->b, p, LLVMInt64TypeInContext(e->ctx), "");
+  return LLVMBuildTrunc(e->b, v, i32_type(e), "");
+}
+
+static LLVMValueRef always(const target_emitter *e, LLVMValueRef pred) {
+  return pred ? pred : LLVMConstInt(LLVMInt1TypeInContext(e->ctx), 1, 0);
+}
+
+static void nvptx_mbarrier_init(const target_emitter *e, LLVMValueRef bar, int count, LLVMValueRef pred) {
+  char text[96];
+  snprintf(text, sizeof text, "@$1 mbarrier.init.shared::cta.b64 [$0], %d;", count);
+  LLVMValueRef args[2] = {smem_addr32(e, bar), always(e, pred)};
+  target_inline_asm(e, text, "r,b", void_type(e), args, 2, true);
+}
+
+static void nvptx_mbarrier_inval(const target_emitter *e, LLVMValueRef bar, LLVMValueRef pred) {
+  LLVMValueRef args[2] = {smem_addr32(e, bar), always(e, pred)};
+  target_inline_asm(e, "@$1 mbarrier.inval.shared::cta.b64 [$0];", "r,b", void_type(e), args, 2, true);
+}
+
+static void nvptx_mbarrier_arrive(const target_emitter *e, LLVMValueRef bar, int count, LLVMValueRef pred) {
+  char text[96];
+  snprintf(text, sizeof text, "@$1 mbarrier.arrive.shared::cta.b64 _, [$0], %d;", count);
+  LLVMValueRef args[2] = {smem_addr32(e, bar), always(e, pred)};
+  target_inline_asm(e, text, "r,b", void_type(e), args, 2, true);
+}
+
+static void nvptx_mbarrier_expect_tx(const target_emitter *e, LLVMValueRef bar, int bytes, LLVMValueRef pred) {
+  char text[112];
+  snprintf(text, sizeof text, "@$1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], %d;", bytes);
+  LLVMValueRef args[2] = {smem_addr32(e, bar), always(e, pred)};
+  target_inline_asm(e, text, "r,b", void_type(e), args, 2, true);
+}
+
+/* try_wait suspends the thread for a while in hardware; the loop covers its time-outs. Labels
+ * inside braces are local to the block, so the text may repeat. */
+static void nvptx_mbarrier_wait(const target_emitter *e, LLVMValueRef bar, LLVMValueRef phase) {
+  LLVMValueRef args[2] = {smem_addr32(e, bar), phase};
+  target_inline_asm(e,
+                    "{\n\t.reg .pred done;\n\twait_again:\n\t"
+                    "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n\t"
+                    "@!done bra.uni wait_again;\n\t}",
+                    "r,r", void_type(e), args, 2, true);
+}
+
+/* "{$first, $first+1, ..}" of n coordinates. */
+static void coord_list(char *buf, size_t size, int first, int n) {
+  size_t len = (size_t)snprintf(buf, size, "{");
+  for (int i = 0; i < n; i++) len += (size_t)snprintf(buf + len, size - len, "%s$%d", i ? ", " : "", first + i);
+  snprintf(buf + len, size - len, "}");
+}
+
+static void nvptx_tma_load(const target_emitter *e, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef const *coords,
+                           int rank, LLVMValueRef bar, LLVMValueRef pred) {
+  char list[64], text[256], constraints[64];
+  coord_list(list, sizeof list, 3, rank);
+  snprintf(text, sizeof text,
+           "@$0 cp.async.bulk.tensor.%dd.shared::cluster.global.mbarrier::complete_tx::bytes [$1], [$2, %s], [$%d];",
+           rank, list, 3 + rank);
+  LLVMValueRef args[10];
+  int n = 0;
+  args[n++] = always(e, pred);
+  args[n++] = smem_addr32(e, dst);
+  args[n++] = map;
+  size_t cl = (size_t)snprintf(constraints, sizeof constraints, "b,r,l");
+  for (int i = 0; i < rank; i++) {
+    args[n++] = coords[i];
+    cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, ",r");
+  }
+  args[n++] = smem_addr32(e, bar);
+  snprintf(constraints + cl, sizeof constraints - cl, ",r");
+  target_inline_asm(e, text, constraints, void_type(e), args, n, true);
+}
+
+static void nvptx_tma_store(const target_emitter *e, LLVMValueRef map, LLVMValueRef const *coords, int rank,
+                            LLVMValueRef src, LLVMValueRef pred) {
+  char list[64], text[256], constraints[64];
+  coord_list(list, sizeof list, 2, rank);
+  snprintf(text, sizeof text, "@$0 cp.async.bulk.tensor.%dd.global.shared::cta.bulk_group [$1, %s], [$%d];", rank, list,
+           2 + rank);
+  LLVMValueRef args[10];
+  int n = 0;
+  args[n++] = always(e, pred);
+  args[n++] = map;
+  size_t cl = (size_t)snprintf(constraints, sizeof constraints, "b,l");
+  for (int i = 0; i < rank; i++) {
+    args[n++] = coords[i];
+    cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, ",r");
+  }
+  args[n++] = smem_addr32(e, src);
+  snprintf(constraints + cl, sizeof constraints - cl, ",r");
+  target_inline_asm(e, text, constraints, void_type(e), args, n, true);
+}
+
+static void nvptx_bulk_commit(const target_emitter *e, LLVMValueRef pred) {
+  LLVMValueRef p = always(e, pred);
+  target_inline_asm(e, "@$0 cp.async.bulk.commit_group;", "b", void_type(e), &p, 1, true);
+}
+
+static void nvptx_bulk_wait(const target_emitter *e, int pending, bool read_only, LLVMValueRef pred) {
+  char text[96];
+  snprintf(text, sizeof text, "@$0 cp.async.bulk.wait_group%s %d;", read_only ? ".read" : "", pending);
+  LLVMValueRef p = always(e, pred);
+  target_inline_asm(e, text, "b", void_type(e), &p, 1, true);
+}
+
+/* One tensormap.replace of field `field` (ord >= 0: of that dim) with a register value. */
+static void tensormap_replace(const target_emitter *e, LLVMValueRef smem, const char *field, int ord, LLVMValueRef v,
+                              LLVMValueRef pred) {
+  bool wide = LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64;
+  char text[160], ordtext[16] = "";
+  if (ord >= 0) snprintf(ordtext, sizeof ordtext, " %d,", ord);
+  snprintf(text, sizeof text, "@$2 tensormap.replace.tile.%s.shared::cta.b1024.%s [$0],%s $1;", field,
+           wide ? "b64" : "b32", ordtext);
+  LLVMValueRef args[3] = {smem_addr32(e, smem), v, pred};
+  target_inline_asm(e, text, wide ? "r,l,b" : "r,r,b", void_type(e), args, 3, true);
+}
+
+/* A tensormap.replace whose new value is an immediate (the fields ptxas wants constant). */
+static void tensormap_replace_imm(const target_emitter *e, LLVMValueRef smem, const char *field, int ord, int v,
+                                  LLVMValueRef pred) {
+  char text[160], ordtext[16] = "";
+  if (ord >= 0) snprintf(ordtext, sizeof ordtext, " %d,", ord);
+  snprintf(text, sizeof text, "@$1 tensormap.replace.tile.%s.shared::cta.b1024.b32 [$0],%s %d;", field, ordtext, v);
+  LLVMValueRef args[2] = {smem_addr32(e, smem), pred};
+  target_inline_asm(e, text, "r,b", void_type(e), args, 2, true);
+}
+
+/* Global strides in bytes. (ptxas of CUDA 12.4-12.6 wrote the value unshifted into the map's
+ * 16-byte-unit field, and Triton passes stride >> 4 for PTX <= 8.5; the ptxas and drivers of
+ * CUDA 12.8 and newer take bytes whatever the PTX version, so the runtime refuses such kernels
+ * on older drivers.) */
+static void nvptx_tensormap_write(const target_emitter *e, LLVMValueRef smem, const target_tensormap *t,
+                                  LLVMValueRef pred) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(e->ctx);
+  LLVMValueRef p = always(e, pred);
+  tensormap_replace(e, smem, "global_address", -1, LLVMBuildPtrToInt(e->b, t->global_address, i64, ""), p);
+  tensormap_replace_imm(e, smem, "rank", -1, t->rank - 1, p);
+  for (int i = 0; i < t->rank; i++) tensormap_replace_imm(e, smem, "box_dim", i, t->box_dim[i], p);
+  for (int i = 0; i < t->rank; i++) tensormap_replace(e, smem, "global_dim", i, t->global_dim[i], p);
+  for (int i = 0; i + 1 < t->rank; i++) {
+    tensormap_replace(e, smem, "global_stride", i, t->global_stride[i], p);
+  }
+  for (int i = 0; i < t->rank; i++) tensormap_replace_imm(e, smem, "element_stride", i, 1, p);
+  tensormap_replace_imm(e, smem, "elemtype", -1, t->elem_type, p);
+  tensormap_replace_imm(e, smem, "interleave_layout", -1, 0, p);
+  int mode = t->swizzle_bytes == 128 ? 3 : t->swizzle_bytes == 64 ? 2 : t->swizzle_bytes == 32 ? 1 : 0;
+  tensormap_replace_imm(e, smem, "swizzle_mode", -1, mode, p);
+  tensormap_replace_imm(e, smem, "fill_mode", -1, 0, p);
+}
+
+static void nvptx_tensormap_publish(const target_emitter *e, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef warp_pred) {
+  LLVMValueRef args[3] = {map, smem_addr32(e, smem), always(e, warp_pred)};
+  target_inline_asm(e,
+                    "@$2 tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [$0], "
+                    "[$1], 128;",
+                    "l,r,b", void_type(e), args, 3, true);
+}
+
+static void nvptx_tensormap_acquire(const target_emitter *e, LLVMValueRef map, LLVMValueRef pred) {
+  LLVMValueRef args[2] = {map, always(e, pred)};
+  target_inline_asm(e, "@$1 fence.proxy.tensormap::generic.acquire.gpu [$0], 128;", "l,b", void_type(e), args, 2, true);
+}
+
+static void nvptx_warp_sync(const target_emitter *e) {
+  LLVMValueRef all = target_i32(e, -1);
+  target_call(e, "llvm.nvvm.bar.warp.sync", void_type(e), &all, 1);
+}
+
+static void nvptx_barrier_named(const target_emitter *e, int id, int threads) {
+  LLVMValueRef args[2] = {target_i32(e, id), target_i32(e, threads)};
+  target_call(e, "llvm.nvvm.barrier.sync.cnt", void_type(e), args, 2);
+}
+
+static void nvptx_set_max_registers(const target_emitter *e, bool increase, int regs) {
+  char text[64];
+  snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %d;", increase ? "inc" : "dec", regs);
+  target_inline_asm(e, text, "", void_type(e), NULL, 0, true);
+}
+
+static LLVMValueRef nvptx_num_multiprocessors(const target_emitter *e) {
+  return target_call(e, "llvm.nvvm.read.ptx.sreg.nsmid", i32_type(e), NULL, 0);
+}
+
 static void nvptx_mark_kernel(const target_emitter *e, LLVMValueRef fn, const target_kernel_attrs *attrs) {
   gemmc_target_mark_kernel(e->mod, fn, attrs->threads_per_block);
+  if (attrs->max_registers > 0) gemmc_target_annotate_kernel(e->mod, fn, "maxnreg", attrs->max_registers);
 }
 
 const target_codegen target_nvptx_codegen = {
@@ -359,5 +561,21 @@ const target_codegen target_nvptx_codegen = {
     .wgmma_wait = nvptx_wgmma_wait,
     .matrix_descriptor = nvptx_matrix_descriptor,
     .fence_async_shared = nvptx_fence_async_shared,
+    .mbarrier_init = nvptx_mbarrier_init,
+    .mbarrier_inval = nvptx_mbarrier_inval,
+    .mbarrier_arrive = nvptx_mbarrier_arrive,
+    .mbarrier_expect_tx = nvptx_mbarrier_expect_tx,
+    .mbarrier_wait = nvptx_mbarrier_wait,
+    .tma_load = nvptx_tma_load,
+    .tma_store = nvptx_tma_store,
+    .bulk_commit = nvptx_bulk_commit,
+    .bulk_wait = nvptx_bulk_wait,
+    .tensormap_write = nvptx_tensormap_write,
+    .tensormap_publish = nvptx_tensormap_publish,
+    .tensormap_acquire = nvptx_tensormap_acquire,
+    .warp_sync = nvptx_warp_sync,
+    .barrier_named = nvptx_barrier_named,
+    .set_max_registers = nvptx_set_max_registers,
+    .num_multiprocessors = nvptx_num_multiprocessors,
     .mark_kernel = nvptx_mark_kernel,
 };

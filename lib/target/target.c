@@ -2,6 +2,7 @@
 #include "target.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,10 +248,13 @@ bool target_create_machine(const gemmc_target *t, int opt_level, LLVMTargetMachi
     return target_fail(err, errlen, "optimization level %d is not 0..3", opt_level);
   if (!gemmc_target_validate(t, err, errlen))
     return false;
+  /* LLVM's target registry is a global list that LLVMInitialize* appends to without a lock:
+   * once per process, so that threads may compile at once (one gemmc_context each). */
+  static pthread_once_t nvptx_once = PTHREAD_ONCE_INIT, amdgpu_once = PTHREAD_ONCE_INIT;
   if (t->arch == GEMMC_ARCH_NVPTX)
-    target_nvptx_initialize();
+    pthread_once(&nvptx_once, target_nvptx_initialize);
   else
-    target_amdgpu_initialize();
+    pthread_once(&amdgpu_once, target_amdgpu_initialize);
   LLVMTargetRef llvm_target = NULL;
   char *message = NULL;
   if (LLVMGetTargetFromTriple(t->triple, &llvm_target, &message)) {

@@ -23,21 +23,8 @@ static int mma_v2_k(const ir_op *dot) {
 
 
 /* Triton's slice filter: ops of the dot's own block, tt.trans excluded. */
-static bool in_slice(const ir_op *op, const ir_op *dot) { return op && op->parent == dot->parent && op->kind != OP_TRANS; }
-
-/* mlir::getSlice(dot) with that filter: the closure under operand definitions and result users. */
-static void dot_slice(ir_op *dot, ptr_list *slice) {
-  ptr_list_push_unique(slice, dot);
-  for (int i = 0; i < slice->count; i++) {
-    ir_op *op = slice->items[i];
-    for (int k = 0; k < op->num_operands; k++) {
-      ir_value *v = op->operands[k].value;
-      if (v && in_slice(v->def_op, dot)) ptr_list_push_unique(slice, v->def_op);
-    }
-    for (int r = 0; r < op->num_results; r++)
-      for (ir_operand *u = op->results[r].first_use; u; u = u->next_use)
-        if (in_slice(u->owner, dot)) ptr_list_push_unique(slice, u->owner);
-  }
+static bool in_slice(const ir_op *op, const void *dot) {
+  return op->parent == ((const ir_op *)dot)->parent && op->kind != OP_TRANS;
 }
 
 /* Triton's warpsPerTileV2 for the [M, N] tile: a dot chained to one that already has an MMA
@@ -47,7 +34,7 @@ static void dot_slice(ir_op *dot, ptr_list *slice) {
 static void warps_per_tile_v2(gemmc_context *ctx, ir_op *dot, int64_t m, int64_t n, int num_warps, int *wm, int *wn) {
   ptr_list slice = {ctx, NULL, 0, 0};
   /* Batched dots skip the chained-dot rule, as in Triton. */
-  if (dot->results[0].type->rank == 2) dot_slice(dot, &slice);
+  if (dot->results[0].type->rank == 2) op_slice(dot, in_slice, dot, &slice);
   bool chained = false;
   for (int i = 0; i < slice.count; i++) {
     ir_op *other = slice.items[i];
@@ -84,13 +71,6 @@ static void warps_per_tile_v2(gemmc_context *ctx, ir_op *dot, int64_t m, int64_t
 }
 
 /* ------------------------------------------------------------------ the rewrite */
-
-static ir_value *convert_before(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to) {
-  ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, anchor->loc);
-  cvt->src_loc = anchor->src_loc;
-  ir_op_insert_before(anchor, cvt);
-  return &cvt->results[0];
-}
 
 /* The value to convert from: the first source of the convert_layout chain feeding the dot (the
  * dot_op(blocked) form would hold the whole K extent per thread, and every hop would be a round
@@ -142,7 +122,7 @@ static bool carry_accumulator_in_mma(gemmc_context *ctx, ir_op *new_dot, ir_op *
   if (!cvt || cvt->kind != OP_CONVERT_LAYOUT || !ir_value_has_one_use(acc_cvt)) return false;
   ir_value *arg = cvt->operands[0].value;
   ir_block *body = arg->owner_block;
-  ir_op *loop = body && body->parent ? body->parent->parent : NULL;
+  ir_op *loop = block_arg_owner(arg);
   if (!loop || loop->kind != OP_SCF_FOR || body != new_dot->parent || arg->index < 1) return false;
   if (!ir_value_has_one_use(arg) || !ir_value_has_one_use(&back->results[0])) return false;
   ir_operand *use = back->results[0].first_use;
@@ -158,16 +138,14 @@ static bool carry_accumulator_in_mma(gemmc_context *ctx, ir_op *new_dot, ir_op *
   /* Before: the init in the MMA layout. */
   ir_value *init = loop->operands[3 + idx].value;
   ir_value *new_init = splat_with_encoding(ctx, loop, init, mma_type);
-  if (!new_init) new_init = convert_before(ctx, loop, init, mma_type);
+  if (!new_init) new_init = convert_layout_before(ctx, loop, init, mma_type);
   ir_op *init_def = init->def_op;
   ir_op_set_operand(loop, 3 + idx, new_init);
   if (init_def && init_def->kind == OP_CONSTANT && ir_value_num_uses(&init_def->results[0]) == 0) ir_op_erase(init_def);
   /* After: the loop result back in the old layout for its users. */
   ir_value *res = &loop->results[idx];
   res->type = mma_type;
-  ir_op *after = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &res, 1, &old_type, 0, loop->loc);
-  after->src_loc = loop->src_loc;
-  ir_op_insert_after(loop, after);
+  ir_op *after = convert_layout_after(ctx, loop, res, old_type)->def_op;
   after->results[0].name = res->name;
   res->name = NULL;
   ir_value_replace_all_uses(res, &after->results[0]);
@@ -184,20 +162,13 @@ ir_op *accelerate_rewrite_dot(gemmc_context *ctx, ir_op *dot, const ir_attr *mma
     ir_value *v = dot->operands[i].value;
     old_defs[i] = v->def_op;
     const ir_attr *enc = layout_dot_op_get(ctx, i, mma, k_width);
-    operands[i] = convert_before(ctx, dot, conversion_source(v), ir_type_with_encoding(ctx, v->type, enc));
+    operands[i] = convert_layout_before(ctx, dot, conversion_source(v), ir_type_with_encoding(ctx, v->type, enc));
   }
-  operands[2] = convert_before(ctx, dot, dot->operands[2].value, mma_type);
-  ir_op *new_dot = ir_op_create(ctx, OP_DOT, 3, operands, 1, &mma_type, 0, dot->loc);
-  new_dot->src_loc = dot->src_loc;
-  for (int i = 0; i < dot->num_attrs; i++) {
-    ir_op_set_attr(ctx, new_dot, dot->attrs[i].name, dot->attrs[i].value);
-    if (ir_op_attr_is_property(dot, dot->attrs[i].name)) ir_op_mark_property(ctx, new_dot, dot->attrs[i].name);
-  }
+  operands[2] = convert_layout_before(ctx, dot, dot->operands[2].value, mma_type);
+  ir_op *new_dot = op_clone_with_attrs(ctx, dot, 3, operands, &mma_type);
   ir_op_insert_before(dot, new_dot);
   ir_value *r = &new_dot->results[0];
-  ir_op *back = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &r, 1, &c_type, 0, dot->loc);
-  back->src_loc = dot->src_loc;
-  ir_op_insert_after(new_dot, back);
+  ir_op *back = convert_layout_after(ctx, new_dot, r, c_type)->def_op;
   back->results[0].name = dot->results[0].name;
   ir_value_replace_all_uses(&dot->results[0], &back->results[0]);
   ir_op_erase(dot);
@@ -274,17 +245,36 @@ static ir_value *shared_operand(gemmc_context *ctx, ir_op *dot, ir_value *v, int
   return &alloc->results[0];
 }
 
-/* tt.dot -> ttng.warp_group_dot reading A and B from shared memory, accumulator in the v3 layout. */
+/* A stays in registers when it is computed there (an elementwise result, such as an upcast of
+ * loaded fp8, or another dot's result) rather than loaded: the instruction reads its fragment
+ * from registers and nothing goes through shared memory. Loaded A goes to shared memory, where
+ * the pipeline can fill it asynchronously. */
+static bool a_from_registers(ir_value *a, const target_mma *mi) {
+  const ir_op *def = conversion_source(a)->def_op;
+  if (!def || mi->operand_bits > 16) return false;
+  unsigned traits = ir_op_info_of(def->kind)->traits;
+  return (traits & TRAIT_ELEMENTWISE) || def->kind == OP_DOT || def->kind == OP_WARP_GROUP_DOT ||
+         def->kind == OP_WARP_GROUP_DOT_WAIT;
+}
+
+/* tt.dot -> ttng.warp_group_dot reading B (and A, unless it is better in registers) from shared
+ * memory, accumulator in the v3 layout. */
 static void rewrite_dot_v3(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, const target_mma *mi) {
   const ir_type *c_type = dot->results[0].type;
   const ir_type *mma_type = ir_type_with_encoding(ctx, c_type, mma);
   ir_value *operands[3];
   ir_op *old_defs[2];
   for (int i = 0; i < 2; i++) {
-    old_defs[i] = dot->operands[i].value->def_op;
-    operands[i] = shared_operand(ctx, dot, dot->operands[i].value, i, mi->allows_transpose);
+    ir_value *v = dot->operands[i].value;
+    old_defs[i] = v->def_op;
+    if (i == 0 && a_from_registers(v, mi)) {
+      const ir_attr *enc = layout_dot_op_get(ctx, 0, mma, 32 / mi->operand_bits);
+      operands[i] = convert_layout_before(ctx, dot, conversion_source(v), ir_type_with_encoding(ctx, v->type, enc));
+      continue;
+    }
+    operands[i] = shared_operand(ctx, dot, v, i, mi->allows_transpose);
   }
-  operands[2] = convert_before(ctx, dot, dot->operands[2].value, mma_type);
+  operands[2] = convert_layout_before(ctx, dot, dot->operands[2].value, mma_type);
   ir_op *new_dot = ir_op_create(ctx, OP_WARP_GROUP_DOT, 3, operands, 1, &mma_type, 0, dot->loc);
   new_dot->src_loc = dot->src_loc;
   /* Triton's enum: tf32 = 0, tf32x3 = 1, ieee = 2, bf16x3 = 3, bf16x6 = 4. */
@@ -296,9 +286,7 @@ static void rewrite_dot_v3(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, c
   ir_op_set_attr(ctx, new_dot, "inputPrecision", ir_i32_attr(ctx, prec_index));
   ir_op_insert_before(dot, new_dot);
   ir_value *r = &new_dot->results[0];
-  ir_op *back = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &r, 1, &c_type, 0, dot->loc);
-  back->src_loc = dot->src_loc;
-  ir_op_insert_after(new_dot, back);
+  ir_op *back = convert_layout_after(ctx, new_dot, r, c_type)->def_op;
   back->results[0].name = dot->results[0].name;
   ir_value_replace_all_uses(&dot->results[0], &back->results[0]);
   ir_op_erase(dot);
@@ -333,6 +321,20 @@ static const ir_attr *wgmma_layout(gemmc_context *ctx, ir_op *dot, int num_warps
   p.instr_shape[2] = mi->k;
   *mi_out = mi;
   return ir_layout_attr(ctx, AT_NVIDIA_MMA, &p);
+}
+
+/* fp8 operands of a dot converted to f16 with tt.fp_to_fp (exact: every fp8 value is an f16). */
+static void promote_fp8_operands(gemmc_context *ctx, ir_op *dot) {
+  for (int i = 0; i < 2; i++) {
+    ir_value *v = dot->operands[i].value;
+    const ir_type *e = ir_type_element(v->type);
+    if (e->kind != TY_FLOAT || (e->float_kind != FLT_F8E4M3FN && e->float_kind != FLT_F8E5M2)) continue;
+    const ir_type *f16 = ir_type_with_element(ctx, v->type, ir_float_type(ctx, FLT_F16));
+    ir_op *cvt = ir_op_create(ctx, OP_FP_TO_FP, 1, &v, 1, &f16, 0, dot->loc);
+    cvt->src_loc = dot->src_loc;
+    ir_op_insert_before(dot, cvt);
+    ir_op_set_operand(dot, i, &cvt->results[0]);
+  }
 }
 
 /* ------------------------------------------------------------------ the pass */
@@ -374,6 +376,9 @@ bool gemmc_pass_accelerate_matmul(const gemmc_pass_context *pc, ir_op *module) {
       rewrite_dot_v3(ctx, dot, mma_v3, wgmma);
       continue;
     }
+    /* fp8 without a native instruction here: the operands go up to f16 (Triton's
+     * decomposeMixedModeDotOp), then mma.sync or the FMA path takes the dot. */
+    promote_fp8_operands(ctx, dot);
     int k_instr = mma_v2_k(dot);
     int rank = ct->rank;
     if (!k_instr || (rank != 2 && rank != 3)) continue;

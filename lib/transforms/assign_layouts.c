@@ -47,11 +47,10 @@ typedef struct group_info {
 typedef struct assign_state {
   gemmc_context *ctx;
   int num_warps, threads_per_warp;
-  /* value table */
+  /* value table: the tensors in the order first seen, and value -> index into it */
   ir_value **values;
   int count, cap;
-  int *slot_index; /* open addressing: index into values, -1 empty */
-  size_t slot_cap;
+  ptr_map index;
   group_info *groups;
   bool ok;
 } assign_state;
@@ -60,26 +59,8 @@ typedef struct assign_state {
 
 
 static int value_find(const assign_state *s, const ir_value *v) {
-  if (!s->slot_cap) return -1;
-  size_t i = hash_pointer(v) & (s->slot_cap - 1);
-  while (s->slot_index[i] >= 0) {
-    if (s->values[s->slot_index[i]] == v) return s->slot_index[i];
-    i = (i + 1) & (s->slot_cap - 1);
-  }
-  return -1;
-}
-
-static void slots_rehash(assign_state *s, size_t ncap) {
-  int *ns = ctx_raw_alloc(s->ctx, ncap * sizeof *ns);
-  for (size_t i = 0; i < ncap; i++) ns[i] = -1;
-  for (int k = 0; k < s->count; k++) {
-    size_t i = hash_pointer(s->values[k]) & (ncap - 1);
-    while (ns[i] >= 0) i = (i + 1) & (ncap - 1);
-    ns[i] = k;
-  }
-  if (s->slot_index) ctx_raw_free(s->ctx, s->slot_index, s->slot_cap * sizeof *s->slot_index);
-  s->slot_index = ns;
-  s->slot_cap = ncap;
+  const ptr_map_value *k = ptr_map_find(&s->index, v, NULL);
+  return k ? (int)k->num : -1;
 }
 
 static bool is_tensor(const ir_value *v) { return v && v->type && v->type->kind == TY_TENSOR; }
@@ -94,13 +75,10 @@ static int value_index(assign_state *s, ir_value *v) {
     s->values = ctx_raw_realloc(s->ctx, s->values, (size_t)s->cap * sizeof *s->values, (size_t)ncap * sizeof *s->values);
     s->cap = ncap;
   }
+  ptr_map_value *slot = ptr_map_insert(&s->index, v, NULL);
+  if (!slot) return -1;
+  slot->num = s->count;
   s->values[s->count++] = v;
-  if ((size_t)s->count * 2 > s->slot_cap) slots_rehash(s, s->slot_cap ? s->slot_cap * 2 : 512);
-  else {
-    size_t i = hash_pointer(v) & (s->slot_cap - 1);
-    while (s->slot_index[i] >= 0) i = (i + 1) & (s->slot_cap - 1);
-    s->slot_index[i] = s->count - 1;
-  }
   return s->count - 1;
 }
 
@@ -321,11 +299,7 @@ static const ir_attr *group_layout(assign_state *s, int gi) {
 /* ------------------------------------------------------------------ rewriting */
 
 static ir_value *insert_convert_before(assign_state *s, ir_op *anchor, ir_value *v, const ir_attr *layout) {
-  const ir_type *to = ir_type_with_encoding(s->ctx, v->type, layout);
-  ir_op *cvt = ir_op_create(s->ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, anchor->loc);
-  cvt->src_loc = anchor->src_loc;
-  ir_op_insert_before(anchor, cvt);
-  return &cvt->results[0];
+  return convert_layout_before(s->ctx, anchor, v, ir_type_with_encoding(s->ctx, v->type, layout));
 }
 
 /* The value keeps `required` (its producer's layout); its users get the group's layout. */
@@ -333,9 +307,7 @@ static void convert_result(assign_state *s, ir_value *v, const ir_attr *required
   const ir_type *group_type = v->type;
   v->type = ir_type_with_encoding(s->ctx, v->type, required);
   ir_op *def = v->def_op;
-  ir_op *cvt = ir_op_create(s->ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &group_type, 0, def->loc);
-  cvt->src_loc = def->src_loc;
-  ir_op_insert_after(def, cvt);
+  ir_op *cvt = convert_layout_after(s->ctx, def, v, group_type)->def_op;
   /* move every use except the conversion itself */
   ir_value *to = &cvt->results[0];
   ir_operand *u = v->first_use;
@@ -418,6 +390,7 @@ bool gemmc_pass_assign_layouts(const gemmc_pass_context *pc, ir_op *module) {
   assign_state s;
   memset(&s, 0, sizeof s);
   s.ctx = ctx;
+  s.index.ctx = ctx;
   s.num_warps = num_warps;
   s.threads_per_warp = threads_per_warp;
   s.ok = true;
@@ -492,6 +465,6 @@ bool gemmc_pass_assign_layouts(const gemmc_pass_context *pc, ir_op *module) {
 
   if (s.groups) ctx_raw_free(ctx, s.groups, (size_t)s.count * sizeof *s.groups);
   if (s.values) ctx_raw_free(ctx, s.values, (size_t)s.cap * sizeof *s.values);
-  if (s.slot_index) ctx_raw_free(ctx, s.slot_index, s.slot_cap * sizeof *s.slot_index);
+  ptr_map_free(&s.index);
   return s.ok;
 }

@@ -57,7 +57,7 @@ static void test_kernel_attributes(void) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = build_lds_kernel(ctx);
   char *ir = LLVMPrintModuleToString(m);
-  CHECK(contains(ir, "define amdgpu_kernel void @copy_through_lds"), "%s", ir);
+  CHECK(contains(ir, "define amdgpu_kernel void @copy_through_lds"), "%s", ir ? ir : "(null)");
   CHECK(contains(ir, "\"amdgpu-flat-work-group-size\"=\"1,256\""), "flat work-group size");
   CHECK(contains(ir, "\"amdgpu-waves-per-eu\"=\"2, 2\""), "waves per EU in Triton 3.6's spelling");
   CHECK(contains(ir, "\"denormal-fp-math-f32\"=\"ieee\""), "denormal mode");
@@ -71,14 +71,14 @@ static void test_kernel_attributes(void) {
   gemmc_target_amdgpu_mark_kernel(m, LLVMGetNamedFunction(m, "copy_through_lds"), &again);
   ir = LLVMPrintModuleToString(m);
   CHECK(count_occurrences(ir, "amdhsa_code_object_version") == 1, "one module flag");
-  CHECK(contains(ir, "\"amdgpu-waves-per-eu\"=\"3, 3\"") && !contains(ir, "\"2, 2\""), "replaced: %s", ir);
+  CHECK(contains(ir, "\"amdgpu-waves-per-eu\"=\"3, 3\"") && !contains(ir, "\"2, 2\""), "replaced: %s", ir ? ir : "(null)");
   CHECK(contains(ir, "\"denormal-fp-math-f32\"=\"preserve-sign\""), "flush denormals");
   LLVMDisposeMessage(ir);
   LLVMDisposeModule(m);
 
   m = build_mfma_kernel(ctx);
   ir = LLVMPrintModuleToString(m);
-  CHECK(contains(ir, "ptr addrspace(1) inreg %0, ptr addrspace(1) inreg %1"), "kernarg preload: %s", ir);
+  CHECK(contains(ir, "ptr addrspace(1) inreg %0, ptr addrspace(1) inreg %1"), "kernarg preload: %s", ir ? ir : "(null)");
   LLVMDisposeMessage(ir);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);

@@ -5,7 +5,7 @@
 
 #include "gemmc/ir.h"
 #include "gemmc/layout.h"
-#include "lower/lower_tensorcore.h"
+#include "target/mma.h"
 
 #include "check.h"
 

@@ -9,6 +9,7 @@
 
 #include "gemmc/ir.h"
 #include "gemmc/passes.h"
+#include "draw_layout.h"
 
 #ifndef GEMMC_VERSION
 #define GEMMC_VERSION "0.1.0"
@@ -36,6 +37,7 @@ typedef struct tool_options {
   ir_print_options print;
   pass_request *passes;
   int num_passes;
+  const char *draw_layout; /* --draw-layout=SPEC: write this layout's SVG instead of the module */
 } tool_options;
 
 /* A piece of the input processed on its own: the text is padded with newlines in front so
@@ -452,6 +454,7 @@ static bool process_module(gemmc_context *ctx, const chunk *c, const tool_option
     tool_error("error: out of memory");
     return false;
   }
+  if (opts->draw_layout) return draw_layout_write(ctx, module, opts->draw_layout, out);
   ir_print_module_to_file(ctx, module, &opts->print, out);
   return true;
 }
@@ -557,6 +560,11 @@ static void print_help(FILE *f) {
         "                                  check diagnostics against expected-* comments\n"
         "  --verify-each[=true|false]      verify after every pass (default: true)\n"
         "  --no-verify                     verify neither after parsing nor after passes\n"
+        "  --draw-layout=NAME[,shape=AxB][,window=RxC][,index=I]\n"
+        "                                  write an SVG of layout alias NAME (#blocked1, #mma, #shared), of the\n"
+        "                                  I-th layout of kind NAME (dot_op, slice), or of value %NAME's layout,\n"
+        "                                  instead of the module: owner of each element (warp colour, lane,\n"
+        "                                  register) or its shared-memory offset and bank\n"
         "  --mlir-print-debuginfo          print loc(...) locations\n"
         "  --mlir-print-op-generic         print every op in generic form\n"
         "  --help, --version\n"
@@ -652,6 +660,12 @@ static int parse_command_line(int argc, char **argv, tool_options *opts, bool *s
     } else if (IS("no-verify")) {
       opts->verify_after_parse = false;
       opts->verify_each = false;
+    } else if (IS("draw-layout")) {
+      if (!value || !*value) {
+        tool_error("error: --draw-layout needs a layout: --draw-layout=NAME[,shape=AxB][,window=RxC][,index=I]");
+        return EXIT_USAGE;
+      }
+      opts->draw_layout = value;
     } else if (IS("mlir-print-debuginfo")) {
       opts->print.debug_info = true;
     } else if (IS("mlir-print-op-generic")) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemmc/aot.h"
 #include "gemmc/gemmc.h"
 #include "gemmc/target.h"
 
@@ -21,6 +22,7 @@ typedef struct driver_options {
   bool print_ptxas_report;
   bool emit_given; /* without --emit: PTX for NVIDIA targets, a code object for AMD ones */
   bool print_times; /* --time */
+  bool emit_c;      /* --emit=c: a .c + .h pair (gemmc/aot.h) */
 } driver_options;
 
 static void driver_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -47,6 +49,11 @@ static void print_usage(FILE *f) {
         "  --waves-per-eu=N         AMD: ask for N waves per SIMD (1-8; registers per wave <= 512/N)\n"
         "  --matrix-instr-nonkdim=16|32   AMD: the MFMA instruction's M = N\n"
         "  --kpack=1|2              AMD: MFMA K groups per LDS read\n"
+        "  --tma=auto|on|off        sm_90+: TMA copies for the K loop's operand loads (auto: where the\n"
+        "                           warp-specialized kernel uses them; on: wherever legal)\n"
+        "  --warp-specialize=on|off sm_90a: persistent producer/consumer kernels where legal (default on)\n"
+        "  --emit=c                 OUTPUT.c and OUTPUT.h: the PTX (and the cubin when ptxas is on PATH)\n"
+        "                           with a loader and a typed launcher that need only the CUDA driver\n"
         "  -D NAME=VALUE            set the compile-time constant $NAME / ${NAME} (repeatable)\n"
         "  -O0 -O1 -O2 -O3          LLVM optimization level (default -O3)\n"
         "  --metadata=FILE          where to write kernel.json (default: OUTPUT with .json)\n"
@@ -200,11 +207,13 @@ static int parse_args(int argc, char **argv, driver_options *o) {
       static const char *const names[] = {"ttgir", "llvm", "ptx", "cubin", "amdgcn", "hsaco"};
       int k = 0;
       while (k < 6 && strcmp(v, names[k])) k++;
-      if (k == 6) {
-        driver_error("bad --emit '%s' (expected ttgir, llvm, ptx, cubin, amdgcn or hsaco)", v);
+      o->emit_c = !strcmp(v, "c");
+      if (k == 6 && !o->emit_c) {
+        driver_error("bad --emit '%s' (expected ttgir, llvm, ptx, cubin, amdgcn, hsaco or c)", v);
         return EXIT_FAILED;
       }
-      o->compile.stage = (gemmc_stage)k;
+      /* C embeds the cubin too when ptxas is there to make one. */
+      o->compile.stage = o->emit_c ? (gemmc_target_find_ptxas(NULL, 0) ? GEMMC_STAGE_CUBIN : GEMMC_STAGE_PTX) : (gemmc_stage)k;
       o->emit_given = true;
       continue;
     }
@@ -222,6 +231,22 @@ static int parse_args(int argc, char **argv, driver_options *o) {
         driver_error("bad --matrix-instr-nonkdim '%s' (expected 16 or 32)", v);
         return EXIT_FAILED;
       }
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--tma", &missing))) {
+      if (strcmp(v, "auto") && strcmp(v, "on") && strcmp(v, "off")) {
+        driver_error("bad --tma '%s' (expected auto, on or off)", v);
+        return EXIT_FAILED;
+      }
+      o->compile.tma = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? -1 : 0;
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--warp-specialize", &missing))) {
+      if (strcmp(v, "on") && strcmp(v, "off")) {
+        driver_error("bad --warp-specialize '%s' (expected on or off)", v);
+        return EXIT_FAILED;
+      }
+      o->compile.warp_specialize = strcmp(v, "on") ? -1 : 0;
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--kpack", &missing))) {
@@ -355,6 +380,29 @@ static char *replace_extension(const char *path, const char *ext) {
   return out;
 }
 
+/* --emit=c: OUTPUT.c and OUTPUT.h (OUTPUT from -o, else the input's name; "-" is not allowed). */
+static bool write_c_pair(const driver_options *o, const gemmc_compiled *compiled, const char *source_name) {
+  if ((o->output && !strcmp(o->output, "-")) || (!o->output && !strcmp(o->input, "-"))) {
+    driver_error("--emit=c writes two files: give -o NAME.c");
+    return false;
+  }
+  char *c_path = replace_extension(o->output ? o->output : o->input, ".c");
+  char *h_path = replace_extension(o->output ? o->output : o->input, ".h");
+  const char *h_base = h_path ? strrchr(h_path, '/') : NULL;
+  char *c_text = NULL, *h_text = NULL, err[256];
+  size_t c_len = 0, h_len = 0;
+  bool ok = c_path && h_path &&
+            gemmc_aot_emit_c(compiled, NULL, h_base ? h_base + 1 : h_path, source_name, &c_text, &c_len, &h_text, &h_len,
+                             err, sizeof err);
+  if (!ok && c_path && h_path) driver_error("%s", err);
+  ok = ok && write_output(c_path, c_text, c_len) && write_output(h_path, h_text, h_len);
+  free(c_text);
+  free(h_text);
+  free(c_path);
+  free(h_path);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   driver_options o;
   memset(&o, 0, sizeof o);
@@ -383,6 +431,12 @@ int main(int argc, char **argv) {
     return EXIT_FAILED;
   }
 
+  if (o.emit_c) {
+    ok = write_c_pair(&o, compiled, display_name);
+    gemmc_compiled_destroy(compiled);
+    gemmc_context_destroy(ctx);
+    return ok ? EXIT_OK : EXIT_FAILED;
+  }
   static const char *const extensions[] = {".ttgir", ".ll", ".ptx", ".cubin", ".amdgcn", ".hsaco"};
   const void *data = NULL;
   size_t data_len = 0;

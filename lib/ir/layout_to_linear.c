@@ -208,7 +208,7 @@ static bool dot_mfma_to_linear(const ir_attr *a, int rank, const int64_t *shape,
   const ir_layout_params *p = &a->layout;
   const ir_layout_params *mfma = &p->parent->layout;
   int k_width = p->k_width;
-  if (rank < 2 || rank > 3 || !mfma_supported(mfma) || layout_log2_exact(k_width) < 0) return false;
+  if (rank < 2 || rank > 3 || !mfma_supported(mfma) || log2_exact(k_width) < 0) return false;
   int order[IR_MAX_RANK], warp_order[IR_MAX_RANK];
   layout_dot_operand_order(p->op_idx, rank, true, order);
   int k_dim = order[0], nonk_dim = order[1];
@@ -266,7 +266,7 @@ static bool linear_attr_to_linear(const ir_attr *a, int rank, const int64_t *sha
   if (!ll_from_linear_attr(a, rank, ll)) return false;
   int shape_log2[IR_MAX_RANK];
   for (int d = 0; d < rank; d++)
-    if ((shape_log2[d] = layout_log2_exact(shape[d])) < 0) return false;
+    if ((shape_log2[d] = log2_exact(shape[d])) < 0) return false;
   if (!ll_ensure_not_smaller(ll, LAYOUT_IN_REGISTER, shape_log2)) return false;
   ll_ensure_not_larger(ll, shape_log2);
   return true;

@@ -1,22 +1,8 @@
-/* Tensor-core lowering entry points: tt.dot (MMA v2 / FMA), shared-memory ops, and conversions to MMA dot operands. */
-#ifndef GEMMC_LOWER_TENSORCORE_H
-#define GEMMC_LOWER_TENSORCORE_H
+/* Shared-memory access from registers: register <-> shared offset maps from the layouts, vectorized stores, and a loader that reads a tensor's registers with ld.shared vectors or the target's matrix loads (ldmatrix) on demand (lower_shared.c). */
+#ifndef GEMMC_LOWER_SHARED_H
+#define GEMMC_LOWER_SHARED_H
 
-#include "lower_internal.h"
-
-/* ---------------------------------------------------------------- entry points for lower.c */
-
-/* tt.dot: mma.sync (nvidia_mma v2 result) or per-thread FMA (blocked result). */
-bool lower_dot(lower_state *s, ir_op *op);
-/* ttg.local_alloc / local_load / local_store / local_dealloc / memdesc_index. */
-bool lower_local_memory(lower_state *s, ir_op *op);
-/* ttg.convert_layout whose result is a #ttg.dot_op with an nvidia_mma parent: through a swizzled
- * shared buffer (the op's scratch), stored with vector st.shared, read back with ldmatrix. */
-bool lower_convert_to_dot_operand(lower_state *s, ir_op *op);
-/* True when convert_layout `op` is one lower_convert_to_dot_operand handles. */
-bool lower_is_convert_to_mma_operand(const ir_op *op);
-
-/* ---------------------------------------------------------------- shared by the files above */
+#include "lower_index.h"
 
 /* Where the elements of a register layout live in a shared buffer: the element offset of
  * (register r, lane, warp) is reg part(r) ^ lane part ^ warp part, each the XOR of the offsets of
@@ -29,11 +15,11 @@ typedef struct lower_smem_map {
 
 /* Builds the map of `reg` (a tensor's layout info) into a shared buffer of `shape` with layout
  * `shared`; false (error at op) when the layouts do not fit. */
+bool lower_smem_map_build(lower_state *s, const ir_op *op, const lower_layout_info *reg, const ir_attr *shared,
+                          int rank, const int64_t *shape, lower_smem_map *m);
 /* Elements per shared-memory vector access for a register -> offset map: registers 0..v-1 at
  * offsets 0..v-1 and every other basis a multiple of v, at most 16 bytes. */
 int lower_smem_vector_width(const lower_smem_map *m, int elem_bytes);
-bool lower_smem_map_build(lower_state *s, const ir_op *op, const lower_layout_info *reg, const ir_attr *shared,
-                          int rank, const int64_t *shape, lower_smem_map *m);
 /* Compile-time offset of register r (lane 0, warp 0). */
 int64_t lower_smem_reg_offset(const lower_smem_map *m, int64_t r);
 /* Runtime element offset (i32) of `reg_offset` XOR the lane/warp part: the bits the lane/warp part
@@ -44,6 +30,7 @@ LLVMValueRef lower_smem_offset(lower_state *s, LLVMValueRef lw, int64_t lw_mask,
  * vectorized up to 16 bytes. */
 bool lower_shared_store(lower_state *s, ir_op *op, LLVMValueRef base, const ir_attr *shared, int rank,
                         const int64_t *shape, const ir_type *tensor, const lower_values *vals);
+
 /* Reads a tensor's registers from a shared buffer on demand, a whole ldmatrix (or ld.shared
  * vector) group at a time, so that a consumer can load each group right before it needs it. */
 typedef struct lower_smem_loader {
@@ -52,7 +39,7 @@ typedef struct lower_smem_loader {
   lower_smem_map m;
   LLVMTypeRef et, mt;           /* element type, and its memory type (i1 -> i8) */
   int bytes;
-  /* ldmatrix plan (lower_ldmatrix_plan) */
+  /* matrix-load plan (ldmatrix) */
   bool ldmatrix;
   int group_shift;              /* registers per ldmatrix call: 1 << group_shift */
   int num_mats;                 /* x1, x2, x4 */
@@ -72,16 +59,5 @@ LLVMValueRef lower_smem_loader_get(lower_state *s, lower_smem_loader *ld, int64_
  * operands whose layouts allow it, vectorized ld.shared otherwise. */
 bool lower_shared_load(lower_state *s, ir_op *op, LLVMValueRef base, const ir_attr *shared, int rank,
                        const int64_t *shape, const ir_type *tensor, lower_values **out);
-/* Decides whether ldmatrix can read this layout from this buffer and fills the plan fields. */
-bool lower_ldmatrix_plan(lower_state *s, lower_smem_loader *ld, const ir_type *tensor);
-/* Emits the ldmatrix of the group starting at register r0. */
-void lower_ldmatrix_group(lower_state *s, lower_smem_loader *ld, int64_t r0);
-
-/* A convert to an MMA operand, or a local_load, whose shared-memory reads are left to its tt.dot
- * (each ldmatrix right before the instructions that use it, which keeps fewer fragments live):
- * its only user is a tt.dot of the same block and nothing between the two writes shared memory. */
-bool lower_operand_is_deferred(const ir_op *def);
-/* The loader of a deferred operand's buffer (a convert has stored it already). */
-bool lower_deferred_operand_loader(lower_state *s, ir_op *def, lower_smem_loader *ld);
 
 #endif
