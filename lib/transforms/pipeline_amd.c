@@ -3,6 +3,7 @@
 
 #include "gemmc/layout.h"
 #include "gemmc/passes.h"
+#include "util.h"
 
 /*
  * gfx9 has no asynchronous global -> LDS copy that suits a GEMM tile, so the pipeline goes
@@ -55,138 +56,23 @@ enum { MAX_LOADS = 8 };
  * index stays 0); a deeper schedule would add slots and carry a loaded tile in registers. */
 enum { NUM_BUFFERS = 1 };
 
-/* ---------------------------------------------------------------- containers (arena) */
+/* ---------------------------------------------------------------- copies */
 
-typedef struct op_list {
-  ir_op **ops;
-  int n, cap;
-} op_list;
-
-static bool list_has(const op_list *l, const ir_op *op) {
-  for (int i = 0; i < l->n; i++)
-    if (l->ops[i] == op) return true;
-  return false;
-}
-
-static void list_add(gemmc_context *ctx, op_list *l, ir_op *op) {
-  if (list_has(l, op)) return;
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 32;
-    ir_op **ops = ir_alloc(ctx, sizeof *ops * (size_t)cap);
-    if (l->n) memcpy(ops, l->ops, sizeof *ops * (size_t)l->n);
-    l->ops = ops;
-    l->cap = cap;
-  }
-  l->ops[l->n++] = op;
-}
-
-typedef struct value_map {
-  const ir_value **from;
-  ir_value **to;
-  int n, cap;
-} value_map;
-
-static ir_value *map_get(const value_map *m, ir_value *v) {
-  for (int i = m->n - 1; i >= 0; i--)
-    if (m->from[i] == v) return m->to[i];
-  return v;
-}
-
-static void map_put(gemmc_context *ctx, value_map *m, const ir_value *from, ir_value *to) {
-  if (m->n == m->cap) {
-    int cap = m->cap ? 2 * m->cap : 64;
-    const ir_value **f = ir_alloc(ctx, sizeof *f * (size_t)cap);
-    ir_value **t = ir_alloc(ctx, sizeof *t * (size_t)cap);
-    if (m->n) {
-      memcpy(f, m->from, sizeof *f * (size_t)m->n);
-      memcpy(t, m->to, sizeof *t * (size_t)m->n);
-    }
-    m->from = f;
-    m->to = t;
-    m->cap = cap;
-  }
-  m->from[m->n] = from;
-  m->to[m->n] = to;
-  m->n++;
-}
-
-/* ---------------------------------------------------------------- builders */
-
-static ir_op *make_op(gemmc_context *ctx, ir_op_kind kind, int n, ir_value *const *operands, const ir_type *result,
-                      const ir_op *like) {
-  ir_op *op = ir_op_create(ctx, kind, n, operands, result ? 1 : 0, result ? &result : NULL, 0, like->loc);
-  op->src_loc = like->src_loc;
-  return op;
-}
-
-static ir_value *emit_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, int n, ir_value *const *operands,
-                             const ir_type *result) {
-  ir_op *op = make_op(ctx, kind, n, operands, result, anchor);
-  ir_op_insert_before(anchor, op);
-  return result ? &op->results[0] : NULL;
-}
-
-static ir_value *emit_int(gemmc_context *ctx, ir_op *anchor, const ir_type *t, int64_t v) {
-  ir_op *op = ir_op_create(ctx, OP_CONSTANT, 0, NULL, 1, &t, 0, anchor->loc);
-  ir_op_set_attr(ctx, op, "value", ir_int_attr(ctx, v, t));
-  ir_op_insert_before(anchor, op);
-  return &op->results[0];
-}
-
-static ir_value *emit_binary(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *a, ir_value *b) {
-  ir_value *ops[2] = {a, b};
-  return emit_before(ctx, anchor, kind, 2, ops, a->type);
-}
-
-static ir_value *emit_cmp(gemmc_context *ctx, ir_op *anchor, const char *predicate, ir_value *a, ir_value *b) {
-  ir_value *ops[2] = {a, b};
-  const ir_type *i1 = ir_type_with_element(ctx, a->type, ir_int_type(ctx, 1));
-  ir_op *op = make_op(ctx, OP_CMPI, 2, ops, i1, anchor);
-  ir_op_set_attr(ctx, op, "predicate", ir_keyword_attr(ctx, predicate));
-  ir_op_insert_before(anchor, op);
-  return &op->results[0];
-}
-
-/* A copy of op (regions included, recursively) with its operands looked up in `map`; its results
- * (and block arguments) are added to the map. Not inserted anywhere. */
-static ir_op *clone_op(gemmc_context *ctx, const ir_op *op, value_map *map) {
-  ir_value **operands = ir_alloc(ctx, sizeof *operands * (size_t)(op->num_operands + 1));
-  const ir_type **types = ir_alloc(ctx, sizeof *types * (size_t)(op->num_results + 1));
-  for (int i = 0; i < op->num_operands; i++) operands[i] = map_get(map, op->operands[i].value);
-  for (int i = 0; i < op->num_results; i++) types[i] = op->results[i].type;
-  ir_op *c = ir_op_create(ctx, op->kind, op->num_operands, operands, op->num_results, types, op->num_regions, op->loc);
-  c->src_loc = op->src_loc;
-  for (int i = 0; i < op->num_attrs; i++) {
-    ir_op_set_attr(ctx, c, op->attrs[i].name, op->attrs[i].value);
-    if (ir_op_attr_is_property(op, op->attrs[i].name)) ir_op_mark_property(ctx, c, op->attrs[i].name);
-  }
-  for (int i = 0; i < op->num_results; i++) map_put(ctx, map, &op->results[i], &c->results[i]);
+static bool forget_names(ir_op *op, void *user) {
+  (void)user;
+  for (int i = 0; i < op->num_results; i++) op->results[i].name = NULL;
   for (int r = 0; r < op->num_regions; r++)
-    for (ir_block *b = op->regions[r].first; b; b = b->next) {
-      ir_block *nb = ir_block_create(ctx);
-      for (int a = 0; a < b->num_args; a++) map_put(ctx, map, b->args[a], ir_block_add_arg(ctx, nb, b->args[a]->type, b->args[a]->loc));
-      ir_region_append_block(&c->regions[r], nb);
-      for (ir_op *o = b->first; o; o = o->next) ir_block_append_op(nb, clone_op(ctx, o, map));
-    }
-  return c;
+    for (ir_block *b = op->regions[r].first; b; b = b->next)
+      for (int a = 0; a < b->num_args; a++) b->args[a]->name = NULL;
+  return true;
 }
 
-/* Erases the pure ops of `block` (and, recursively, of the regions of its ops) that nothing uses. */
-static void erase_dead_pure_ops(ir_block *block) {
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (ir_op *op = block->last, *prev; op; op = prev) {
-      prev = op->prev;
-      unsigned traits = ir_op_info_of(op->kind)->traits;
-      if ((traits & TRAIT_TERMINATOR) || !(traits & TRAIT_PURE) || op->num_regions) continue;
-      bool used = false;
-      for (int r = 0; r < op->num_results && !used; r++) used = op->results[r].first_use != NULL;
-      if (used || op->num_results == 0) continue;
-      ir_op_erase(op);
-      changed = true;
-    }
-  }
+/* op_clone_deep without the source's value names: the pipeline's copies print numbered, as
+ * Triton's do. */
+static ir_op *clone_op(gemmc_context *ctx, const ir_op *op, ptr_map *map) {
+  ir_op *c = op_clone_deep(ctx, op, map);
+  ir_walk(c, forget_names, NULL);
+  return c;
 }
 
 /* ---------------------------------------------------------------- analysis */
@@ -206,8 +92,8 @@ typedef struct loop_plan {
   ir_block *body;
   amd_load loads[MAX_LOADS];
   int num_loads;
-  op_list stage0;  /* body ops the loads' operands come from */
-  op_list advance; /* body ops computing the yielded values of the iter args stage 0 reads */
+  ptr_list stage0;  /* body ops the loads' operands come from */
+  ptr_list advance; /* body ops computing the yielded values of the iter args stage 0 reads */
 } loop_plan;
 
 /* tt.load (2-D, 8/16/32-bit elements) whose only use is a conversion to an MFMA operand whose
@@ -228,21 +114,21 @@ static ir_op *mfma_operand_convert(const ir_op *load) {
 }
 
 /* Adds the body ops v is computed from to `set` (pure ops without regions only). */
-static bool add_slice(gemmc_context *ctx, const loop_plan *lp, op_list *set, ir_value *v) {
+static bool add_slice(const loop_plan *lp, ptr_list *set, ir_value *v) {
   ir_op *def = v->def_op;
-  if (!def || def->parent != lp->body || list_has(set, def)) return true;
+  if (!def || def->parent != lp->body || ptr_list_contains(set, def)) return true;
   unsigned traits = ir_op_info_of(def->kind)->traits;
   if (!(traits & TRAIT_PURE) || def->num_regions) return false;
-  list_add(ctx, set, def);
+  ptr_list_push(set, def);
   for (int i = 0; i < def->num_operands; i++)
-    if (!add_slice(ctx, lp, set, def->operands[i].value)) return false;
+    if (!add_slice(lp, set, def->operands[i].value)) return false;
   return true;
 }
 
 /* Iter args (block args 1..) read by the ops of `set` or by the loads. */
-static void iter_args_read(const loop_plan *lp, const op_list *set, bool *read) {
-  for (int i = 0; i < set->n + lp->num_loads; i++) {
-    const ir_op *op = i < set->n ? set->ops[i] : lp->loads[i - set->n].load;
+static void iter_args_read(const loop_plan *lp, const ptr_list *set, bool *read) {
+  for (int i = 0; i < set->count + lp->num_loads; i++) {
+    const ir_op *op = i < set->count ? set->items[i] : lp->loads[i - set->count].load;
     for (int k = 0; k < op->num_operands; k++) {
       const ir_value *v = op->operands[k].value;
       if (v->owner_block == lp->body && v->index > 0) read[v->index - 1] = true;
@@ -252,6 +138,7 @@ static void iter_args_read(const loop_plan *lp, const op_list *set, bool *read) 
 
 static bool plan_loop(gemmc_context *ctx, ir_op *loop, loop_plan *lp) {
   memset(lp, 0, sizeof *lp);
+  lp->stage0.ctx = lp->advance.ctx = ctx;
   lp->loop = loop;
   lp->body = ir_region_entry(&loop->regions[0]);
   int num_iter = loop->num_operands - 3;
@@ -266,7 +153,7 @@ static bool plan_loop(gemmc_context *ctx, ir_op *loop, loop_plan *lp) {
   if (lp->num_loads == 0) return false;
   for (int j = 0; j < lp->num_loads; j++)
     for (int i = 0; i < lp->loads[j].load->num_operands; i++)
-      if (!add_slice(ctx, lp, &lp->stage0, lp->loads[j].load->operands[i].value)) return false;
+      if (!add_slice(lp, &lp->stage0, lp->loads[j].load->operands[i].value)) return false;
   /* The next tile's addresses come from the values yielded for the iter args stage 0 reads:
    * their (pure) computation must be movable to the top of the body. */
   bool *read = ir_alloc(ctx, sizeof *read * (size_t)(num_iter + 1));
@@ -274,11 +161,11 @@ static bool plan_loop(gemmc_context *ctx, ir_op *loop, loop_plan *lp) {
   for (int k = 0; k < num_iter; k++) {
     if (!read[k]) continue;
     ir_value *y = yield->operands[k].value;
-    if (y->def_op && y->def_op->parent == lp->body && !add_slice(ctx, lp, &lp->advance, y)) return false;
+    if (y->def_op && y->def_op->parent == lp->body && !add_slice(lp, &lp->advance, y)) return false;
   }
   /* A pipelined load's result must not be needed to compute the next addresses. */
   for (int j = 0; j < lp->num_loads; j++)
-    if (list_has(&lp->advance, lp->loads[j].convert)) return false;
+    if (ptr_list_contains(&lp->advance, lp->loads[j].convert)) return false;
   return true;
 }
 
@@ -320,34 +207,35 @@ static void make_buffers(gemmc_context *ctx, loop_plan *lp, ir_value *zero, ir_v
     memcpy(buf_shape + 1, t->shape, sizeof(int64_t) * (size_t)t->rank);
     al->buf_type = ir_memdesc_type(ctx, t->rank + 1, buf_shape, t->elem, shared, smem, true, 0, NULL);
     al->slot_type = ir_memdesc_type(ctx, t->rank, t->shape, t->elem, shared, smem, true, 0, NULL);
-    al->alloc = make_op(ctx, OP_LOCAL_ALLOC, 0, NULL, al->buf_type, al->load);
+    al->alloc = ir_op_create(ctx, OP_LOCAL_ALLOC, 0, NULL, 1, &al->buf_type, 0, al->load->loc);
+    al->alloc->src_loc = al->load->src_loc;
     ir_op_insert_before(lp->loop, al->alloc);
     ir_value *idx[2] = {&al->alloc->results[0], zero};
-    slots[j] = emit_before(ctx, lp->loop, OP_MEMDESC_INDEX, 2, idx, al->slot_type);
+    slots[j] = build_before(ctx, lp->loop, OP_MEMDESC_INDEX, 2, idx, al->slot_type);
   }
 }
 
 /* Clones the stage-0 ops (body order) before anchor, then each load; with `pred`, the loads'
  * masks are and-ed with it. The clones of the loads go to al->prefetch; every new op to `made`. */
-static void emit_loads(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, value_map *map, ir_value *pred,
-                       op_list *made) {
+static void emit_loads(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, ptr_map *map, ir_value *pred,
+                       ptr_list *made) {
   for (ir_op *op = lp->body->first; op; op = op->next) {
-    if (!list_has(&lp->stage0, op)) continue;
+    if (!ptr_list_contains(&lp->stage0, op)) continue;
     ir_op *c = clone_op(ctx, op, map);
     ir_op_insert_before(anchor, c);
-    list_add(ctx, made, c);
+    ptr_list_push_unique(made, c);
   }
   for (int j = 0; j < lp->num_loads; j++) {
     amd_load *al = &lp->loads[j];
     ir_op *load = clone_op(ctx, al->load, map);
-    list_add(ctx, made, load);
+    ptr_list_push_unique(made, load);
     if (pred) {
       const ir_type *mask_type = ir_type_with_element(ctx, load->results[0].type, ir_int_type(ctx, 1));
-      ir_value *mask = emit_before(ctx, anchor, OP_SPLAT, 1, &pred, mask_type);
-      list_add(ctx, made, mask->def_op);
+      ir_value *mask = build_before(ctx, anchor, OP_SPLAT, 1, &pred, mask_type);
+      ptr_list_push_unique(made, mask->def_op);
       if (load->num_operands > 1) {
-        mask = emit_binary(ctx, anchor, OP_ANDI, load->operands[1].value, mask);
-        list_add(ctx, made, mask->def_op);
+        mask = build_binary(ctx, anchor, OP_ANDI, load->operands[1].value, mask);
+        ptr_list_push_unique(made, mask->def_op);
       }
       if (load->num_operands > 1) ir_op_set_operand(load, 1, mask);
       else ir_op_add_operand(ctx, load, mask);
@@ -357,17 +245,16 @@ static void emit_loads(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, value_m
   }
 }
 
-static void emit_local_stores(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, ir_value *const *slots, op_list *made) {
+static void emit_local_stores(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, ir_value *const *slots, ptr_list *made) {
   for (int j = 0; j < lp->num_loads; j++) {
     ir_value *ops[2] = {lp->loads[j].prefetch, slots[j]};
     if (lp->loads[j].transposed) {
       const ir_type *tt = ir_type_with_encoding(ctx, ops[0]->type, lp->loads[j].transposed);
-      ops[0] = emit_before(ctx, anchor, OP_IN_THREAD_TRANSPOSE, 1, &ops[0], tt);
-      if (made) list_add(ctx, made, ops[0]->def_op);
+      ops[0] = build_before(ctx, anchor, OP_IN_THREAD_TRANSPOSE, 1, &ops[0], tt);
+      if (made) ptr_list_push_unique(made, ops[0]->def_op);
     }
-    ir_op *st = make_op(ctx, OP_LOCAL_STORE, 2, ops, NULL, anchor);
-    ir_op_insert_before(anchor, st);
-    if (made) list_add(ctx, made, st);
+    build_before(ctx, anchor, OP_LOCAL_STORE, 2, ops, NULL);
+    if (made) ptr_list_push_unique(made, anchor->prev);
   }
 }
 
@@ -406,16 +293,17 @@ static ir_op *add_iter_args(gemmc_context *ctx, ir_op *loop, int n, ir_value *co
 /* The last iteration of the loop (whose bounds are already lb .. ub - step), under lb < ub: the
  * body without the ops in `skip`. */
 static void emit_epilogue(gemmc_context *ctx, loop_plan *lp, ir_value *lb, ir_value *ub, ir_value *step,
-                          const op_list *skip) {
+                          const ptr_list *skip) {
   ir_op *loop = lp->loop;
   ir_op *after = loop->next;
   int num_iter = loop->num_results;
-  ir_value *run = emit_cmp(ctx, after, "slt", lb, ub);
-  /* iv of the last iteration: lb + ((ub - lb - 1) / step) * step (erased below when unused). */
-  ir_value *one = emit_int(ctx, after, lb->type, 1);
-  ir_value *span = emit_binary(ctx, after, OP_SUBI, emit_binary(ctx, after, OP_SUBI, ub, lb), one);
-  ir_value *last = emit_binary(ctx, after, OP_ADDI, lb,
-                               emit_binary(ctx, after, OP_MULI, emit_binary(ctx, after, OP_DIVSI, span, step), step));
+  ir_value *run = build_cmpi(ctx, after, "slt", lb, ub);
+  /* iv of the last iteration: lb + ((ub - lb - 1) / step) * step (erased below when unused; the
+   * iv is an i32, plan_loop checks). */
+  ir_value *one = build_int_constant(ctx, after, 1, 32);
+  ir_value *span = build_binary(ctx, after, OP_SUBI, build_binary(ctx, after, OP_SUBI, ub, lb), one);
+  ir_value *last = build_binary(ctx, after, OP_ADDI, lb,
+                                build_binary(ctx, after, OP_MULI, build_binary(ctx, after, OP_DIVSI, span, step), step));
   ir_op *iv_ops_end = last->def_op, *iv_ops_begin = one->def_op;
   const ir_type **types = ir_alloc(ctx, sizeof *types * (size_t)(num_iter + 1));
   for (int k = 0; k < num_iter; k++) types[k] = loop->results[k].type;
@@ -427,19 +315,20 @@ static void emit_epilogue(gemmc_context *ctx, loop_plan *lp, ir_value *lb, ir_va
     loop->results[k].name = NULL;
     ir_value_replace_all_uses(&loop->results[k], &if_op->results[k]);
   }
-  value_map map = {0};
-  map_put(ctx, &map, lp->body->args[0], last);
-  for (int k = 0; k < num_iter; k++) map_put(ctx, &map, lp->body->args[k + 1], &loop->results[k]);
+  ptr_map map = {ctx, NULL, 0, 0};
+  ptr_map_put(&map, lp->body->args[0], last);
+  for (int k = 0; k < num_iter; k++) ptr_map_put(&map, lp->body->args[k + 1], &loop->results[k]);
   ir_block *then_block = ir_block_create(ctx), *else_block = ir_block_create(ctx);
   ir_region_append_block(&if_op->regions[0], then_block);
   ir_region_append_block(&if_op->regions[1], else_block);
   for (ir_op *op = lp->body->first; op; op = op->next)
-    if (!list_has(skip, op)) ir_block_append_op(then_block, clone_op(ctx, op, &map));
+    if (!ptr_list_contains(skip, op)) ir_block_append_op(then_block, clone_op(ctx, op, &map));
   ir_value **results = ir_alloc(ctx, sizeof *results * (size_t)(num_iter + 1));
   for (int k = 0; k < num_iter; k++) results[k] = &loop->results[k];
   ir_op *else_yield = ir_op_create(ctx, OP_SCF_YIELD, num_iter, results, 0, NULL, 0, loop->loc);
   ir_block_append_op(else_block, else_yield);
-  erase_dead_pure_ops(then_block);
+  ptr_map_free(&map);
+  erase_dead_pure_ops(ctx, if_op);
   /* The last iteration's iv, when nothing of the body needed it. */
   for (ir_op *op = iv_ops_end, *prev; op && !op->results[0].first_use; op = prev) {
     prev = op == iv_ops_begin ? NULL : op->prev;
@@ -455,7 +344,7 @@ static void peel_first_iteration(gemmc_context *ctx, ir_op *loop) {
   ir_block *body = ir_region_entry(&loop->regions[0]);
   ir_value *lb = loop->operands[0].value, *ub = loop->operands[1].value, *step = loop->operands[2].value;
   int num_iter = loop->num_operands - 3;
-  ir_value *run = emit_cmp(ctx, loop, "slt", lb, ub);
+  ir_value *run = build_cmpi(ctx, loop, "slt", lb, ub);
   const ir_type **types = ir_alloc(ctx, sizeof *types * (size_t)(num_iter + 1));
   ir_value **inits = ir_alloc(ctx, sizeof *inits * (size_t)(num_iter + 1));
   for (int k = 0; k < num_iter; k++) {
@@ -465,15 +354,16 @@ static void peel_first_iteration(gemmc_context *ctx, ir_op *loop) {
   ir_op *if_op = ir_op_create(ctx, OP_SCF_IF, 1, &run, num_iter, types, 2, loop->loc);
   if_op->src_loc = loop->src_loc;
   ir_op_insert_before(loop, if_op);
-  value_map map = {0};
-  map_put(ctx, &map, body->args[0], lb);
-  for (int k = 0; k < num_iter; k++) map_put(ctx, &map, body->args[k + 1], inits[k]);
+  ptr_map map = {ctx, NULL, 0, 0};
+  ptr_map_put(&map, body->args[0], lb);
+  for (int k = 0; k < num_iter; k++) ptr_map_put(&map, body->args[k + 1], inits[k]);
   ir_block *then_block = ir_block_create(ctx), *else_block = ir_block_create(ctx);
   ir_region_append_block(&if_op->regions[0], then_block);
   ir_region_append_block(&if_op->regions[1], else_block);
   for (ir_op *op = body->first; op; op = op->next) ir_block_append_op(then_block, clone_op(ctx, op, &map));
+  ptr_map_free(&map);
   ir_block_append_op(else_block, ir_op_create(ctx, OP_SCF_YIELD, num_iter, inits, 0, NULL, 0, loop->loc));
-  ir_op_set_operand(loop, 0, emit_binary(ctx, loop, OP_ADDI, lb, step));
+  ir_op_set_operand(loop, 0, build_binary(ctx, loop, OP_ADDI, lb, step));
   for (int k = 0; k < num_iter; k++) ir_op_set_operand(loop, 3 + k, &if_op->results[k]);
 }
 
@@ -482,18 +372,19 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   ir_block *body = lp->body;
   ir_value *lb = loop->operands[0].value, *ub = loop->operands[1].value, *step = loop->operands[2].value;
   int num_iter = loop->num_operands - 3;
-  op_list made = {0}, skip = {0};
+  ptr_list made = {ctx, NULL, 0, 0}, skip = {ctx, NULL, 0, 0};
   const ir_type *i32 = ir_int_type(ctx, 32);
 
   for (int j = 0; j < lp->num_loads; j++) plan_in_thread_transpose(ctx, &lp->loads[j]);
-  ir_value *zero = emit_int(ctx, loop, i32, 0);
+  ir_value *zero = build_int_constant(ctx, loop, 0, 32);
   ir_value *slots[MAX_LOADS];
   make_buffers(ctx, lp, zero, slots);
   /* Prologue: the first tile into slot 0 (its loads masked off when the loop does not run). */
-  value_map pro = {0};
-  map_put(ctx, &pro, body->args[0], lb);
-  for (int k = 0; k < num_iter; k++) map_put(ctx, &pro, body->args[k + 1], loop->operands[3 + k].value);
-  emit_loads(ctx, lp, loop, &pro, emit_cmp(ctx, loop, "slt", lb, ub), &made);
+  ptr_map pro = {ctx, NULL, 0, 0};
+  ptr_map_put(&pro, body->args[0], lb);
+  for (int k = 0; k < num_iter; k++) ptr_map_put(&pro, body->args[k + 1], loop->operands[3 + k].value);
+  emit_loads(ctx, lp, loop, &pro, build_cmpi(ctx, loop, "slt", lb, ub), &made);
+  ptr_map_free(&pro);
   emit_local_stores(ctx, lp, loop, slots, NULL);
 
   /* The loop carries the slot index and the slot each operand is read from. */
@@ -509,61 +400,65 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   for (int j = 0; j < lp->num_loads; j++) {
     amd_load *al = &lp->loads[j];
     ir_value *slot = body->args[2 + num_iter + j];
-    ir_value *tile = emit_before(ctx, al->convert, OP_LOCAL_LOAD, 1, &slot, al->convert->results[0].type);
+    ir_value *tile = build_before(ctx, al->convert, OP_LOCAL_LOAD, 1, &slot, al->convert->results[0].type);
     ir_value_replace_all_uses(&al->convert->results[0], tile);
     ir_op_erase(al->convert);
-    list_add(ctx, &skip, al->load);
+    ptr_list_push_unique(&skip, al->load);
   }
 
   /* The recurrence's next values move to the top of the body. */
   ir_op *top = body->first;
-  while (top && list_has(&lp->advance, top)) top = top->next;
+  while (top && ptr_list_contains(&lp->advance, top)) top = top->next;
   for (ir_op *op = top, *next; op; op = next) {
     next = op->next;
-    if (!list_has(&lp->advance, op)) continue;
+    if (!ptr_list_contains(&lp->advance, op)) continue;
     ir_op_unlink(op);
     ir_op_insert_before(top, op);
   }
 
   /* Prefetch of the next tile at the top (after the recurrence). */
-  value_map next = {0};
-  ir_value *iv_next = emit_binary(ctx, top, OP_ADDI, body->args[0], step);
-  list_add(ctx, &skip, iv_next->def_op);
-  map_put(ctx, &next, body->args[0], iv_next);
-  for (int k = 0; k < num_iter; k++) map_put(ctx, &next, body->args[k + 1], yield->operands[k].value);
-  made.n = 0;
+  ptr_map next = {ctx, NULL, 0, 0};
+  ir_value *iv_next = build_binary(ctx, top, OP_ADDI, body->args[0], step);
+  ptr_list_push_unique(&skip, iv_next->def_op);
+  ptr_map_put(&next, body->args[0], iv_next);
+  for (int k = 0; k < num_iter; k++) ptr_map_put(&next, body->args[k + 1], yield->operands[k].value);
+  made.count = 0;
   emit_loads(ctx, lp, top, &next, NULL, &made);
-  for (int i = 0; i < made.n; i++) list_add(ctx, &skip, made.ops[i]);
+  ptr_map_free(&next);
+  for (int i = 0; i < made.count; i++) ptr_list_push_unique(&skip, made.items[i]);
 
   /* At the end: the next slot (index + 1, wrapping) gets the prefetched tile. */
-  ir_value *next_index = emit_binary(ctx, yield, OP_ADDI, index, emit_int(ctx, yield, i32, 1));
-  ir_value *wraps = emit_cmp(ctx, yield, "slt", next_index, emit_int(ctx, yield, i32, NUM_BUFFERS));
+  ir_value *next_index = build_binary(ctx, yield, OP_ADDI, index, build_int_constant(ctx, yield, 1, 32));
+  ir_value *wraps = build_cmpi(ctx, yield, "slt", next_index, build_int_constant(ctx, yield, NUM_BUFFERS, 32));
   ir_value *sel[3] = {wraps, next_index, zero};
-  next_index = emit_before(ctx, yield, OP_SELECT, 3, sel, i32);
+  next_index = build_before(ctx, yield, OP_SELECT, 3, sel, i32);
   ir_value *next_slots[MAX_LOADS];
   for (int j = 0; j < lp->num_loads; j++) {
     ir_value *idx[2] = {&lp->loads[j].alloc->results[0], next_index};
-    next_slots[j] = emit_before(ctx, yield, OP_MEMDESC_INDEX, 2, idx, lp->loads[j].slot_type);
+    next_slots[j] = build_before(ctx, yield, OP_MEMDESC_INDEX, 2, idx, lp->loads[j].slot_type);
   }
-  made.n = 0;
+  made.count = 0;
   emit_local_stores(ctx, lp, yield, next_slots, &made);
-  for (int i = 0; i < made.n; i++) list_add(ctx, &skip, made.ops[i]);
+  for (int i = 0; i < made.count; i++) ptr_list_push_unique(&skip, made.items[i]);
   ir_op_add_operand(ctx, yield, next_index);
   for (int j = 0; j < lp->num_loads; j++) ir_op_add_operand(ctx, yield, next_slots[j]);
 
   /* The last iteration, peeled (the body without the prefetch); the loop runs one less. */
-  ir_value *new_ub = emit_binary(ctx, loop, OP_SUBI, ub, step);
+  ir_value *new_ub = build_binary(ctx, loop, OP_SUBI, ub, step);
   ir_op_set_operand(loop, 1, new_ub);
   emit_epilogue(ctx, lp, lb, ub, step, &skip);
+  ptr_list_free(&made);
+  ptr_list_free(&skip);
 
   for (int j = 0; j < lp->num_loads; j++) ir_op_erase(lp->loads[j].load);
-  erase_dead_pure_ops(body);
+  erase_dead_pure_ops(ctx, loop);
 
   ir_op *end = loop->next;
   while (end && end->kind != OP_SCF_IF) end = end->next; /* the epilogue */
   for (int j = 0; j < lp->num_loads && end; j++) {
     ir_value *buf = &lp->loads[j].alloc->results[0];
-    ir_op *dealloc = make_op(ctx, OP_LOCAL_DEALLOC, 1, &buf, NULL, loop);
+    ir_op *dealloc = ir_op_create(ctx, OP_LOCAL_DEALLOC, 1, &buf, 0, NULL, 0, loop->loc);
+    dealloc->src_loc = loop->src_loc;
     ir_op_insert_after(end, dealloc);
   }
   peel_first_iteration(ctx, loop);
@@ -571,14 +466,8 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
 
 /* ---------------------------------------------------------------- the pass */
 
-typedef struct loop_walk {
-  gemmc_context *ctx;
-  op_list loops;
-} loop_walk;
-
 static bool collect_loop(ir_op *op, void *user) {
-  loop_walk *w = user;
-  if (op->kind == OP_SCF_FOR) list_add(w->ctx, &w->loops, op);
+  if (op->kind == OP_SCF_FOR) ptr_list_push(user, op);
   return true;
 }
 
@@ -598,14 +487,17 @@ bool gemmc_pass_amd_stream_pipeline(const gemmc_pass_context *pc, ir_op *module)
     return false;
   }
   if (pc->num_stages < 2) return true;
-  loop_walk w = {ctx, {0}};
-  ir_walk(module, collect_loop, &w);
-  for (int i = 0; i < w.loops.n; i++) {
+  ptr_list loops = {ctx, NULL, 0, 0};
+  ir_walk(module, collect_loop, &loops);
+  for (int i = 0; i < loops.count; i++) {
     loop_plan lp;
-    ir_op *loop = w.loops.ops[i];
+    ir_op *loop = loops.items[i];
     /* Innermost loops only, as Triton. */
-    if (contains_loop(loop) || !plan_loop(ctx, loop, &lp)) continue;
-    rewrite_loop(ctx, &lp);
+    if (contains_loop(loop)) continue;
+    if (plan_loop(ctx, loop, &lp)) rewrite_loop(ctx, &lp);
+    ptr_list_free(&lp.stage0);
+    ptr_list_free(&lp.advance);
   }
+  ptr_list_free(&loops);
   return true;
 }
