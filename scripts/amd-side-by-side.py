@@ -9,8 +9,10 @@ it at launch and the object does not record it; gemmc's: kernel.json's dynamic_s
 
 gemmc's object comes from --gemmc-hsaco, or is compiled here from --ttir (default: the .ttir
 beside Triton's .hsaco) with the options in Triton's file name (..._w4_s2_wpe2: num_warps 4,
-num_stages 2, waves_per_eu 2). When gemmc cannot compile it (today: no AMDGPU lowering yet) the
-gemmc column says why and the script still exits 0; --require-gemmc makes that an error.
+num_stages 2, waves_per_eu 2) and, from the TTGIR beside it, the MFMA instruction size and kpack
+Triton used (instrShape [16, 16, 16] -> --matrix-instr-nonkdim=16; kWidth / kBase -> --kpack).
+When gemmc cannot compile it the gemmc column says why and the script still exits 0;
+--require-gemmc makes that an error.
 With both objects it checks issue 11's bar: MFMA count equal, VGPRs within 10%, no scratch,
 LDS no more than Triton's (exit 1 when one fails).
 
@@ -164,6 +166,24 @@ def options_from_name(path):
     return options
 
 
+def options_from_ttgir(path):
+    """matrix_instr_nonkdim and kpack as Triton used them: the #ttg.amd_mfma instrShape of the
+    TTGIR beside the dump, and its operands' kWidth over the instruction's kBase (M * K / 64)."""
+    if not os.path.exists(path):
+        return []
+    text = open(path).read()
+    m = re.search(r"#ttg\.amd_mfma<\{[^}]*instrShape = \[(\d+), (\d+), (\d+)\]", text)
+    if not m:
+        return []
+    nonk, k = int(m.group(1)), int(m.group(3))
+    options = ["--matrix-instr-nonkdim=%d" % nonk]
+    w = re.search(r"#ttg\.dot_op<\{opIdx = 0, parent = #\w+, kWidth = (\d+)\}>", text)
+    k_base = nonk * k // 64
+    if w and k_base and int(w.group(1)) % k_base == 0 and int(w.group(1)) // k_base > 1:
+        options.append("--kpack=%d" % (int(w.group(1)) // k_base))
+    return options
+
+
 def compile_with_gemmc(gemmc, ttir, target, extra):
     """(hsaco path, kernel.json dict or None, None) or (None, None, reason)."""
     out_dir = tempfile.mkdtemp(prefix="gemmc-side-by-side-")
@@ -211,7 +231,7 @@ def main():
     triton = measure(args.triton, args.kernel, triton_lds, "TTGIR local_alloc" if triton_lds is not None else None,
                      tools)
 
-    gemmc, reason = None, None
+    gemmc, reason, used = None, None, []
     if args.gemmc_hsaco:
         meta_path = os.path.splitext(args.gemmc_hsaco)[0] + ".json"
         meta = None
@@ -224,14 +244,15 @@ def main():
         if not os.path.exists(args.gemmc_bin):
             hsaco, meta, reason = None, None, "no gemmc driver at %s (build it first)" % args.gemmc_bin
         else:
-            hsaco, meta, reason = compile_with_gemmc(args.gemmc_bin, ttir, args.target,
-                                                     options_from_name(ttir) + args.gemmc_option)
+            used = options_from_name(ttir) + options_from_ttgir(os.path.splitext(ttir)[0] + ".ttgir") + args.gemmc_option
+            hsaco, meta, reason = compile_with_gemmc(args.gemmc_bin, ttir, args.target, used)
     if hsaco:
         dynamic = meta.get("dynamic_shared_bytes") if meta else None
         gemmc = measure(hsaco, args.kernel, dynamic, "kernel.json" if dynamic is not None else None, tools)
 
     print("Triton: %s" % args.triton)
-    print("gemmc:  %s" % (args.gemmc_hsaco or ("compiled from " + (args.ttir or stem + ".ttir"))))
+    print("gemmc:  %s" % (args.gemmc_hsaco or ("compiled from %s --target=%s %s" % (args.ttir or stem + ".ttir", args.target,
+                                                                                     " ".join(used)))))
     width = max(len(r) for r in ROWS)
     print("%-*s  %16s  %16s  %12s" % (width, "", "Triton", "gemmc", "gemmc-Triton"))
     for row in ROWS:

@@ -187,6 +187,24 @@ const ir_attr *layout_default_blocked(gemmc_context *ctx, int rank, const int64_
 const ir_attr *layout_swizzled_shared_for_dot_operand(gemmc_context *ctx, int op_idx, int k_width,
                                                       int rank, const int64_t *shape,
                                                       const int *order, int elem_bits);
+/* Triton's shared layout for an MFMA operand (AMDMfmaEncodingAttr::composeSharedLayoutForOperand,
+ * gfx90a / gfx942: 32 banks of 4 bytes, 16-lane SIMD rows): when K is the contiguous dim, vec
+ * elements (the operand's kWidth: one ds_read per lane and instruction group) swizzled over
+ * perPhase = max(1, 1024 bits / (elem_bits * K)) rows, maxPhase = max(min(16 / perPhase, K / vec), 1)
+ * phases; unswizzled when K is not contiguous. `rotating`: the #ttg.amd_rotating_shared form
+ * of the same parameters (what Triton's in-thread transpose stores B into). */
+const ir_attr *layout_shared_for_mfma_operand(gemmc_context *ctx, int op_idx, int vec, int rank,
+                                              const int64_t *shape, const int *order, int elem_bits,
+                                              bool rotating);
+/* A #ttg.linear attribute holding ll's register, lane, warp (and block) bases. */
+const ir_attr *layout_linear_get(gemmc_context *ctx, const layout_linear *ll);
+/* Triton's AMD in-thread transpose (createInThreadTransposedEncoding): the linear layout of
+ * `blocked` for `shape` with the registers of one thread's sizePerThread tile walking the two
+ * innermost dims of its order in swapped order (K first for an N-contiguous B), so that a
+ * thread holds K-consecutive values to store as one vector into K-contiguous LDS. NULL when
+ * `blocked` is not a blocked layout. */
+const ir_attr *layout_in_thread_transposed(gemmc_context *ctx, const ir_attr *blocked, int rank,
+                                           const int64_t *shape);
 /* Triton's NVMMASharedEncodingAttr::get: the widest swizzle (128/64/32 bytes, else 0) that
  * divides the contiguous row; transposed when the contiguous dim is not the last one. */
 const ir_attr *layout_nvmma_shared_get(gemmc_context *ctx, int rank, const int64_t *shape,

@@ -24,8 +24,10 @@ enum {
   GEMMC_MMA_SYNC = 1u << 0,     /* mma.sync m16n8k16 f16/bf16 -> f32 (sm_80+) */
   GEMMC_MMA_SYNC_FP8 = 1u << 1, /* mma.sync m16n8k32 e4m3/e5m2 (sm_89+, PTX 8.4) */
   GEMMC_MMA_WGMMA = 1u << 2,    /* wgmma.mma_async, warpgroup MMA (sm_90a only) */
-  GEMMC_MMA_MFMA = 1u << 3,     /* v_mfma f16/bf16 (CDNA) */
-  GEMMC_MMA_MFMA_FP8 = 1u << 4, /* v_mfma fp8/bf8 (CDNA3, gfx942) */
+  GEMMC_MMA_MFMA = 1u << 3,     /* v_mfma f16, bf16 (1k), f32 (CDNA2 and CDNA3) */
+  GEMMC_MMA_MFMA_FP8 = 1u << 4, /* v_mfma fp8/bf8, FNUZ (CDNA3, gfx942) */
+  GEMMC_MMA_MFMA_CDNA2 = 1u << 5, /* CDNA2 only (gfx90a): i8 K16/K8, bf16 of the smaller K */
+  GEMMC_MMA_MFMA_CDNA3 = 1u << 6, /* CDNA3 only (gfx942): i8 K32/K16, xf32 */
 };
 
 /* Hardware features the lowering may rely on (a bit set in gemmc_target.caps). */

@@ -129,7 +129,7 @@ static bool set_int_option(gemmc_pass_context *pc, const option_spec *spec, int6
 
 bool gemmc_pass_apply_options(gemmc_pass_context *pc, const gemmc_pass_info *pass, ir_op *module,
                               const char *options) {
-  bool first = true, explicit_max_shared = false, target_changed = false;
+  bool first = true, explicit_max_shared = false, explicit_threads = false, target_changed = false;
   for (const char *p = options; p && *p;) {
     while (*p && is_option_separator(*p)) p++;
     if (!*p) break;
@@ -207,10 +207,14 @@ bool gemmc_pass_apply_options(gemmc_pass_context *pc, const gemmc_pass_info *pas
     case OPT_PATH: pc->output = ir_intern_string(pc->ctx, value, value_len); break;
     }
     if (spec->kind == OPT_INT && !strcmp(spec->key, "max-shared")) explicit_max_shared = true;
+    if (spec->kind == OPT_INT && !strcmp(spec->key, "threads-per-warp")) explicit_threads = true;
     if (spec->kind == OPT_TARGET) target_changed = true;
   }
-  /* A target named here also brings its shared-memory budget, unless one is given. */
+  /* A target named here also brings its shared-memory budget and (for a module that does not
+   * say) its warp size, unless they are given. */
   if (target_changed && !explicit_max_shared) pc->max_shared = pc->target->shared_mem_per_block;
+  if (target_changed && !explicit_threads && !ir_op_get_attr(module, "ttg.threads-per-warp"))
+    pc->threads_per_warp = pc->target->warp_size;
   return true;
 }
 

@@ -36,6 +36,9 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_ASYNC_WAIT: return lower_async(s, op);
   case OP_WARP_GROUP_DOT:
   case OP_WARP_GROUP_DOT_WAIT: return lower_wgmma(s, op);
+  case OP_IN_THREAD_TRANSPOSE: return lower_convert(s, op); /* registers only, as a conversion */
+  case OP_ROCDL_SETPRIO:
+  case OP_ROCDL_SCHED_BARRIER: return lower_sched_hint(s, op);
   case OP_MAKE_TENSOR_DESC:
   case OP_TMA_LOAD:
   case OP_TMA_STORE:

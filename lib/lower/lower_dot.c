@@ -393,6 +393,7 @@ bool lower_dot(lower_state *s, ir_op *op) {
     return lower_dot_mma(s, op);
   }
   if (enc->kind == AT_BLOCKED) return lower_dot_fma(s, op);
+  if (enc->kind == AT_AMD_MFMA) return lower_dot_mfma(s, op);
   ir_op_error(s->ctx, op, "lowering of tt.dot with a %s result is not implemented (blocked or nvidia_mma v2 only)",
               ir_attr_kind_name(enc->kind));
   return false;

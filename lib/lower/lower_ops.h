@@ -21,14 +21,19 @@ bool lower_convert(lower_state *s, ir_op *op);
  * ldmatrix; lower_is_convert_to_mma_operand says which converts those are. */
 bool lower_convert_to_dot_operand(lower_state *s, ir_op *op);
 bool lower_is_convert_to_mma_operand(const ir_op *op);
-/* lower_dot.c: tt.dot: mma.sync (nvidia_mma v2 result) or per-thread FMA (blocked result). */
+/* lower_dot.c: tt.dot: mma.sync (nvidia_mma v2 result), per-thread FMA (blocked result) or, through
+ * lower_dot_mfma, MFMA. */
 bool lower_dot(lower_state *s, ir_op *op);
+/* lower_mfma.c: tt.dot with an #ttg.amd_mfma result. */
+bool lower_dot_mfma(lower_state *s, ir_op *op);
 /* lower_local_memory.c: ttg.local_alloc / local_load / local_store / local_dealloc / memdesc_index. */
 bool lower_local_memory(lower_state *s, ir_op *op);
 /* lower_async.c: ttg.async_copy_global_to_local, async_commit_group, async_wait. */
 bool lower_async(lower_state *s, ir_op *op);
 /* lower_wgmma.c: ttng.warp_group_dot, ttng.warp_group_dot_wait. */
 bool lower_wgmma(lower_state *s, ir_op *op);
+/* lower_sched_hint.c: rocdl.s.setprio, rocdl.sched.barrier (AMD scheduling hints). */
+bool lower_sched_hint(lower_state *s, ir_op *op);
 
 /* lower_tma.c: tt.make_tensor_descriptor, TMA copies, mbarriers, fence_async_shared. The kernel's
  * descriptor slot is taken at its entry and given back at its return. */

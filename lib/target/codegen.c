@@ -4,9 +4,11 @@
 #include <string.h>
 
 extern const target_codegen target_nvptx_codegen;
+extern const target_codegen target_amdgpu_codegen;
 
 const target_codegen *target_codegen_of(const gemmc_target *t) {
   if (t && t->arch == GEMMC_ARCH_NVPTX) return &target_nvptx_codegen;
+  if (t && t->arch == GEMMC_ARCH_AMDGPU) return &target_amdgpu_codegen;
   return NULL;
 }
 

@@ -16,8 +16,8 @@
  * can say (which intrinsic reads the thread id, how a predicated vector load is spelled, which
  * matrix instruction multiplies f16 tiles) comes through one `target_codegen` record of data and
  * function pointers, in the spirit of QBE's `Target` and Triton's `TargetInfoBase`.
- * lib/target/nvptx_codegen.c implements it for NVIDIA; an AMDGPU implementation fills the same
- * record with llvm.amdgcn.* intrinsics (wave64, LDS, MFMA).
+ * lib/target/nvptx_codegen.c implements it for NVIDIA, lib/target/amdgpu_codegen.c for AMD
+ * (llvm.amdgcn.* intrinsics: wave64, LDS, MFMA).
  *
  * Thread coordinates are per call, not per kernel: `thread_id` may be read in any block, so a
  * kernel whose warps take different roles (warp specialization: a producer warpgroup and
@@ -105,7 +105,7 @@ typedef struct target_kernel_attrs {
 } target_kernel_attrs;
 
 typedef struct target_codegen {
-  const char *name; /* "nvptx" */
+  const char *name; /* "nvptx", "amdgpu" */
   /* Address spaces of global and shared (LDS) memory, and the widest vector access to each. */
   unsigned global_addr_space, shared_addr_space;
   int max_global_access_bits;
@@ -146,7 +146,9 @@ typedef struct target_codegen {
   LLVMValueRef (*load_matrices)(const target_emitter *e, LLVMValueRef addr, int num_mats, bool trans);
 
   /* One matrix instruction of the target's MMA table: args are its A, B and C registers in the
-   * instruction's order; returns its D registers (a struct). */
+   * instruction's order; returns its D registers (a struct). mma.sync: packed 32-bit A/B
+   * registers; MFMA: one A and one B register each, the lane's kBase elements as a vector
+   * (mma.h), then the m*n/64 accumulators. */
   LLVMValueRef (*mma)(const target_emitter *e, const target_mma *instr, LLVMValueRef *args, int num_args);
 
   /* Warpgroup MMA (NULL when the target has none). fence orders register accesses to the
@@ -163,6 +165,13 @@ typedef struct target_codegen {
   /* Makes this thread's earlier ordinary shared-memory writes visible to the tensor cores'
    * (asynchronous proxy's) reads; a barrier must still follow for other threads' writes. */
   void (*fence_async_shared)(const target_emitter *e);
+
+  /* Scheduling hints (NULL when the target has none; AMDGPU: Triton's rocdl.s.setprio and
+   * rocdl.sched.barrier in TTGIR). set_priority raises (1..3) or lowers (0) the wave's issue
+   * priority from here on (s_setprio); sched_barrier keeps the code generator's scheduler from
+   * moving instructions across this point except the classes set in `mask` (0: none). */
+  void (*set_priority)(const target_emitter *e, int priority);
+  void (*sched_barrier)(const target_emitter *e, int mask);
 
   /* mbarriers (NULL when the target has none): `bar` is a ptr to 8 bytes of shared memory; pred
    * (i1, NULL: always) says which threads execute. init sets the arrival count; inval ends its

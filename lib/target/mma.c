@@ -3,6 +3,13 @@
 
 #include <string.h>
 
+/* One MFMA entry: the operand bits follow from the type, the instruction is the intrinsic. */
+#define MFMA_BITS(t) (TARGET_DT_##t == TARGET_DT_F16 || TARGET_DT_##t == TARGET_DT_BF16 ? 16 \
+                      : TARGET_DT_##t == TARGET_DT_F32 || TARGET_DT_##t == TARGET_DT_TF32 ? 32 : 8)
+#define MFMA(family, a, b, c, m, n, k, suffix)                                                        \
+  {family, TARGET_DT_##a, TARGET_DT_##b, TARGET_DT_##c, m, n, k, MFMA_BITS(a), false, false,          \
+   "v_mfma_" suffix, "llvm.amdgcn.mfma." suffix, false}
+
 static const target_mma mma_table[] = {
     /* mma.sync (nvidia_mma v2, sm_80+): one warp, m16n8kK, fragments in the PTX ISA's layout. */
     {GEMMC_MMA_SYNC, TARGET_DT_F16, TARGET_DT_F16, TARGET_DT_F32, 16, 8, 16, 16, false, false,
@@ -40,6 +47,33 @@ static const target_mma mma_table[] = {
      "wgmma.mma_async.m64nNk32.f16.e5m2.e5m2", ".f16.e5m2.e5m2", false},
     {GEMMC_MMA_WGMMA, TARGET_DT_I8, TARGET_DT_I8, TARGET_DT_I32, 64, 224, 32, 8, false, false,
      "wgmma.mma_async.m64nNk32.s32.s8.s8", ".s32.s8.s8", false},
+    /* MFMA (AMD CDNA, one wave of 64 lanes), LLVM 19's llvm.amdgcn.mfma.* (test/driver/
+     * amdgpu-mfma-table.tir checks that each selects on its targets). For the same types and
+     * M = N, the larger K comes first (target_mfma_find prefers it). */
+    MFMA(GEMMC_MMA_MFMA, F16, F16, F32, 16, 16, 16, "f32.16x16x16f16"),
+    MFMA(GEMMC_MMA_MFMA, F16, F16, F32, 32, 32, 8, "f32.32x32x8f16"),
+    MFMA(GEMMC_MMA_MFMA, BF16, BF16, F32, 16, 16, 16, "f32.16x16x16bf16.1k"),
+    MFMA(GEMMC_MMA_MFMA_CDNA2, BF16, BF16, F32, 16, 16, 8, "f32.16x16x8bf16"),
+    MFMA(GEMMC_MMA_MFMA, BF16, BF16, F32, 32, 32, 8, "f32.32x32x8bf16.1k"),
+    MFMA(GEMMC_MMA_MFMA_CDNA2, BF16, BF16, F32, 32, 32, 4, "f32.32x32x4bf16.1k"),
+    MFMA(GEMMC_MMA_MFMA, F32, F32, F32, 16, 16, 4, "f32.16x16x4f32"),
+    MFMA(GEMMC_MMA_MFMA, F32, F32, F32, 32, 32, 2, "f32.32x32x2f32"),
+    MFMA(GEMMC_MMA_MFMA_CDNA3, TF32, TF32, F32, 16, 16, 8, "f32.16x16x8.xf32"),
+    MFMA(GEMMC_MMA_MFMA_CDNA3, TF32, TF32, F32, 32, 32, 4, "f32.32x32x4.xf32"),
+    /* 8-bit integers: CDNA3 doubled K and dropped CDNA2's forms (LLVM aborts on them). */
+    MFMA(GEMMC_MMA_MFMA_CDNA2, I8, I8, I32, 16, 16, 16, "i32.16x16x16i8"),
+    MFMA(GEMMC_MMA_MFMA_CDNA2, I8, I8, I32, 32, 32, 8, "i32.32x32x8i8"),
+    MFMA(GEMMC_MMA_MFMA_CDNA3, I8, I8, I32, 16, 16, 32, "i32.16x16x32.i8"),
+    MFMA(GEMMC_MMA_MFMA_CDNA3, I8, I8, I32, 32, 32, 16, "i32.32x32x16.i8"),
+    /* fp8 (E4M3FNUZ) and bf8 (E5M2FNUZ), any pairing. */
+    MFMA(GEMMC_MMA_MFMA_FP8, E4M3FNUZ, E4M3FNUZ, F32, 16, 16, 32, "f32.16x16x32.fp8.fp8"),
+    MFMA(GEMMC_MMA_MFMA_FP8, E4M3FNUZ, E5M2FNUZ, F32, 16, 16, 32, "f32.16x16x32.fp8.bf8"),
+    MFMA(GEMMC_MMA_MFMA_FP8, E5M2FNUZ, E4M3FNUZ, F32, 16, 16, 32, "f32.16x16x32.bf8.fp8"),
+    MFMA(GEMMC_MMA_MFMA_FP8, E5M2FNUZ, E5M2FNUZ, F32, 16, 16, 32, "f32.16x16x32.bf8.bf8"),
+    MFMA(GEMMC_MMA_MFMA_FP8, E4M3FNUZ, E4M3FNUZ, F32, 32, 32, 16, "f32.32x32x16.fp8.fp8"),
+    MFMA(GEMMC_MMA_MFMA_FP8, E4M3FNUZ, E5M2FNUZ, F32, 32, 32, 16, "f32.32x32x16.fp8.bf8"),
+    MFMA(GEMMC_MMA_MFMA_FP8, E5M2FNUZ, E4M3FNUZ, F32, 32, 32, 16, "f32.32x32x16.bf8.fp8"),
+    MFMA(GEMMC_MMA_MFMA_FP8, E5M2FNUZ, E5M2FNUZ, F32, 32, 32, 16, "f32.32x32x16.bf8.bf8"),
 };
 
 /* Triton's lists of instruction N, largest first. */
@@ -61,6 +95,8 @@ target_dtype target_dtype_of(const ir_type *e, const char *input_precision) {
   case FLT_F32: return input_precision && strcmp(input_precision, "tf32") == 0 ? TARGET_DT_TF32 : TARGET_DT_F32;
   case FLT_F8E4M3FN: return TARGET_DT_E4M3;
   case FLT_F8E5M2: return TARGET_DT_E5M2;
+  case FLT_F8E4M3FNUZ: return TARGET_DT_E4M3FNUZ;
+  case FLT_F8E5M2FNUZ: return TARGET_DT_E5M2FNUZ;
   default: return TARGET_DT_NONE;
   }
 }
@@ -143,3 +179,69 @@ bool target_mma_fragment_coord(target_mma_operand kind, int elem_bits, int slot,
   return true;
 }
 
+
+/* ---------------------------------------------------------------- MFMA */
+
+enum { MFMA_FAMILIES = GEMMC_MMA_MFMA | GEMMC_MMA_MFMA_FP8 | GEMMC_MMA_MFMA_CDNA2 | GEMMC_MMA_MFMA_CDNA3 };
+
+int target_mfma_k_base(const target_mma *instr) { return instr->m * instr->k / 64; }
+
+int target_mfma_version(const gemmc_target *t) {
+  if (!t || !(t->mma_kinds & GEMMC_MMA_MFMA)) return 0;
+  return (t->mma_kinds & GEMMC_MMA_MFMA_CDNA3) ? 3 : 2;
+}
+
+/* The MFMA of `families` for these types and M = N = nonk_dim preferring the larger K, as
+ * Triton's MfmaIntrinsic::selectFor: the largest K not above k_size, else the smallest. */
+static const target_mma *mfma_select(unsigned families, target_dtype a, target_dtype b, target_dtype c, int nonk_dim,
+                                     int64_t k_size) {
+  const target_mma *best = NULL, *smallest = NULL;
+  for (size_t i = 0; i < sizeof mma_table / sizeof mma_table[0]; i++) {
+    const target_mma *m = &mma_table[i];
+    if (!(m->family & families & MFMA_FAMILIES) || m->a != a || m->b != b || m->c != c || m->m != nonk_dim) continue;
+    if (!smallest || m->k < smallest->k) smallest = m;
+    if (k_size >= m->k && (!best || m->k > best->k)) best = m;
+  }
+  return best ? best : smallest;
+}
+
+const target_mma *target_mfma_find(unsigned families, const ir_op *dot, int nonk_dim, int64_t k_size) {
+  const ir_type *ae = ir_type_element(dot->operands[0].value->type);
+  const ir_type *be = ir_type_element(dot->operands[1].value->type);
+  const ir_type *ce = ir_type_element(dot->results[0].type);
+  const char *precision = target_dot_input_precision(dot);
+  target_dtype a = target_dtype_of(ae, precision), b = target_dtype_of(be, precision);
+  target_dtype c = ce->kind == TY_INT ? TARGET_DT_I32 : ce->kind == TY_FLOAT ? TARGET_DT_F32 : TARGET_DT_NONE;
+  if (a == TARGET_DT_NONE || b == TARGET_DT_NONE || c == TARGET_DT_NONE) return NULL;
+  const target_mma *m = mfma_select(families, a, b, c, nonk_dim, k_size);
+  /* tf32 where the target has no xf32 (CDNA2): the f32 instructions, as Triton (allowXF32 is
+   * CDNA3 only). */
+  if (!m && a == TARGET_DT_TF32 && b == TARGET_DT_TF32)
+    m = mfma_select(families, TARGET_DT_F32, TARGET_DT_F32, c, nonk_dim, k_size);
+  return m;
+}
+
+bool target_mfma_fragment_coord(const target_mma *instr, target_mma_operand kind, int slot, int lane, int *row,
+                                int *col) {
+  int m = instr->m, k_base = target_mfma_k_base(instr);
+  if (lane < 0 || lane >= 64 || slot < 0) return false;
+  int group = lane / m; /* lanes m apart hold the next K group (A, B) or the next rows (C) */
+  if (kind == TARGET_MMA_C) {
+    if (slot >= m * instr->n / 64) return false;
+    /* Four consecutive rows per register group; 32x32 stacks two lane groups, then 8 rows. */
+    int groups = 64 / m;
+    *row = (slot / 4) * 4 * groups + 4 * group + slot % 4;
+    *col = lane % m;
+    return true;
+  }
+  if (slot >= k_base) return false;
+  int k = k_base * group + slot;
+  if (kind == TARGET_MMA_A) {
+    *row = lane % m;
+    *col = k;
+  } else {
+    *row = k;
+    *col = lane % m;
+  }
+  return true;
+}

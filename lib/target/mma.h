@@ -18,6 +18,8 @@ typedef enum target_dtype {
   TARGET_DT_I32,
   TARGET_DT_E4M3,
   TARGET_DT_E5M2,
+  TARGET_DT_E4M3FNUZ, /* AMD's fp8 (CDNA3): bias 8, no infinities, NaN is 0x80 */
+  TARGET_DT_E5M2FNUZ, /* AMD's bf8 (CDNA3): bias 16 */
 } target_dtype;
 
 typedef struct target_mma {
@@ -64,5 +66,31 @@ const char *target_dot_input_precision(const ir_op *dot);
 /* Warpgroup MMA (wgmma): N values an instruction of `instr` may take, largest first, ending
  * with 0 (Triton's mmaVersionToInstrShape list). */
 const int *target_wgmma_valid_n(const target_mma *instr);
+
+/* ---------------------------------------------------------------- MFMA (AMD CDNA, wave64) */
+
+/* An MFMA entry (family GEMMC_MMA_MFMA*) multiplies an m x k tile of A by a k x n tile of B
+ * (m = n = 16 or 32) on one wave of 64 lanes. Each lane gives kBase = m * k / 64 consecutive K
+ * elements of A and of B (one register each for the lowering: a vector <kBase x element>) and
+ * holds m * n / 64 accumulators (scalars). */
+int target_mfma_k_base(const target_mma *instr);
+
+/* The #ttg.amd_mfma version of a target (Triton's getMfmaVersion): 2 for CDNA2 (gfx90a), 3 for
+ * CDNA3 (gfx942); 0 when it has no MFMA. */
+int target_mfma_version(const gemmc_target *t);
+
+/* The MFMA instruction for a tt.dot on a target with `families` (its mma_kinds), Triton's
+ * chooseMfmaInstruction: M = N = nonk_dim (16 or 32), the operand types (f32 with
+ * inputPrecision = tf32 takes xf32 where the target has it, else f32), an i32 accumulator for
+ * integers and f32 otherwise; of two instructions for the same types the larger K when
+ * k_size >= that K. NULL when the target has none. */
+const target_mma *target_mfma_find(unsigned families, const ir_op *dot, int nonk_dim, int64_t k_size);
+
+/* The hardware's fragments of an MFMA instruction (the AMD matrix instruction calculator's
+ * layout, not transposed): the (row, col) inside the instruction tile (A: M x K, B: K x N, C: M x N)
+ * of element `slot` held by `lane` (0..63). A and B: slot 0..kBase-1; C: slot 0..m*n/64-1.
+ * False when out of range. */
+bool target_mfma_fragment_coord(const target_mma *instr, target_mma_operand kind, int slot, int lane, int *row,
+                                int *col);
 
 #endif /* GEMMC_TARGET_MMA_H */

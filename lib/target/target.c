@@ -47,10 +47,10 @@ static const gemmc_target targets[] = {
     /* MI200 (CDNA2): wave64, 64 KiB LDS per workgroup, 512 VGPRs (incl. AGPRs) per lane; MFMA
      * f16/bf16/i8/f32/f64, no fp8. */
     {"gfx90a", GEMMC_ARCH_AMDGPU, AMDGPU_TRIPLE, "gfx90a", "", 0, 0, 0, 64, 1024, 64 * KIB,
-     64 * KIB, 512, GEMMC_MMA_MFMA, 0},
+     64 * KIB, 512, GEMMC_MMA_MFMA | GEMMC_MMA_MFMA_CDNA2, 0},
     /* MI300 (CDNA3): wave64, 64 KiB LDS per workgroup, 512 VGPRs (incl. AGPRs) per lane. */
     {"gfx942", GEMMC_ARCH_AMDGPU, AMDGPU_TRIPLE, "gfx942", "", 0, 0, 0, 64, 1024, 64 * KIB,
-     64 * KIB, 512, GEMMC_MMA_MFMA | GEMMC_MMA_MFMA_FP8, 0},
+     64 * KIB, 512, GEMMC_MMA_MFMA | GEMMC_MMA_MFMA_CDNA3 | GEMMC_MMA_MFMA_FP8, 0},
 };
 #define TARGET_COUNT ((int)(sizeof targets / sizeof targets[0]))
 

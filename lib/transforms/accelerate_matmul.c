@@ -8,6 +8,7 @@
 #include "gemmc/layout.h"
 #include "gemmc/passes.h"
 #include "target/mma.h"
+#include "accelerate_matmul.h"
 
 /* ------------------------------------------------------------------ which dots */
 
@@ -152,7 +153,7 @@ static bool carry_accumulator_in_mma(gemmc_context *ctx, ir_op *new_dot, ir_op *
   return true;
 }
 
-static void rewrite_dot(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, int k_width) {
+ir_op *accelerate_rewrite_dot(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, int k_width) {
   const ir_type *c_type = dot->results[0].type;
   const ir_type *mma_type = ir_type_with_encoding(ctx, c_type, mma);
   ir_value *operands[3];
@@ -173,6 +174,7 @@ static void rewrite_dot(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, int 
   ir_op_erase(dot);
   for (int i = 0; i < 2; i++) erase_if_unused(old_defs[i]);
   carry_accumulator_in_mma(ctx, new_dot, back);
+  return new_dot;
 }
 
 /* ------------------------------------------------------------------ warpgroup MMA (nvidia_mma v3) */
@@ -349,17 +351,7 @@ bool gemmc_pass_accelerate_matmul(const gemmc_pass_context *pc, ir_op *module) {
     ir_op_error(ctx, module, "accelerate-matmul: no target (pass target=sm_80 or set the module's ttg.target)");
     return false;
   }
-  if (target->arch == GEMMC_ARCH_AMDGPU) {
-    /* MFMA (#ttg.amd_mfma) is not implemented yet: a kernel without dots passes. */
-    ptr_list dots = {ctx, NULL, 0, 0};
-    ir_walk(module, collect_dots, &dots);
-    bool ok = dots.count == 0;
-    if (!ok)
-      ir_op_error(ctx, dots.items[0], "accelerate-matmul: MFMA for %s (#ttg.amd_mfma) is not implemented yet",
-                  target->name);
-    ptr_list_free(&dots);
-    return ok;
-  }
+  if (target->arch == GEMMC_ARCH_AMDGPU) return accelerate_amd_matmul(pc, module);
   if (target->arch != GEMMC_ARCH_NVPTX) {
     ir_op_error(ctx, module, "accelerate-matmul: '%s' is not an NVIDIA target (sm_80, sm_90a, cuda:90, ...)", target->name);
     return false;
@@ -412,7 +404,7 @@ bool gemmc_pass_accelerate_matmul(const gemmc_pass_context *pc, ir_op *module) {
     const ir_attr *mma = ir_layout_attr(ctx, AT_NVIDIA_MMA, &p);
     unsigned bits = ir_type_bits(ir_type_element(dot->operands[0].value->type));
     int k_width = bits >= 32 ? 1 : (int)(32 / bits);
-    rewrite_dot(ctx, dot, mma, k_width);
+    accelerate_rewrite_dot(ctx, dot, mma, k_width);
   }
   ptr_list_free(&dots);
   return true;

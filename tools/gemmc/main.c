@@ -42,7 +42,8 @@ static void print_usage(FILE *f) {
         "  -o FILE                  output file ('-' for stdout; default: INPUT with the emitted extension)\n"
         "  --target=sm_75|sm_80|sm_86|sm_89|sm_90|sm_90a|gfx90a|gfx942   GPU to compile for (default sm_90a)\n"
         "  --num-warps=N            warps per block for TTIR input (default 4; TTGIR keeps its own)\n"
-        "  --num-stages=N           K-loop pipelining depth for TTIR input (cp.async stages, default 3; 1: off)\n"
+        "  --num-stages=N           K-loop pipelining depth for TTIR input (cp.async stages on NVIDIA, default 3;\n"
+        "                           AMD: 2 or more is the 2-stage register pipeline; 0 and 1: off)\n"
         "  --emit=ttgir|llvm|ptx|cubin|amdgcn|hsaco   what to write (default ptx, hsaco for AMD targets;\n"
         "                           cubin needs ptxas on PATH, hsaco ld.lld-19)\n"
         "  --waves-per-eu=N         AMD: ask for N waves per SIMD (1-8; registers per wave <= 512/N)\n"
@@ -194,11 +195,12 @@ static int parse_args(int argc, char **argv, driver_options *o) {
     }
     if (!missing && (v = option_value(argc, argv, &i, "--num-stages", &missing))) {
       int n = 0;
-      if (!parse_int(v, &n) || n < 1 || n > 8) {
-        driver_error("bad --num-stages '%s' (expected 1 to 8; 1 turns software pipelining off)", v);
+      if (!parse_int(v, &n) || n < 0 || n > 8) {
+        driver_error("bad --num-stages '%s' (expected 0 to 8; 0 and 1 turn software pipelining off)", v);
         return EXIT_FAILED;
       }
-      o->compile.num_stages = n;
+      /* 0 is Triton's AMD spelling of "no pipelining" (seed 001's ROCm configs), the same as 1. */
+      o->compile.num_stages = n ? n : 1;
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--emit", &missing))) {
