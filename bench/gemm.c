@@ -178,47 +178,33 @@ typedef struct timing {
   int samples, launches_per_sample;
 } timing;
 
-static int compare_doubles(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
+
+typedef struct runner_state {
+  gemmc_runtime *rt;
+  const runner *r;
+} runner_state;
+
+static bool runner_launch(void *user, int index, char *err, size_t errlen) {
+  runner_state *s = user;
+  mh_error e;
+  if (run_once(s->rt, s->r, index % s->r->buf->sets, &e)) return true;
+  snprintf(err, errlen, "%s", e.message);
+  return false;
 }
 
-/* Warm-up, then `samples` samples of n launches each (n so that a sample lasts >= ~1 ms),
- * rotating over the copies; median per launch. */
+/* gemmc's timing (gemmc_tune_time): warm-up, then `samples` samples of n launches each (n so that
+ * a sample lasts >= ~1 ms), rotating over the copies; median per launch. cuBLAS is timed the
+ * same way as gemmc's configs. */
 static bool time_runner(gemmc_runtime *rt, gemmc_runtime_event *start, gemmc_runtime_event *end, const runner *r,
                         int samples, int warmup, timing *t, mh_error *e) {
-  float ms = 0;
-  int set = 0;
-  for (int i = 0; i < warmup; i++)
-    if (!run_once(rt, r, (set++) % r->buf->sets, e)) return false;
-  if (!mh_ok(gemmc_runtime_event_record(rt, start, NULL), "recording an event", e) ||
-      !run_once(rt, r, (set++) % r->buf->sets, e) ||
-      !mh_ok(gemmc_runtime_event_record(rt, end, NULL), "recording an event", e) ||
-      !mh_ok(gemmc_runtime_event_synchronize(rt, end), "running the GEMM", e) ||
-      !mh_ok(gemmc_runtime_event_elapsed_ms(rt, start, end, &ms), "reading an event", e))
-    return false;
-  int n = ms > 0 ? (int)(1.0 / ms) + 1 : 50;
-  if (n > 50) n = 50;
-  double *per = malloc((size_t)samples * sizeof *per);
-  if (!per) return mh_fail(e, "out of memory");
-  for (int s = 0; s < samples; s++) {
-    bool ok = mh_ok(gemmc_runtime_event_record(rt, start, NULL), "recording an event", e);
-    for (int i = 0; ok && i < n; i++) ok = run_once(rt, r, (set++) % r->buf->sets, e);
-    ok = ok && mh_ok(gemmc_runtime_event_record(rt, end, NULL), "recording an event", e) &&
-         mh_ok(gemmc_runtime_event_synchronize(rt, end), "running the GEMM", e) &&
-         mh_ok(gemmc_runtime_event_elapsed_ms(rt, start, end, &ms), "reading an event", e);
-    if (!ok) {
-      free(per);
-      return false;
-    }
-    per[s] = ms / n;
-  }
-  qsort(per, (size_t)samples, sizeof *per, compare_doubles);
-  t->median_ms = samples % 2 ? per[samples / 2] : 0.5 * (per[samples / 2 - 1] + per[samples / 2]);
-  t->min_ms = per[0];
-  t->samples = samples;
-  t->launches_per_sample = n;
-  free(per);
+  (void)start, (void)end;
+  runner_state s = {rt, r};
+  gemmc_tune_timing tt;
+  if (!mh_ok(gemmc_tune_time(rt, NULL, runner_launch, &s, warmup, samples, 1.0, &tt), "timing", e)) return false;
+  t->median_ms = tt.median_ms;
+  t->min_ms = tt.min_ms;
+  t->samples = tt.samples;
+  t->launches_per_sample = tt.launches_per_sample;
   return true;
 }
 
@@ -560,6 +546,12 @@ int main(int argc, char **argv) {
   printf("device: %s (sm_%d%d, %d SMs, %.0f GiB), gemmc %s, target %s, %d samples per measurement\n", info->name,
          info->compute_capability_major, info->compute_capability_minor, info->multiprocessor_count,
          info->total_memory / 1073741824.0, gemmc_version(), target ? target : mh_target(rt), samples);
+  gemmc_cache *cache = NULL;
+  char cache_err[256];
+  if (!gemmc_cache_open(NULL, 0, &cache, cache_err, sizeof cache_err)) {
+    printf("kernel cache unavailable (%s): compiling every config\n", cache_err);
+    gemmc_cache_open("", 0, &cache, cache_err, sizeof cache_err);
+  }
   cublas_api api;
   bool have_cublas = false;
   if (!no_cublas) {
@@ -601,45 +593,41 @@ int main(int argc, char **argv) {
     char path[4096], joined[4096];
     snprintf(joined, sizeof joined, "%s/%s", tir_dir ? tir_dir : "", mh_default_tir(g->kind));
     mh_find_tir(g->kind, tir_dir ? joined : NULL, path, sizeof path);
-    /* gemmc: the given config, or the fastest of the seed's list. */
+    /* gemmc: the given config, or the fastest of the seed's list, through gemmc's tuner
+     * (parallel compiles through the kernel cache, then event timing over the rotated copies). */
     int nconfigs = tune ? MH_NUM_SEED_CONFIGS : 1;
+    const mh_config *list = tune ? mh_seed_configs : &config;
+    mh_tuned tuned[MH_NUM_SEED_CONFIGS];
+    mh_tune_buffers tb = {buf.a, buf.b, buf.c, buf.sets};
     mh_kernel best_kernel = {0};
+    int best = -1;
+    double compile_wall = 0;
+    if (!mh_tune(rt, cache, g, path, target ? target : mh_target(rt), list, nconfigs, &tb, samples, NULL, tuned, &best,
+                 &best_kernel, &compile_wall, &e))
+      snprintf(r->gemmc_error, sizeof r->gemmc_error, "%.250s", e.message);
     for (int k = 0; k < nconfigs; k++) {
-      mh_config c = tune ? mh_seed_configs[k] : config;
-      char cfg[64];
-      mh_config_str(&c, cfg, sizeof cfg);
-      mh_defines d;
-      memset(&d, 0, sizeof d);
-      mh_kernel kern;
-      timing t;
-      runner gr = {RUN_GEMMC, g, &buf, &kern, &c, NULL, 0, NULL, NULL, NULL, NULL, {{0}}, 0};
-      bool ok = mh_gemm_defines(g, &c, &d, &e) && mh_kernel_build(rt, path, &c, &d, target ? target : mh_target(rt), &kern, &e);
-      if (ok && !time_runner(rt, ev0, ev1, &gr, samples, 3, &t, &e)) {
-        mh_kernel_destroy(rt, &kern);
-        ok = false;
-      }
-      if (!ok) {
-        char first[200];
-        const char *nl = strchr(e.message, '\n');
-        snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - e.message) : (int)strlen(e.message), e.message);
-        if (tune) printf("  tune %-22s failed: %s\n", cfg, first);
-        if (!r->gemmc_ok) snprintf(r->gemmc_error, sizeof r->gemmc_error, "%s", first);
-        if (strstr(e.message, "running the GEMM")) break; /* a fault: the context is gone */
-        continue;
-      }
-      if (tune) printf("  tune %-22s %8.1f TFLOP/s (%.3f ms, compiled in %.1f s)\n", cfg, tflops(g, t.median_ms), t.median_ms,
-                       kern.compile_seconds);
-      if (!r->gemmc_ok || t.median_ms < r->gemmc_t.median_ms) {
-        if (r->gemmc_ok) mh_kernel_destroy(rt, &best_kernel);
-        best_kernel = kern;
-        r->gemmc_t = t;
-        r->config = c;
-        r->gemmc_ok = true;
-      } else {
-        mh_kernel_destroy(rt, &kern);
-      }
-      fflush(stdout);
+      char cfg[64], first[200];
+      mh_config_str(&tuned[k].config, cfg, sizeof cfg);
+      const char *nl = strchr(tuned[k].error, '\n');
+      snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - tuned[k].error) : (int)strlen(tuned[k].error), tuned[k].error);
+      if (tune && tuned[k].ok)
+        printf("  tune %-22s %8.1f TFLOP/s (%.3f ms, %d registers, compiled in %.0f ms%s)\n", cfg,
+               tflops(g, tuned[k].timing.median_ms), tuned[k].timing.median_ms, tuned[k].info.num_registers,
+               tuned[k].compile_ms + tuned[k].jit_ms, tuned[k].cache_hit ? ", cache" : "");
+      else if (tune)
+        printf("  tune %-22s failed: %s\n", cfg, first);
+      if (!tuned[k].ok && !r->gemmc_error[0]) snprintf(r->gemmc_error, sizeof r->gemmc_error, "%s", first);
     }
+    if (tune) printf("  tune: %d configs compiled and JIT-compiled in %.0f ms (parallel)\n", nconfigs, compile_wall);
+    if (best >= 0) {
+      r->gemmc_ok = true;
+      r->config = tuned[best].config;
+      r->gemmc_t.median_ms = tuned[best].timing.median_ms;
+      r->gemmc_t.min_ms = tuned[best].timing.min_ms;
+      r->gemmc_t.samples = tuned[best].timing.samples;
+      r->gemmc_t.launches_per_sample = tuned[best].timing.launches_per_sample;
+    }
+    fflush(stdout);
     if (!r->gemmc_ok) r->config = tune ? mh_seed_configs[0] : config;
     cublas_choice cb = {0};
     if (have_cublas) {
@@ -680,6 +668,7 @@ int main(int argc, char **argv) {
   gemmc_runtime_event_destroy(rt, ev0);
   gemmc_runtime_event_destroy(rt, ev1);
   if (have_cublas) cublas_close(rt, &api);
+  gemmc_cache_close(cache);
   gemmc_runtime_destroy(rt);
   return failures ? 1 : 0;
 }

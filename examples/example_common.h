@@ -28,6 +28,7 @@ typedef struct example_args {
   const char *keys[EXAMPLE_MAX_ARGS];
   long values[EXAMPLE_MAX_ARGS];
   int num_values;
+  gemmc_backend backend; /* --backend cuda|hip */
 } example_args;
 
 /* Everything one example holds; example_finish releases it. */
@@ -49,7 +50,18 @@ static bool example_parse_args(int argc, char **argv, const char *default_file, 
   const char *dir = getenv("GEMMC_EXAMPLES_DIR");
   snprintf(default_path, sizeof default_path, "%s/%s", dir && *dir ? dir : GEMMC_EXAMPLES_DIR, default_file);
   a->tir_path = default_path;
+  a->backend = GEMMC_BACKEND_CUDA;
   for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--backend") || !strncmp(argv[i], "--backend=", 10)) {
+      const char *v = argv[i][9] == '=' ? argv[i] + 10 : i + 1 < argc ? argv[++i] : "";
+      if (!strcmp(v, "cuda")) a->backend = GEMMC_BACKEND_CUDA;
+      else if (!strcmp(v, "hip")) a->backend = GEMMC_BACKEND_HIP;
+      else {
+        fprintf(stderr, "bad --backend '%s' (expected cuda or hip)\n", v);
+        return false;
+      }
+      continue;
+    }
     char *eq = strchr(argv[i], '=');
     if (!eq) {
       a->tir_path = argv[i];
@@ -121,16 +133,19 @@ static float example_uniform(uint64_t *state, float lo, float hi) {
   return lo + (hi - lo) * (float)((example_next(state) >> 40) * (1.0 / 16777216.0));
 }
 
-/* Returns 1 when the program should run the kernel, 0 when there is no driver (the message is
- * printed; exit 0), -1 on an error (printed; exit 1). */
+/* Returns 1 when the program should run the kernel, 0 when there is no CUDA driver (the message
+ * is printed; exit 0), -1 on an error, no HIP runtime included (printed; exit 1). */
 static int example_start(const char *name, const example_args *a, example *ex) {
   memset(ex, 0, sizeof *ex);
   ex->name = name;
   ex->seed = (uint64_t)example_arg(a, "seed", 0);
   if (!ex->seed) ex->seed = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
-  gemmc_status st = gemmc_runtime_create(GEMMC_BACKEND_CUDA, 0, &ex->rt);
+  bool hip = a->backend == GEMMC_BACKEND_HIP;
+  gemmc_status st = gemmc_runtime_create(a->backend, 0, &ex->rt);
   bool no_driver = st.code == GEMMC_ERROR_NO_DRIVER;
-  if (st.code != GEMMC_OK && !no_driver) {
+  /* Without a CUDA driver the kernel still compiles to PTX; without a HIP runtime nothing here
+   * can be checked, so that is an error. */
+  if (st.code != GEMMC_OK && (!no_driver || hip)) {
     fprintf(stderr, "%s: %s\n", name, st.message);
     return -1;
   }
@@ -139,6 +154,9 @@ static int example_start(const char *name, const example_args *a, example *ex) {
   gemmc_compile_options_init(&opts);
   if (ex->rt && gemmc_runtime_device_info(ex->rt)->target_name[0])
     opts.target = gemmc_runtime_device_info(ex->rt)->target_name;
+  else if (hip)
+    opts.target = "gfx942";
+  if (hip) opts.stage = GEMMC_STAGE_HSACO;
   opts.defines = a->defines;
   opts.num_defines = a->num_defines;
   size_t len = 0;
@@ -153,13 +171,13 @@ static int example_start(const char *name, const example_args *a, example *ex) {
     return -1;
   }
   ex->kernel = gemmc_compiled_kernel(ex->compiled);
-  size_t ptx_len = 0;
-  const char *ptx = gemmc_compiled_ptx(ex->compiled, &ptx_len);
+  size_t image_len = 0;
+  const void *image = hip ? gemmc_compiled_hsaco(ex->compiled, &image_len) : gemmc_compiled_ptx(ex->compiled, &image_len);
   if (no_driver) {
-    printf("no CUDA driver: compiled %s to PTX (%zu bytes), skipping the run\n", name, ptx_len);
+    printf("no CUDA driver: compiled %s to PTX (%zu bytes), skipping the run\n", name, image_len);
     return 0;
   }
-  st = gemmc_runtime_module_load(ex->rt, ptx, ptx_len, &ex->module);
+  st = gemmc_runtime_module_load(ex->rt, image, image_len, &ex->module);
   if (st.code == GEMMC_OK) st = gemmc_runtime_module_get_kernel(ex->rt, ex->module, ex->kernel->name, &ex->function);
   if (st.code == GEMMC_OK && ex->kernel->dynamic_shared_bytes > 48 * 1024)
     st = gemmc_runtime_kernel_set_max_dynamic_shared(ex->rt, ex->function, (int)ex->kernel->dynamic_shared_bytes);

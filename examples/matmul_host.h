@@ -16,8 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gemmc/cache.h"
 #include "gemmc/gemmc.h"
+#include "gemmc/ir.h"
 #include "gemmc/runtime.h"
+#include "gemmc/target.h"
+#include "gemmc/tune.h"
 
 /* ------------------------------------------------------------------ errors */
 
@@ -42,17 +46,22 @@ static inline bool mh_ok(gemmc_status s, const char *what, mh_error *e) {
 
 /* ------------------------------------------------------------------ element types */
 
-typedef enum mh_dtype { MH_F16, MH_BF16, MH_F32, MH_I8, MH_I32 } mh_dtype;
+/* E4M3 / E5M2: the fp8 formats (f8E4M3FN, f8E5M2 in the IR; one byte, no arithmetic, only dot
+ * inputs). */
+typedef enum mh_dtype { MH_F16, MH_BF16, MH_F32, MH_I8, MH_I32, MH_E4M3, MH_E5M2 } mh_dtype;
 
 static inline const char *mh_dtype_name(mh_dtype t) {
-  static const char *const names[] = {"f16", "bf16", "f32", "i8", "i32"};
+  static const char *const names[] = {"f16", "bf16", "f32", "i8", "i32", "f8E4M3FN", "f8E5M2"};
   return names[t];
 }
 static inline size_t mh_dtype_size(mh_dtype t) {
-  static const size_t sizes[] = {2, 2, 4, 1, 4};
+  static const size_t sizes[] = {2, 2, 4, 1, 4, 1, 1};
   return sizes[t];
 }
-static inline bool mh_dtype_is_float(mh_dtype t) { return t == MH_F16 || t == MH_BF16 || t == MH_F32; }
+static inline bool mh_dtype_is_fp8(mh_dtype t) { return t == MH_E4M3 || t == MH_E5M2; }
+static inline bool mh_dtype_is_float(mh_dtype t) {
+  return t == MH_F16 || t == MH_BF16 || t == MH_F32 || mh_dtype_is_fp8(t);
+}
 
 /* Accepts the IR names and the usual long ones (fp16, float16, bfloat16, int8, ...). */
 static inline bool mh_dtype_parse(const char *s, mh_dtype *out) {
@@ -62,7 +71,8 @@ static inline bool mh_dtype_parse(const char *s, mh_dtype *out) {
   } names[] = {{"f16", MH_F16},  {"fp16", MH_F16},      {"float16", MH_F16}, {"half", MH_F16},
                {"bf16", MH_BF16}, {"bfloat16", MH_BF16}, {"f32", MH_F32},     {"fp32", MH_F32},
                {"float32", MH_F32}, {"float", MH_F32},   {"i8", MH_I8},       {"int8", MH_I8},
-               {"i32", MH_I32},   {"int32", MH_I32}};
+               {"i32", MH_I32},   {"int32", MH_I32},     {"f8E4M3FN", MH_E4M3}, {"e4m3", MH_E4M3},
+               {"fp8", MH_E4M3},  {"f8E5M2", MH_E5M2},   {"e5m2", MH_E5M2}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!strcmp(s, names[i].name)) {
       *out = names[i].type;
@@ -116,6 +126,12 @@ static inline float mh_bf16_bits_to_f32(uint16_t h) {
   return f;
 }
 
+static inline double mh_fp8_bits_to_double(uint8_t x, int mbits, int bias) {
+  int exp = (x & 0x7f) >> mbits, mant = x & ((1 << mbits) - 1);
+  double v = exp == 0 ? ldexp(mant, 1 - bias - mbits) : ldexp((1 << mbits) + mant, exp - bias - mbits);
+  return x & 0x80 ? -v : v;
+}
+
 /* Element i of a buffer of type t, as a double. */
 static inline double mh_load(mh_dtype t, const void *buf, size_t i) {
   switch (t) {
@@ -124,6 +140,15 @@ static inline double mh_load(mh_dtype t, const void *buf, size_t i) {
   case MH_F32: return ((const float *)buf)[i];
   case MH_I8: return ((const int8_t *)buf)[i];
   case MH_I32: return ((const int32_t *)buf)[i];
+  case MH_E4M3: {
+    uint8_t x = ((const uint8_t *)buf)[i];
+    return (x & 0x7f) == 0x7f ? NAN : mh_fp8_bits_to_double(x, 3, 7);
+  }
+  case MH_E5M2: {
+    uint8_t x = ((const uint8_t *)buf)[i];
+    if ((x & 0x7c) == 0x7c) return (x & 3) ? NAN : (x & 0x80 ? -INFINITY : INFINITY);
+    return mh_fp8_bits_to_double(x, 2, 15);
+  }
   }
   return NAN;
 }
@@ -136,6 +161,9 @@ static inline void mh_store(mh_dtype t, void *buf, size_t i, double v) {
   case MH_F32: ((float *)buf)[i] = (float)v; break;
   case MH_I8: ((int8_t *)buf)[i] = (int8_t)v; break;
   case MH_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
+  /* The same rounding the compiler uses for fp8 constants (nearest even, saturating). */
+  case MH_E4M3: ((uint8_t *)buf)[i] = ir_float_to_fp8_bits(FLT_F8E4M3FN, v); break;
+  case MH_E5M2: ((uint8_t *)buf)[i] = ir_float_to_fp8_bits(FLT_F8E5M2, v); break;
   }
 }
 
@@ -233,8 +261,9 @@ static inline bool mh_gemm_check(const mh_gemm *g, mh_error *e) {
   if (int_in != (g->acc == MH_I32) || (int_in && g->out != MH_I32))
     return mh_fail(e, "i8 inputs go with an i32 accumulator and i32 output (got %s/%s/%s)", mh_dtype_name(g->in),
                    mh_dtype_name(g->acc), mh_dtype_name(g->out));
-  if (!int_in && (!mh_dtype_is_float(g->acc) || !mh_dtype_is_float(g->out) || g->acc == MH_BF16))
-    return mh_fail(e, "float inputs need an f32 or f16 accumulator and a float output");
+  if (!int_in && (!mh_dtype_is_float(g->acc) || !mh_dtype_is_float(g->out) || g->acc == MH_BF16 ||
+                  mh_dtype_is_fp8(g->acc) || mh_dtype_is_fp8(g->out)))
+    return mh_fail(e, "float inputs need an f32 or f16 accumulator and an f16, bf16 or f32 output");
   if (mh_dtype_size(g->out) > mh_dtype_size(g->acc))
     return mh_fail(e, "the output (%s) may not be wider than the accumulator (%s)", mh_dtype_name(g->out),
                    mh_dtype_name(g->acc));
@@ -299,6 +328,9 @@ static inline double mh_error_bound(const mh_gemm *g) {
   double u_out = g->out == MH_F16 ? 0x1p-11 : g->out == MH_BF16 ? 0x1p-8 : 0x1p-24;
   double u_acc = g->acc == MH_F16 ? 0x1p-11 : 0x1p-24;
   double u_in = g->in == MH_F32 && g->tf32 ? 0x1p-10 : 0.0; /* tf32 may truncate: one ulp */
+  /* fp8 inputs are exact (the reference reads the same bytes), but Hopper's fp8 tensor cores
+   * add the products with fewer mantissa bits than f32 (about 13 are kept). */
+  if (mh_dtype_is_fp8(g->in) && g->acc == MH_F32) u_acc = 0x1p-13;
   double bound = 2 * u_out + 2 * u_in + 2 * sqrt((double)g->k) * u_acc;
   return bound < 1e-5 ? 1e-5 : bound; /* f32: summation order alone differs by ~1e-6 */
 }
@@ -400,16 +432,19 @@ static inline void mh_check_str(const mh_check_result *r, char *buf, size_t n) {
  * ring (gemmc_compile_options.num_stages). */
 typedef struct mh_config {
   int block_m, block_n, block_k, group_m, num_warps, num_stages;
+  /* sm_90+ operand path: 0 whatever the compiler proves legal (TMA, warp specialization),
+   * 1 TMA without warp specialization (":tma"), 2 cp.async only (":cp"). */
+  int path;
 } mh_config;
 
 /* The seed's CUDA config list (triton.Config(...) in the tutorial's autotune decorator). */
 static const mh_config mh_seed_configs[] = {
-    {128, 256, 64, 8, 8, 3}, {64, 256, 32, 8, 4, 4}, {128, 128, 32, 8, 4, 4}, {128, 64, 32, 8, 4, 4},
-    {64, 128, 32, 8, 4, 4},  {128, 32, 32, 8, 4, 4}, {64, 32, 32, 8, 2, 5},   {32, 64, 32, 8, 2, 5},
+    {128, 256, 64, 8, 8, 3, 0}, {64, 256, 32, 8, 4, 4, 0}, {128, 128, 32, 8, 4, 4, 0}, {128, 64, 32, 8, 4, 4, 0},
+    {64, 128, 32, 8, 4, 4, 0},  {128, 32, 32, 8, 4, 4, 0}, {64, 32, 32, 8, 2, 5, 0},   {32, 64, 32, 8, 2, 5, 0},
 };
 enum { MH_NUM_SEED_CONFIGS = sizeof mh_seed_configs / sizeof mh_seed_configs[0] };
 /* The Triton 3.6 dump's config (shared/triton-3.6/matmul_128x128x64_s3_w4.ttir). */
-static const mh_config mh_default_config = {128, 128, 64, 8, 4, 3};
+static const mh_config mh_default_config = {128, 128, 64, 8, 4, 3, 0};
 
 /* "128x128x64" with optional ":g8", ":w4", ":s3" parts in any order (also "128x128x64:8:4:3"). */
 static inline bool mh_config_parse(const char *s, mh_config *c) {
@@ -420,6 +455,11 @@ static inline bool mh_config_parse(const char *s, mh_config *c) {
   int position = 0;
   while (*p == ':') {
     p++;
+    if (!strncmp(p, "tma", 3) || !strncmp(p, "cp", 2)) {
+      r.path = p[0] == 't' ? 1 : 2;
+      p += p[0] == 't' ? 3 : 2;
+      continue;
+    }
     char tag = 0;
     if (*p == 'g' || *p == 'w' || *p == 's') tag = *p++;
     else tag = position == 0 ? 'g' : position == 1 ? 'w' : 's';
@@ -438,8 +478,8 @@ static inline bool mh_config_parse(const char *s, mh_config *c) {
 }
 
 static inline void mh_config_str(const mh_config *c, char *buf, size_t n) {
-  snprintf(buf, n, "%dx%dx%d:g%d:w%d:s%d", c->block_m, c->block_n, c->block_k, c->group_m, c->num_warps,
-           c->num_stages);
+  snprintf(buf, n, "%dx%dx%d:g%d:w%d:s%d%s", c->block_m, c->block_n, c->block_k, c->group_m, c->num_warps,
+           c->num_stages, c->path == 1 ? ":tma" : c->path == 2 ? ":cp" : "");
 }
 
 enum { MH_MAX_DEFINES = 64, MH_DEFINE_CHARS = 48 };
@@ -620,10 +660,12 @@ static inline void mh_find_tir(mh_kernel_kind kind, const char *explicit_path, c
   snprintf(out, n, "%s/%s", GEMMC_EXAMPLES_DIR, mh_default_tir(kind));
 }
 
-/* A compiled kernel, loaded when a runtime is given. Owns its gemmc context. */
+/* A compiled kernel, loaded when a runtime is given. Owns its gemmc context, or (from mh_tune) the
+ * kernel image its metadata lives in. */
 typedef struct mh_kernel {
   gemmc_context *ctx;
   gemmc_compiled *compiled;
+  gemmc_kernel_image *image;
   const gemmc_kernel_metadata *meta;
   gemmc_runtime_module *module;
   gemmc_runtime_kernel *fn;
@@ -634,6 +676,7 @@ static inline void mh_kernel_destroy(gemmc_runtime *rt, mh_kernel *k) {
   if (k->module && rt) gemmc_runtime_module_unload(rt, k->module);
   gemmc_compiled_destroy(k->compiled);
   if (k->ctx) gemmc_context_destroy(k->ctx);
+  gemmc_kernel_image_destroy(k->image);
   memset(k, 0, sizeof *k);
 }
 
@@ -659,10 +702,17 @@ static inline bool mh_kernel_build(gemmc_runtime *rt, const char *path, const mh
   gemmc_compile_options opts;
   gemmc_compile_options_init(&opts);
   opts.target = target;
+  /* AMD targets end in a linked code object, NVIDIA ones in PTX the driver JITs. */
+  const gemmc_target *t = gemmc_target_lookup(target, NULL, 0);
+  bool amd = t && t->arch == GEMMC_ARCH_AMDGPU;
+  if (amd) opts.stage = GEMMC_STAGE_HSACO;
   opts.num_warps = c->num_warps;
   opts.defines = d->items;
   opts.num_defines = d->count;
   if (c->num_stages > 0) opts.num_stages = c->num_stages;
+  if (c->path >= 1) opts.warp_specialize = -1;
+  if (c->path == 1) opts.tma = 1;
+  if (c->path == 2) opts.tma = -1;
   double t0 = mh_now_seconds();
   bool ok = gemmc_compile(k->ctx, text, len, path, &opts, &k->compiled);
   k->compile_seconds = mh_now_seconds() - t0;
@@ -677,13 +727,14 @@ static inline bool mh_kernel_build(gemmc_runtime *rt, const char *path, const mh
   }
   k->meta = gemmc_compiled_kernel(k->compiled);
   if (!rt) return true;
-  size_t ptx_len = 0;
-  const char *ptx = gemmc_compiled_ptx(k->compiled, &ptx_len);
-  if (!ptx || !k->meta) {
+  size_t image_len = 0;
+  const void *image = amd ? gemmc_compiled_hsaco(k->compiled, &image_len) : gemmc_compiled_ptx(k->compiled, &image_len);
+  if (!image || !k->meta) {
     mh_kernel_destroy(rt, k);
-    return mh_fail(e, "gemmc returned no PTX for %s", path);
+    return mh_fail(e, "gemmc returned no %s for %s", amd ? "code object" : "PTX", path);
   }
-  if (!mh_ok(gemmc_runtime_module_load(rt, ptx, ptx_len + 1, &k->module), "loading the PTX", e) ||
+  if (!amd) image_len++; /* the PTX's NUL */
+  if (!mh_ok(gemmc_runtime_module_load(rt, image, image_len, &k->module), amd ? "loading the code object" : "loading the PTX", e) ||
       !mh_ok(gemmc_runtime_module_get_kernel(rt, k->module, k->meta->name, &k->fn), "finding the kernel", e)) {
     mh_kernel_destroy(rt, k);
     return false;
@@ -785,24 +836,160 @@ static inline bool mh_launch(gemmc_runtime *rt, const mh_kernel *k, const mh_gem
   return mh_ok(gemmc_runtime_launch(rt, k->fn, &lc, la.slots), "launching the kernel", e);
 }
 
-/* Opens the CUDA driver. *rt is NULL and true is returned when there is no driver (a normal
- * outcome on build machines); false only for a driver that is present but fails. */
-static inline bool mh_runtime_open(gemmc_runtime **rt, mh_error *e) {
+/* Opens the backend's driver. CUDA: *rt is NULL and true is returned when there is no driver (a
+ * normal outcome on build machines, where the programs still compile). HIP: no runtime is an
+ * error, because nothing can be checked without one (the message is the runtime's one line). */
+static inline bool mh_runtime_open_backend(gemmc_backend backend, gemmc_runtime **rt, mh_error *e) {
   *rt = NULL;
-  gemmc_status s = gemmc_runtime_create(GEMMC_BACKEND_CUDA, 0, rt);
+  gemmc_status s = gemmc_runtime_create(backend, 0, rt);
   if (s.code == GEMMC_OK) return true;
   *rt = NULL;
-  if (s.code == GEMMC_ERROR_NO_DRIVER) {
+  if (s.code == GEMMC_ERROR_NO_DRIVER && backend == GEMMC_BACKEND_CUDA) {
     snprintf(e->message, sizeof e->message, "%s", s.message);
     return true;
   }
-  return mh_fail(e, "opening the CUDA driver: %s", s.message);
+  if (s.code == GEMMC_ERROR_NO_DRIVER) return mh_fail(e, "%s", s.message);
+  return mh_fail(e, "opening the %s runtime: %s", backend == GEMMC_BACKEND_HIP ? "HIP" : "CUDA", s.message);
 }
 
-/* The gemmc target for the device (sm_90a on Hopper), or sm_90a without one. */
+static inline bool mh_runtime_open(gemmc_runtime **rt, mh_error *e) {
+  return mh_runtime_open_backend(GEMMC_BACKEND_CUDA, rt, e);
+}
+
+/* The gemmc target for the device (sm_90a on Hopper, gfx942 on MI300), or sm_90a without one. */
 static inline const char *mh_target(gemmc_runtime *rt) {
   const gemmc_device_info *info = rt ? gemmc_runtime_device_info(rt) : NULL;
-  return info && info->target_name[0] ? info->target_name : "sm_90a";
+  if (info && info->target_name[0]) return info->target_name;
+  return info && info->backend == GEMMC_BACKEND_HIP ? "gfx942" : "sm_90a";
+}
+
+/* "cuda" or "hip" (the examples' --backend). */
+static inline bool mh_backend_parse(const char *s, gemmc_backend *out) {
+  if (!strcmp(s, "cuda")) *out = GEMMC_BACKEND_CUDA;
+  else if (!strcmp(s, "hip")) *out = GEMMC_BACKEND_HIP;
+  else return false;
+  return true;
+}
+
+/* ------------------------------------------------------------------ tuning a config list */
+
+/* One config's outcome in mh_tune. */
+typedef struct mh_tuned {
+  mh_config config;
+  bool ok;
+  char error[512];
+  double compile_ms, jit_ms; /* in its compile thread; compile_ms of a cache hit is the read */
+  bool cache_hit;
+  gemmc_tune_timing timing; /* when timed */
+  gemmc_kernel_info info;   /* registers, spills (when loaded) */
+} mh_tuned;
+
+/* Buffers mh_tune launches on: `sets` copies of A, B and C, used in turn (inputs larger than L2). */
+typedef struct mh_tune_buffers {
+  const gemmc_devptr *a, *b, *c;
+  int sets;
+} mh_tune_buffers;
+
+typedef struct mh_tune_launch_state {
+  gemmc_runtime *rt;
+  const mh_kernel *k;
+  const mh_gemm *g;
+  const mh_config *c;
+  const mh_tune_buffers *buf;
+} mh_tune_launch_state;
+
+static inline bool mh_tune_launch(void *user, int index, char *err, size_t errlen) {
+  mh_tune_launch_state *s = user;
+  int set = index % s->buf->sets;
+  mh_error e;
+  if (mh_launch(s->rt, s->k, s->g, s->c, s->buf->a[set], s->buf->b[set], s->buf->c[set], &e)) return true;
+  snprintf(err, errlen, "%s", e.message);
+  return false;
+}
+
+/* gemmc's one tuner (gemmc/tune.h) on the examples' matmul kernels: compiles `path` for every
+ * config in parallel through `cache` (with the driver's JIT when rt is given), then loads and
+ * times each on buf (samples, CUDA events). Without rt it only compiles (compile times).
+ * results[i] belongs to configs[i]; *best is the fastest (-1 when none ran); with best_kernel
+ * the fastest stays loaded there for the caller (mh_kernel_destroy). *wall_ms: the compile
+ * batch's wall time (all configs, parallel). */
+static inline bool mh_tune(gemmc_runtime *rt, gemmc_cache *cache, const mh_gemm *g, const char *path, const char *target,
+                           const mh_config *configs, int n, const mh_tune_buffers *buf, int samples, FILE *progress,
+                           mh_tuned *results, int *best, mh_kernel *best_kernel, double *wall_ms, mh_error *e) {
+  *best = -1;
+  if (best_kernel) memset(best_kernel, 0, sizeof *best_kernel);
+  char *text = NULL;
+  size_t len = 0;
+  if (!mh_read_file(path, &text, &len, e)) return false;
+  mh_defines *defs = calloc((size_t)n, sizeof *defs);
+  gemmc_tune_source *src = calloc((size_t)n, sizeof *src);
+  gemmc_tune_compiled *built = calloc((size_t)n, sizeof *built);
+  char (*labels)[64] = calloc((size_t)n, sizeof *labels);
+  if (!defs || !src || !built || !labels) {
+    free(text), free(defs), free(src), free(built), free(labels);
+    return mh_fail(e, "out of memory");
+  }
+  for (int i = 0; i < n; i++) {
+    memset(&results[i], 0, sizeof results[i]);
+    results[i].config = configs[i];
+    mh_config_str(&configs[i], labels[i], sizeof labels[i]);
+    mh_gemm_defines(g, &configs[i], &defs[i], e);
+    src[i].label = labels[i];
+    src[i].text = text;
+    src[i].len = len;
+    src[i].filename = path;
+    gemmc_compile_options_init(&src[i].options);
+    src[i].options.target = target;
+    src[i].options.num_warps = configs[i].num_warps;
+    if (configs[i].num_stages > 0) src[i].options.num_stages = configs[i].num_stages;
+    src[i].options.defines = defs[i].items;
+    src[i].options.num_defines = defs[i].count;
+  }
+  int driver = rt ? gemmc_runtime_device_info(rt)->driver_version : 0;
+  gemmc_status st = gemmc_tune_compile(rt, cache, driver, src, n, 0, progress, built, wall_ms);
+  bool ok = mh_ok(st, "compiling the configs", e);
+  for (int i = 0; ok && i < n; i++) {
+    mh_tuned *r = &results[i];
+    r->ok = built[i].ok;
+    r->compile_ms = built[i].compile_ms;
+    r->jit_ms = built[i].jit_ms;
+    r->cache_hit = built[i].cache_hit;
+    snprintf(r->error, sizeof r->error, "%.500s", built[i].error);
+    if (!r->ok || !rt) continue;
+    mh_kernel k;
+    memset(&k, 0, sizeof k);
+    k.image = built[i].image;
+    built[i].image = NULL;
+    k.meta = gemmc_kernel_image_metadata(k.image);
+    k.compile_seconds = (r->compile_ms + r->jit_ms) / 1e3;
+    st = gemmc_cache_load(rt, cache, k.image, &k.module, &k.fn);
+    if (st.code == GEMMC_OK) gemmc_runtime_kernel_get_info(rt, k.fn, &r->info);
+    mh_tune_launch_state ls = {rt, &k, g, &configs[i], buf};
+    if (st.code == GEMMC_OK) st = gemmc_tune_time(rt, NULL, mh_tune_launch, &ls, 3, samples, 1.0, &r->timing);
+    if (st.code != GEMMC_OK) {
+      r->ok = false;
+      snprintf(r->error, sizeof r->error, "%.500s", st.message);
+      mh_kernel_destroy(rt, &k);
+      if (strstr(st.message, "launch failed") || strstr(st.message, "cuEventSynchronize")) break; /* the context is gone */
+      continue;
+    }
+    if (progress) {
+      fprintf(progress, "  tune %-24s %9.4f ms  %3d registers%s\n", labels[i], r->timing.median_ms, r->info.num_registers,
+              r->info.local_bytes ? " (spills)" : "");
+      fflush(progress);
+    }
+    bool better = *best < 0 || r->timing.median_ms < results[*best].timing.median_ms;
+    if (better && best_kernel) {
+      mh_kernel_destroy(rt, best_kernel);
+      *best_kernel = k;
+    } else {
+      mh_kernel_destroy(rt, &k);
+    }
+    if (better) *best = i;
+  }
+  for (int i = 0; i < n; i++) gemmc_kernel_image_destroy(built[i].image);
+  free(text), free(defs), free(src), free(built), free(labels);
+  return ok;
 }
 
 /* ------------------------------------------------------------------ one checked run */
@@ -857,6 +1044,7 @@ static inline void mh_example_usage(FILE *f, const char *program, mh_kernel_kind
           "%s"
           "  -D NAME=VALUE         extra / overriding compile-time constant (repeatable)\n"
           "  --target T            gemmc target (default: the device's, else sm_90a)\n"
+          "  --backend cuda|hip    runtime to run on (default cuda; hip needs libamdhip64 and an AMD target)\n"
           "  --ptx FILE            also write the PTX to FILE\n"
           "  --seed N              replay a run (default: fresh inputs every run)\n",
           program, mh_default_tir(kind), mh_default_tir(kind),
@@ -869,6 +1057,7 @@ static inline void mh_example_usage(FILE *f, const char *program, mh_kernel_kind
 /* The whole example program: parse, compile, run, check, print one line. Returns the exit status. */
 static inline int mh_example_main(int argc, char **argv, mh_kernel_kind kind) {
   const char *program = argv[0], *tir = NULL, *target = NULL, *ptx_path = NULL;
+  gemmc_backend backend = GEMMC_BACKEND_CUDA;
   mh_gemm g;
   memset(&g, 0, sizeof g);
   g.kind = kind;
@@ -907,6 +1096,9 @@ static inline int mh_example_main(int argc, char **argv, mh_kernel_kind kind) {
     bool is_int = end != v && !*end;
     if (!strcmp(a, "--tir")) tir = v;
     else if (!strcmp(a, "--target")) target = v;
+    else if (!strcmp(a, "--backend")) {
+      if (!mh_backend_parse(v, &backend)) goto bad_value;
+    }
     else if (!strcmp(a, "--ptx")) ptx_path = v;
     else if (!strcmp(a, "-D")) {
       if (!mh_defines_set_arg(&extra, v)) goto bad_value;
@@ -961,7 +1153,7 @@ static inline int mh_example_main(int argc, char **argv, mh_kernel_kind kind) {
   for (int i = 0; i < extra.count; i++) mh_defines_set(&defines, extra.names[i], extra.values[i]);
 
   gemmc_runtime *rt;
-  if (!mh_runtime_open(&rt, &e)) goto fail;
+  if (!mh_runtime_open_backend(backend, &rt, &e)) goto fail;
   mh_kernel k;
   if (!mh_kernel_build(rt, path, &cfg, &defines, target ? target : mh_target(rt), &k, &e)) {
     gemmc_runtime_destroy(rt);

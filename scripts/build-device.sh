@@ -10,8 +10,9 @@ cmake --build "$build"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin"
-cp "$build/libgemmc.so" "$stage/bin/"
-for f in "$build"/gemmc "$build"/gemmc-opt "$build"/example-* "$build"/bench-* "$build"/test_*; do
+# The programs ask for the library by its soname (libgemmc.so.0): copy that one file.
+cp -L "$build/libgemmc.so.0" "$stage/bin/"
+for f in "$build"/gemmc "$build"/gemmc-opt "$build"/gemmc-tune "$build"/example-* "$build"/bench-* "$build"/test_*; do
   [ -x "$f" ] && [ -f "$f" ] && cp "$f" "$stage/bin/"
 done
 strip --strip-unneeded "$stage"/bin/* 2>/dev/null || true

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repo root: runs the GPU checks and benchmarks from the carried
 # bundle (scripts/build-device.sh) and writes one log per step into ${OUT:-/tmp/gemmc-out}.
-# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only|sanitize]
+# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only|triton|triton-quick|product|sanitize]
+#   triton: Triton 3.6's IR of the kernels gemmc must match (triton-dumps.tar.gz) and gemmc beside
+#           Triton and cuBLAS in one process (triton_compare.csv/.txt); triton-quick: 3 rows only.
+#   product: gemmc_matmul (issue 12): the correctness suite and a 1000-case random sweep, warm-call
+#   overhead beside cuLaunchKernel, the cold first call, 8 processes on one fresh kernel cache,
+#   speed beside the best hand-picked config (4096^3, 8192^3, 16 x 4096^3 f16), compile times
+#   beside Triton, the seed's 8-config sweep compiled in parallel.
 #   sanitize: compute-sanitizer memcheck, racecheck and synccheck over the quick GEMM suite and the
 #   examples' ragged cases (issue 13); a tool's report of any error fails the step.
 set -uo pipefail
@@ -34,6 +40,31 @@ if [ "$mode" = sanitize ]; then
     step "san-$tool-matmul" "${san[@]}" example-matmul -M 130 -N 70 -K 33
     step "san-$tool-batched" "${san[@]}" example-batched_matmul --batch 2 -M 65 -N 33 -K 17
   done
+  exit $status
+fi
+if [ "$mode" = triton ] || [ "$mode" = triton-quick ]; then
+  # At most 8 files come back from $OUT: gpu.txt, summary.txt, two logs, the dump archive, CSV, table.
+  quick=()
+  [ "$mode" = triton-quick ] && quick=(--quick)
+  step triton-dump python3 scripts/triton-dump.py --out "$out"
+  # Rows run most important first; none starts after 360 s, so dump + compare fit one 10-minute call.
+  step triton-compare python3 bench/triton_compare.py --out "$out" --libgemmc "$(ls "$GEMMC_BIN"/libgemmc.so* | head -1)" \
+    --budget-s 360 "${quick[@]}"
+  exit $status
+fi
+if [ "$mode" = product ]; then
+  # One kernel cache for the run (fresh), so that the suites' compile times are this run's.
+  export GEMMC_CACHE_DIR="$out/gemmc-cache"
+  rm -rf "$GEMMC_CACHE_DIR"
+  step unit-runtime test_runtime_nodriver
+  step matmul-suite test_gpu_matmul
+  step matmul-sweep test_gpu_matmul --no-fixed --sweep 1000
+  step matmul-overhead bench-matmul_api --overhead
+  step matmul-cold bench-matmul_api --cold
+  step matmul-procs bench-matmul_api --procs 8
+  step matmul-perf bench-matmul_api --perf
+  step compile-vs-triton bash bench/compile_vs_triton.sh "$GEMMC_BIN" 10
+  step tune-sweep gemmc-tune examples/matmul.tir --seed-configs --no-cache --shape 4096x4096x4096
   exit $status
 fi
 if [ "$mode" != bench-only ]; then

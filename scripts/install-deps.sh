@@ -2,8 +2,10 @@
 # Installs what building and testing gemmc needs on Debian 12; does nothing when it is all there.
 set -euo pipefail
 
+# lld-19: ld.lld-19 links AMDGPU objects into loadable code objects (.hsaco); llvm-19 brings
+# llvm-objdump and llvm-readelf, which the AMD tests and scripts/amd-side-by-side.sh read them with.
 # clang-19 + libclang-rt-19-dev: libFuzzer and the sanitizer runtimes for scripts/fuzz.sh.
-packages=(build-essential gcc g++ cmake ninja-build flex bison llvm-19-dev llvm-19-tools
+packages=(build-essential gcc g++ cmake ninja-build flex bison llvm-19 llvm-19-dev llvm-19-tools lld-19
           libzstd-dev zlib1g-dev python3 clang-19 libclang-rt-19-dev)
 
 missing=()

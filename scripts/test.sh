@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds gemmc and runs every test (C unit tests + lit) twice: plainly in build/, then under
-# AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/; then fuzzes the whole compiler
-# for a bounded time (scripts/fuzz.sh, build-fuzz/). Ends with "N passed, N failed".
+# AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/; then the parallel-compile tests
+# under ThreadSanitizer in build-tsan/; then fuzzes the whole compiler for a bounded time
+# (scripts/fuzz.sh, build-fuzz/). Ends with "N passed, N failed".
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -73,6 +74,16 @@ ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_chec
 UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
   run_suite "asan+ubsan" "$root/build-asan" -DGEMMC_SANITIZE=ON
 
+# ThreadSanitizer: the library and its parallel-compile tests only (gemmc_matmul's autotuning
+# compiles candidates in threads, one gemmc_context each).
+echo "==== tsan: build in build-tsan"
+if bash scripts/test-tsan.sh "$root/build-tsan"; then
+  passed=$((passed + 1))
+else
+  echo "==== tsan: FAILED"
+  failed=$((failed + 1))
+fi
+
 # Fuzzing of the whole compiler (scripts/fuzz.sh): each libFuzzer target for FUZZ_SECONDS from the
 # committed seeds, under ASan + UBSan; any finding fails the run. FUZZ_SECONDS=0 skips it.
 fuzz_seconds=${FUZZ_SECONDS:-60}
@@ -82,11 +93,12 @@ if [[ $fuzz_seconds -gt 0 ]]; then
   if bash scripts/fuzz.sh "$fuzz_seconds"; then
     passed=$((passed + 1))
   else
+    echo "==== fuzz: FAILED"
     failed=$((failed + 1))
   fi
   echo "==== fuzz: $((SECONDS - fuzz_start)) s (build and runs)"
 fi
 
-echo "test.sh: both configurations and fuzzing in $((SECONDS - start)) s"
+echo "test.sh: all configurations and fuzzing in $((SECONDS - start)) s"
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 ]]

@@ -53,12 +53,29 @@ ptxas = shutil.which("ptxas", path=os.pathsep.join([os.environ.get("PATH", ""), 
 if ptxas:
     config.available_features.add("ptxas")
     config.environment["PATH"] += os.pathsep + os.path.dirname(ptxas)
+# A C compiler for tests that build generated C (gemmc --emit=c).
+cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+if cc:
+    config.available_features.add("cc")
+    config.substitutions.append(("%cc", cc))
+# ld.lld from LLVM 19 (Debian's lld-19), as gemmc_target_find_lld looks for it: links .hsaco.
+if shutil.which("ld.lld-19", path=config.environment["PATH"]) or os.access("/usr/lib/llvm-19/bin/ld.lld", os.X_OK):
+    config.available_features.add("ld.lld-19")
 if loadable("libcuda.so.1"):
     config.available_features.add("cuda")
 if loadable("libamdhip64.so") or loadable("libamdhip64.so.6"):
     config.available_features.add("hip")
 if os.path.isdir(os.path.join(config.gemmc_shared_dir, "triton-3.6")):
     config.available_features.add("triton-dumps")
+# Triton 3.6's dumps of the Hopper kernels (scripts/triton-dump.py, unpacked): $GEMMC_TRITON_DUMPS,
+# shared/triton-3.6-hopper or test/triton-dumps/Inputs/triton-dumps; see test/triton-dumps/README.md.
+for hopper_dumps in (os.environ.get("GEMMC_TRITON_DUMPS", ""),
+                     os.path.join(config.gemmc_shared_dir, "triton-3.6-hopper"),
+                     os.path.join(config.test_source_root, "triton-dumps", "Inputs", "triton-dumps")):
+    if hopper_dumps and os.path.isfile(os.path.join(hopper_dumps, "index.json")):
+        config.available_features.add("triton-hopper-dumps")
+        config.substitutions.append(("%triton_hopper_dumps", hopper_dumps))
+        break
 if str(getattr(config, "gemmc_sanitize", "")).upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("asan")
 if os.path.exists(os.path.join(config.gemmc_tools_dir, "gemmc")):

@@ -17,7 +17,8 @@ extern "C" {
  * so buffers whose lifetimes (program order) do not overlap share bytes. */
 typedef struct gemmc_allocation gemmc_allocation;
 
-/* NULL when memory runs out. The result is malloc'ed: free it with gemmc_allocation_free. */
+/* NULL when memory runs out. The result comes from ctx's allocator: free it with
+ * gemmc_allocation_free. */
 gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func);
 void gemmc_allocation_free(gemmc_allocation *a);
 /* Byte offset of op's buffer (local_alloc) or scratch space; -1 when op has none. */
@@ -28,11 +29,20 @@ int64_t gemmc_allocation_total(const gemmc_allocation *a);
 /* Scratch bytes op needs to exchange data between threads: a convert_layout whose layouts put
  * data on different lanes or warps (prod(shape) * element bytes), a tt.reduce whose axis spans
  * several warps (warps along the axis * result elements * bytes, per operand, each 16-byte
- * aligned); 0 otherwise. The lowering uses the same function, so the two always agree. */
+ * aligned), a tt.make_tensor_descriptor (ALLOCATION_TENSORMAP_BYTES); 0 otherwise. The lowering uses the same function, so the two always agree. */
 int64_t gemmc_allocation_scratch_bytes(const ir_op *op);
 
-/* The last op during which op's scratch must stay: op itself, or (lib/analysis/allocation_buffers.c)
- * the tt.dot that reads a convert's MMA-operand buffer itself. */
+/* The scratch of a tt.make_tensor_descriptor: one CUtensorMap (128 bytes, 128-byte aligned). */
+enum { ALLOCATION_TENSORMAP_BYTES = 128 };
+
+/* Descriptors made one after the other (only pure ops between them) form a run that the
+ * lowering builds at once, one warp each: their scratch lives until the run's last one. The
+ * position of op in its run, and the run's last descriptor. */
+int gemmc_tensormap_run_index(const ir_op *op);
+const ir_op *gemmc_tensormap_run_last(const ir_op *op);
+
+/* The last op during which op's scratch must stay: op itself, or the tt.dot that reads a
+ * convert's MMA-operand buffer itself. */
 const ir_op *gemmc_allocation_scratch_until(const ir_op *op);
 
 #ifdef __cplusplus

@@ -36,7 +36,8 @@ typedef struct axis_info {
 } axis_info;
 
 /* The results for every value of a module or a function. Owned by the caller; free it with
- * axis_info_free. Memory comes from the context's allocator. */
+ * axis_info_free. Memory comes from the context's allocator; the per-value infos live in its
+ * arena, so a pointer from axis_info_of stays valid until the context is destroyed. */
 typedef struct axis_info_analysis axis_info_analysis;
 
 /* Runs the analysis over a module (every tt.func, callers before callees, with call-site

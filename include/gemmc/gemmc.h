@@ -33,6 +33,9 @@ typedef enum gemmc_stage {
   GEMMC_STAGE_LLVM,  /* ... and lower to LLVM IR */
   GEMMC_STAGE_PTX,   /* ... and emit PTX (the default) */
   GEMMC_STAGE_CUBIN, /* ... and assemble with ptxas (must be on PATH) */
+  /* AMD targets (gfx90a, gfx942) stop at these instead of PTX / CUBIN: */
+  GEMMC_STAGE_AMDGCN, /* ... and emit AMDGCN assembly (LLVM IR as for LLVM) */
+  GEMMC_STAGE_HSACO,  /* ... and a linked code object (.hsaco; needs ld.lld from LLVM 19) */
 } gemmc_stage;
 
 /* A compile-time constant: every `$NAME` / `${NAME}` in the .tir text becomes `value`
@@ -43,7 +46,7 @@ typedef struct gemmc_define {
 } gemmc_define;
 
 typedef struct gemmc_compile_options {
-  const char *target;   /* "sm_80" .. "sm_90a"; NULL: "sm_90a" */
+  const char *target;   /* "sm_80" .. "sm_90a", "gfx90a", "gfx942"; NULL: "sm_90a" */
   int num_warps;        /* 0: the module's ttg.num-warps, else 4 (TTIR) */
   int num_stages;       /* K-loop software pipelining depth for TTIR (shared-memory stages); 0: 3, 1: off, at most 8 */
   int opt_level;        /* LLVM pipeline default<O0..3> */
@@ -51,6 +54,17 @@ typedef struct gemmc_compile_options {
   const gemmc_define *defines; /* caller-owned array of num_defines entries */
   int num_defines;
   bool verify_each;     /* run the IR verifier after every pass (it always runs after parsing) */
+  /* AMD targets only, with Triton's meaning (HIPOptions); 0 everywhere means "not set", and a
+   * non-zero value with an NVIDIA target is an error. */
+  int waves_per_eu;         /* 1..8 waves per SIMD wanted: "amdgpu-waves-per-eu"="N, N"; 0: no limit */
+  int matrix_instr_nonkdim; /* MFMA M = N: 16 or 32; 0: chosen per dot (32 when the tile allows) */
+  int kpack;                /* 1 or 2 MFMA K-groups per LDS read (kWidth = kBase * kpack); 0: 1 */
+  /* NVIDIA sm_90+ operand paths for TTIR K loops. warp_specialize: 0 (default) makes a persistent
+   * warp-specialized kernel (producer + consumer warpgroups) where legal on sm_90a, -1 never.
+   * tma: 0 (default) uses TMA copies where the warp-specialized kernel takes them (measured
+   * faster than cp.async only there), 1 wherever legal, -1 never. */
+  int tma;
+  int warp_specialize;
 } gemmc_compile_options;
 
 /* Fills *opts with the defaults: target sm_90a, num_warps 0, num_stages 3, opt_level 3, stage PTX, no defines.
@@ -76,6 +90,37 @@ typedef struct gemmc_kernel_arg {
                            must pass values (addresses for pointers) that are multiples of it */
 } gemmc_kernel_arg;
 
+/* One entry of an AMDGPU kernel's kernarg segment as the code object's metadata note lists it:
+ * the explicit arguments in signature order, then the hidden ones the HIP runtime fills. */
+typedef struct gemmc_kernarg {
+  int offset;                /* .offset: bytes from the start of the kernarg segment */
+  int size;                  /* .size in bytes */
+  const char *value_kind;    /* .value_kind: "by_value", "global_buffer", "hidden_block_count_x", ... */
+  const char *address_space; /* .address_space of pointers ("global", "local"), else NULL */
+  bool hidden;               /* value_kind starts with "hidden_": the runtime writes it, not the caller */
+} gemmc_kernarg;
+
+/* What an AMDGPU code object says about one kernel (its NT_AMDGPU_METADATA note, msgpack), read
+ * back from the linked object, never re-derived. Names are the note's keys without the dot. */
+typedef struct gemmc_amdgpu_kernel_info {
+  const char *name;   /* .name: the kernel symbol */
+  const char *symbol; /* .symbol: its kernel descriptor, "name.kd" */
+  const char *target; /* amdhsa.target: "amdgcn-amd-amdhsa--gfx942" */
+  int code_object_version;   /* from the ELF header's ABI version: 5 */
+  int kernarg_segment_size;  /* bytes of kernarg segment, hidden arguments included */
+  int kernarg_segment_align;
+  int num_kernargs;          /* every .args entry, hidden ones included */
+  const gemmc_kernarg *kernargs;
+  int num_explicit_kernargs; /* entries that are not hidden: the kernel's own parameters */
+  int64_t group_segment_fixed_size;   /* static LDS bytes (dynamic LDS is added at launch) */
+  int64_t private_segment_fixed_size; /* scratch bytes per work-item: 0 unless registers spill */
+  int vgpr_count, agpr_count, sgpr_count;
+  int vgpr_spill_count, sgpr_spill_count;
+  int wavefront_size;          /* 64 on CDNA */
+  int max_flat_workgroup_size; /* the "amdgpu-flat-work-group-size" maximum */
+  bool uses_dynamic_stack;
+} gemmc_amdgpu_kernel_info;
+
 typedef struct gemmc_kernel_metadata {
   const char *name;     /* the kernel symbol in the PTX: the tt.func name when it is a valid PTX
                            identifier of letters, digits and '_', else that name with every
@@ -96,6 +141,9 @@ typedef struct gemmc_kernel_metadata {
   int num_constants;
   const char *const *constant_names;
   const char *const *constant_values;
+  /* AMD targets at the HSACO stage: the linked code object's metadata note for this kernel
+   * (kernarg layout, LDS, scratch, registers); NULL otherwise. */
+  const gemmc_amdgpu_kernel_info *amdgpu;
   const char *source_name; /* the tt.func name as written in the .tir (without '@') */
 } gemmc_kernel_metadata;
 
@@ -121,11 +169,13 @@ typedef struct gemmc_compiled gemmc_compiled;
  * - out NULL: returns false, nothing else (there is nowhere to put a result);
  * - ctx NULL: false, and *out is a static result saying so (gemmc_compiled_destroy ignores it);
  * - text NULL with len > 0; len over GEMMC_MAX_INPUT_BYTES (gemmc/limits.h, 8 MiB);
- * - opts->stage outside GEMMC_STAGE_TTGIR .. GEMMC_STAGE_CUBIN;
+ * - opts->stage outside GEMMC_STAGE_TTGIR .. GEMMC_STAGE_HSACO;
  * - opts->opt_level outside 0..3; opts->num_warps not 0 or a power of two up to 32;
  *   opts->num_stages outside 0..8; opts->num_defines negative, or positive with defines NULL;
  *   a define with a NULL or malformed name or a NULL, empty or multi-line value;
- * - opts->target not a known target name;
+ * - opts->target not a known target name; num_warps warps more threads than the target's block
+ *   holds; a stage of the other vendor (PTX / CUBIN for AMD, AMDGCN / HSACO for NVIDIA);
+ *   waves_per_eu, matrix_instr_nonkdim or kpack non-zero for NVIDIA, or out of range for AMD;
  * - running out of memory (the allocator, or the context's memory limit): "out of memory". */
 bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char *filename,
                    const gemmc_compile_options *opts, gemmc_compiled **out);
@@ -143,6 +193,8 @@ const char *gemmc_compiled_diagnostics(const gemmc_compiled *c);
 const char *gemmc_compiled_ttgir(const gemmc_compiled *c, size_t *len);
 const char *gemmc_compiled_llvm_ir(const gemmc_compiled *c, size_t *len); /* after the O-level pipeline */
 const char *gemmc_compiled_ptx(const gemmc_compiled *c, size_t *len);
+const char *gemmc_compiled_amdgcn(const gemmc_compiled *c, size_t *len); /* AMDGCN assembly text */
+const void *gemmc_compiled_hsaco(const gemmc_compiled *c, size_t *len);  /* linked code object */
 const void *gemmc_compiled_cubin(const gemmc_compiled *c, size_t *len);
 /* ptxas -v's report (registers, spills, shared memory) when the cubin stage ran, else NULL. */
 const char *gemmc_compiled_ptxas_report(const gemmc_compiled *c);
@@ -155,9 +207,10 @@ typedef struct gemmc_phase_times {
   double passes_ms;   /* TTGIR passes (assign-layouts .. remove-layout-conversions), verification */
   double lower_ms;    /* TTGIR -> LLVM IR */
   double llvm_opt_ms; /* the LLVM -O pipeline */
-  double codegen_ms;  /* LLVM NVPTX code generation */
+  double codegen_ms;  /* LLVM NVPTX (or AMDGPU: assembly and object) code generation */
   double ptxas_ms;    /* ptxas, for --emit=cubin */
   double total_ms;    /* all of gemmc_compile, including what the phases above leave out */
+  double lld_ms;      /* ld.lld, for --emit=hsaco */
 } gemmc_phase_times;
 const gemmc_phase_times *gemmc_compiled_phase_times(const gemmc_compiled *c);
 /* kernel.json: everything a host program needs to launch the PTX without gemmc. */

@@ -113,7 +113,8 @@ typedef enum {
   TY_MEMDESC, /* !ttg.memdesc<AxBxT, #enc, #memspace[, mutable][, allocShape]> */
   TY_TOKEN,   /* !ttg.async.token */
   TY_FUNC,    /* (inputs) -> results */
-  TY_NONE     /* none */
+  TY_NONE,    /* none */
+  TY_TENSORDESC /* !tt.tensordesc<tensor<AxBxT[, #shared]>>: a TMA descriptor of a block shape */
 } ir_type_kind;
 
 typedef enum {
@@ -134,11 +135,11 @@ struct ir_type {
   ir_type_kind kind;
   unsigned width;           /* TY_INT bits; TY_FLOAT storage bits */
   ir_float_kind float_kind; /* TY_FLOAT */
-  const ir_type *elem;      /* TY_PTR pointee; TY_TENSOR/TY_MEMDESC element */
+  const ir_type *elem;      /* TY_PTR pointee; TY_TENSOR/TY_MEMDESC/TY_TENSORDESC element */
   int addr_space;           /* TY_PTR; 1 (global) is the default and not printed */
-  int rank;                 /* TY_TENSOR/TY_MEMDESC */
+  int rank;                 /* TY_TENSOR/TY_MEMDESC/TY_TENSORDESC (the block shape) */
   const int64_t *shape;
-  const ir_attr *encoding;  /* TY_TENSOR (may be NULL), TY_MEMDESC */
+  const ir_attr *encoding;  /* TY_TENSOR (may be NULL), TY_MEMDESC, TY_TENSORDESC (shared layout, may be NULL) */
   const ir_attr *memspace;  /* TY_MEMDESC */
   bool is_mutable;          /* TY_MEMDESC */
   int alloc_rank;           /* TY_MEMDESC: trailing alloc shape, 0 when absent */
@@ -159,6 +160,9 @@ const ir_type *ir_memdesc_type(gemmc_context *ctx, int rank, const int64_t *shap
                                const ir_attr *encoding, const ir_attr *memspace, bool is_mutable,
                                int alloc_rank, const int64_t *alloc_shape);
 const ir_type *ir_token_type(gemmc_context *ctx);
+/* !tt.tensordesc: the block a TMA copy moves (shape, element) and its shared layout (NULL in TTIR). */
+const ir_type *ir_tensordesc_type(gemmc_context *ctx, int rank, const int64_t *shape, const ir_type *elem,
+                                  const ir_attr *shared_layout);
 const ir_type *ir_func_type(gemmc_context *ctx, int num_inputs, const ir_type *const *inputs,
                             int num_results, const ir_type *const *results);
 
@@ -166,7 +170,7 @@ const ir_type *ir_func_type(gemmc_context *ctx, int num_inputs, const ir_type *c
 bool ir_type_is_int(const ir_type *t, unsigned width); /* width 0: any width */
 bool ir_type_is_float(const ir_type *t);
 bool ir_type_is_tensor(const ir_type *t);
-/* Scalar element: tensor -> element, scalar -> itself. */
+/* Scalar element: tensor, memdesc, tensor descriptor -> element; scalar -> itself. */
 const ir_type *ir_type_element(const ir_type *t);
 /* Same shape and encoding as `like` (scalar if like is scalar), new element type. */
 const ir_type *ir_type_with_element(gemmc_context *ctx, const ir_type *like, const ir_type *elem);
@@ -175,6 +179,9 @@ int64_t ir_type_num_elements(const ir_type *t); /* 1 for scalars */
 /* Size in bits of a scalar (pointer: 64). */
 unsigned ir_type_bits(const ir_type *t);
 const char *ir_float_kind_name(ir_float_kind k);
+/* The bits of v in an 8-bit float kind (f8E4M3FN, f8E5M2): round to nearest even, saturating
+ * at the largest finite value; NaN stays NaN. 0 for other kinds. */
+uint8_t ir_float_to_fp8_bits(ir_float_kind k, double v);
 
 /* ------------------------------------------------------------------ attributes */
 
@@ -199,41 +206,61 @@ typedef enum {
   AT_DOT_OP,
   AT_SWIZZLED_SHARED,
   AT_NVMMA_SHARED,
+  AT_AMD_ROTATING_SHARED, /* swizzled_shared whose phase also XORs the block of rows (AMD LDS) */
   AT_SHARED_MEMORY,
   AT_LINEAR,
   AT_KIND_COUNT
 } ir_attr_kind;
 
 /* Parameters of a layout encoding; which fields mean something depends on the kind. */
+/* Every field of a layout encoding, listed once: the struct and the interning key
+ * (lib/ir/attributes.c) are both generated from this list, so no field can be left out of the
+ * key and make two different layouts one pointer. S(type, name) is a scalar, A(type, name, n) an
+ * array of n. */
+#define IR_LAYOUT_FIELDS(S, A)                                                                     \
+  S(int, rank)                                                                                      \
+  /* blocked */                                                                                     \
+  A(int, size_per_thread, IR_MAX_RANK)                                                              \
+  A(int, threads_per_warp, IR_MAX_RANK)                                                             \
+  A(int, warps_per_cta, IR_MAX_RANK)  /* also nvidia_mma, amd_mfma */                               \
+  A(int, order, IR_MAX_RANK)          /* also swizzled_shared */                                    \
+  S(const ir_attr *, cga_layout)      /* optional CGALayout = [[..]] (array attr), NULL for one CTA */ \
+  /* slice, dot_op */                                                                               \
+  S(int, dim)                         /* slice */                                                   \
+  S(const ir_attr *, parent)          /* slice, dot_op */                                           \
+  S(int, op_idx)                      /* dot_op */                                                  \
+  S(int, k_width)                     /* dot_op; 0 = not given */                                   \
+  /* nvidia_mma / amd_mfma */                                                                       \
+  S(int, version_major)               /* mfma: its version */                                       \
+  S(int, version_minor)                                                                             \
+  S(int, instr_rank)                                                                                \
+  A(int, instr_shape, 3)                                                                            \
+  S(bool, is_transposed)              /* mfma */                                                    \
+  S(int, tiles_per_warp_rank)         /* mfma, 0 when absent */                                     \
+  A(int, tiles_per_warp, IR_MAX_RANK)                                                               \
+  S(int, element_bit_width)           /* mfma (0 when absent), nvmma_shared */                      \
+  /* swizzled_shared */                                                                             \
+  S(int, vec)                                                                                       \
+  S(int, per_phase)                                                                                 \
+  S(int, max_phase)                                                                                 \
+  /* nvmma_shared */                                                                                \
+  S(int, swizzling_byte_width)                                                                      \
+  S(bool, transposed)                                                                               \
+  S(bool, fp4_padded)                                                                               \
+  S(int, nvmma_rank)                  /* 0 when not printed */                                      \
+  /* linear: register/lane/warp/block bases, each an array attr of int arrays */                   \
+  S(const ir_attr *, lin_register)                                                                  \
+  S(const ir_attr *, lin_lane)                                                                      \
+  S(const ir_attr *, lin_warp)                                                                      \
+  S(const ir_attr *, lin_block)
+
+#define IR_LAYOUT_SCALAR_FIELD(type, name) type name;
+#define IR_LAYOUT_ARRAY_FIELD(type, name, n) type name[n];
 typedef struct ir_layout_params {
-  int rank;
-  /* blocked */
-  int size_per_thread[IR_MAX_RANK];
-  int threads_per_warp[IR_MAX_RANK];
-  int warps_per_cta[IR_MAX_RANK]; /* also nvidia_mma, amd_mfma */
-  int order[IR_MAX_RANK];         /* also swizzled_shared */
-  const ir_attr *cga_layout;      /* optional CGALayout = [[..]] (array attr), NULL for one CTA */
-  /* slice, dot_op */
-  int dim;                        /* slice */
-  const ir_attr *parent;          /* slice, dot_op */
-  int op_idx, k_width;            /* dot_op; k_width 0 = not given */
-  /* nvidia_mma / amd_mfma */
-  int version_major, version_minor; /* mfma: version in version_major */
-  int instr_rank;
-  int instr_shape[3];
-  bool is_transposed;             /* mfma */
-  int tiles_per_warp_rank;        /* mfma, 0 when absent */
-  int tiles_per_warp[IR_MAX_RANK];
-  int element_bit_width;          /* mfma (0 when absent), nvmma_shared */
-  /* swizzled_shared */
-  int vec, per_phase, max_phase;
-  /* nvmma_shared */
-  int swizzling_byte_width;
-  bool transposed, fp4_padded;
-  int nvmma_rank;                 /* 0 when not printed */
-  /* linear: register/lane/warp/block bases, each an array attr of int arrays */
-  const ir_attr *lin_register, *lin_lane, *lin_warp, *lin_block;
+  IR_LAYOUT_FIELDS(IR_LAYOUT_SCALAR_FIELD, IR_LAYOUT_ARRAY_FIELD)
 } ir_layout_params;
+#undef IR_LAYOUT_SCALAR_FIELD
+#undef IR_LAYOUT_ARRAY_FIELD
 
 struct ir_attr {
   ir_attr_kind kind;
@@ -306,6 +333,23 @@ typedef enum {
   FMT_ASYNC_WAIT,    /* [%a, ...] {attrs} */
   FMT_ATOMIC_RMW,    /* op, sem, scope, %p, %v[, %m] {attrs} : (P, V[, M]) -> R */
   FMT_ATOMIC_CAS,    /* sem, scope, %p, %c, %v {attrs} : (P, C, V) -> R */
+  FMT_IMMEDIATE,     /* N {attrs}: one integer attribute (ir_op_immediate_attr names it), no operands */
+  FMT_YIELD,         /* {attrs} [%a, %b : T, T]  (tt.return, scf.yield, ttg.warp_yield: attributes first) */
+  FMT_MAKE_DESC,     /* %base, [%shape..], [%strides..] {attrs} : <T>, <tensor<..>> */
+  FMT_MAKE_TENSOR_PTR, /* %base, [%shape..], [%strides..], [%offsets..] {attrs} : <tensor<..>> */
+  FMT_ADVANCE,       /* %ptr, [%offsets..] {attrs} : <tensor<..>> */
+  FMT_DESC_LOAD,     /* %desc[%i..] [cacheModifier = c] [evictionPolicy = e] {attrs} : D -> T */
+  FMT_DESC_STORE,    /* %desc[%i..], %v {attrs} : D, T */
+  FMT_DESC_GATHER,   /* %desc[%x, %y] {attrs} : (D, X, i32) -> T */
+  FMT_DESC_SCATTER,  /* %desc[%x, %y], %v {attrs} : D, X, i32, T */
+  FMT_TMA_LOAD,      /* %desc[%c..] %buf, %bar, %pred [cacheModifier..] {attrs} : D, B -> M */
+  FMT_TMA_STORE,     /* %desc[%c..] %buf {attrs} : D, M [-> !ttg.async.token] */
+  FMT_BARRIER_COUNT, /* %bar, N[, %pred] {attrs} : B   (attribute `count`) */
+  FMT_BARRIER_EXPECT,/* %bar, N {attrs}, %pred : B     (attribute `size`) */
+  FMT_WAIT_BARRIER,  /* %bar, %phase[, %pred] [deps %m..] {attrs} : B[, M..] */
+  FMT_SUBSLICE,      /* %m[o, o] {attrs} : M -> M      (attribute `offsets`) */
+  FMT_TENSORMAP_CREATE, /* %d, %g, [..], [..], [..], [..] {attrs} : (types) -> () */
+  FMT_WARP_SPECIALIZE,  /* (%a..) [attributes {..}] default {..} partitionN(%x: T..) num_warps(N) {..}.. : (T..) -> (R..) */
   FMT_COUNT
 } ir_op_format;
 
@@ -321,6 +365,7 @@ enum {
   TRAIT_COMMUTATIVE = 1 << 7,
   TRAIT_ISOLATED = 1 << 8, /* values from outside are not visible (module, func) */
   TRAIT_SYMBOL = 1 << 9,
+  TRAIT_ISOLATED_PARTITIONS = 1 << 10, /* regions after the first are isolated from above (warp_specialize) */
 };
 
 typedef enum {
@@ -335,13 +380,16 @@ typedef struct ir_op_info {
   ir_op_format format;
   int min_operands, max_operands; /* max -1: variadic */
   int num_results;                /* -1: variadic */
-  int num_regions;
+  int num_regions;                /* -1: variadic (at least one) */
   unsigned traits;
 } ir_op_info;
 
 const ir_op_info *ir_op_info_of(ir_op_kind kind);
 /* Looks an op up by its full name ("tt.load"); returns false when unknown. */
 bool ir_op_kind_from_name(const char *name, size_t len, ir_op_kind *out);
+/* FMT_IMMEDIATE ops: the name and bit width of the integer attribute written after the op name
+ * (rocdl.s.setprio: priority, i16; rocdl.sched.barrier: mask, i32); NULL for other ops. */
+const char *ir_op_immediate_attr(ir_op_kind kind, int *bits);
 
 /* ------------------------------------------------------------------ values, ops, blocks */
 
@@ -475,6 +523,11 @@ const char *ir_attr_str(gemmc_context *ctx, const ir_attr *a);
 
 /* Checks every op under op; emits diagnostics; returns true when valid. */
 bool ir_verify(gemmc_context *ctx, ir_op *op);
+/* As ir_verify, without the module's lowering-cost limit (gemmc/limits.h): for the IR between
+ * the passes of a pipeline, whose layouts are not yet the ones that get lowered (after
+ * assign-layouts, tt.dot operands are in FMA layouts that replicate along K). The IR is checked
+ * with the limit before the pipeline (TTIR, counting the conversions coalesce adds) and after. */
+bool ir_verify_between_passes(gemmc_context *ctx, ir_op *op);
 
 #ifdef __cplusplus
 }

@@ -66,7 +66,7 @@ int64_t layout_linear_in_size(const layout_linear *ll, layout_in_dim in);
 
 /* Attributes are interned, so this is pointer equality (NULL equals NULL). */
 bool layout_equal(const ir_attr *a, const ir_attr *b);
-/* True for the shared-memory encodings (swizzled_shared, nvmma_shared). */
+/* True for the shared-memory encodings (swizzled_shared, amd_rotating_shared, nvmma_shared). */
 bool layout_is_shared(const ir_attr *layout);
 /* True for the register (distributed) encodings. */
 bool layout_is_distributed(const ir_attr *layout);
@@ -113,7 +113,7 @@ bool layout_thread_of(const ir_attr *layout, int rank, const int64_t *shape, con
 /* ------------------------------------------------------------------ shared memory */
 
 /* Element offset of coord inside a shared buffer of `shape` (swizzle applied), for
- * swizzled_shared and nvmma_shared. Outer dims (beyond the swizzled 2D tile) may have any size,
+ * swizzled_shared, amd_rotating_shared and nvmma_shared. Outer dims (beyond the swizzled 2D tile) may have any size,
  * e.g. the stage dim of a pipelined buffer. -1 when unsupported or out of range. */
 int64_t layout_shared_offset(const ir_attr *layout, int rank, const int64_t *shape, const int64_t *coord);
 /* Inverse of layout_shared_offset. */
@@ -122,6 +122,56 @@ bool layout_shared_coord(const ir_attr *layout, int rank, const int64_t *shape, 
 /* vec / perPhase / maxPhase of a shared layout: swizzled_shared's own; nvmma_shared's derived
  * ones (vec = 128/elemBits, perPhase = 128/swizzle, maxPhase = swizzle/16; 1s unswizzled). */
 void layout_shared_swizzle(const ir_attr *layout, int *vec, int *per_phase, int *max_phase);
+
+/* ------------------------------------------------------------------ conversions between layouts */
+
+/* Maps a coordinate of the destination tensor to the source tensor's (identity for a
+ * convert_layout; drop an axis for expand_dims; zero broadcast dims; reshape's linear index). */
+typedef void (*layout_project_fn)(const void *ctx, const int64_t *dst_coord, int64_t *src_coord);
+void layout_project_identity(const void *rank_ptr, const int64_t *dst_coord, int64_t *src_coord);
+
+/* When every thread already holds, in `src`, the elements it must hold in `dst` (after
+ * projecting dst coordinates onto src): true, and map_out[r] (when given; dst's register
+ * count entries) is the src register holding dst register r. False when data must move between
+ * threads. */
+bool layout_register_map(const layout_linear *dst, const layout_linear *src, layout_project_fn project,
+                         const void *project_ctx, int *map_out);
+/* True when converting a tensor of `shape` from `src` to `dst` moves data between threads, so it
+ * goes through shared memory (the allocation reserves scratch for exactly these conversions and
+ * the lowering finds it there). */
+bool layout_conversion_needs_scratch(const ir_attr *src, const ir_attr *dst, int rank, const int64_t *shape);
+/* True when a convert_layout from `src` to `dst` produces an MMA operand: dst is a #ttg.dot_op
+ * whose parent is an #ttg.nvidia_mma (any version) and src a register layout. */
+bool layout_is_mma_operand_conversion(const ir_attr *src, const ir_attr *dst);
+
+/* A register layout composed with the inverse of a shared layout: the element offset in the
+ * buffer of each register/lane/warp basis (zero bases at offset 0). Offsets of an input are the
+ * XOR of its set bits' offsets, since both layouts are linear over GF(2). */
+typedef struct layout_offset_map {
+  int num_bases[LAYOUT_IN_COUNT];
+  int64_t off[LAYOUT_IN_COUNT][LAYOUT_MAX_BASES];
+} layout_offset_map;
+/* False when some element of `reg` has no place in the buffer of `shape` in `shared`. */
+bool layout_compose_shared(const layout_linear *reg, const ir_attr *shared, int rank, const int64_t *shape,
+                           layout_offset_map *out);
+/* Offset of register r at lane 0, warp 0. */
+int64_t layout_offset_map_register(const layout_offset_map *m, int64_t r);
+/* Elements per vector access: registers 0..v-1 at offsets 0..v-1 and every other basis a
+ * multiple of v, with v at most max_elems (a power of two). */
+int layout_offset_map_vector_width(const layout_offset_map *m, int max_elems);
+
+/* ------------------------------------------------------------------ inference rules of shape ops */
+
+/* tt.expand_dims along axis: the operand layout for a result in `result` (slice(axis, result)). */
+const ir_attr *layout_infer_expand_dims_operand(gemmc_context *ctx, const ir_attr *result, int axis);
+/* tt.expand_dims along axis: the result layout for an operand in `operand`: the parent when the
+ * operand is slice(axis, parent); NULL otherwise. */
+const ir_attr *layout_infer_expand_dims_result(const ir_attr *operand, int axis);
+/* tt.reduce along axis: the result layout of an operand in `operand` (slice(axis, operand)). */
+const ir_attr *layout_infer_reduce_result(gemmc_context *ctx, const ir_attr *operand, int axis);
+/* tt.trans with permutation perm (result dim d is operand dim perm[d]): the result layout of a
+ * blocked operand (Triton's inferTransOpEncoding for blocked); NULL for other layouts. */
+const ir_attr *layout_infer_trans_result(gemmc_context *ctx, const ir_attr *operand, const int *perm, int rank);
 
 /* ------------------------------------------------------------------ builders */
 
@@ -137,6 +187,24 @@ const ir_attr *layout_default_blocked(gemmc_context *ctx, int rank, const int64_
 const ir_attr *layout_swizzled_shared_for_dot_operand(gemmc_context *ctx, int op_idx, int k_width,
                                                       int rank, const int64_t *shape,
                                                       const int *order, int elem_bits);
+/* Triton's shared layout for an MFMA operand (AMDMfmaEncodingAttr::composeSharedLayoutForOperand,
+ * gfx90a / gfx942: 32 banks of 4 bytes, 16-lane SIMD rows): when K is the contiguous dim, vec
+ * elements (the operand's kWidth: one ds_read per lane and instruction group) swizzled over
+ * perPhase = max(1, 1024 bits / (elem_bits * K)) rows, maxPhase = max(min(16 / perPhase, K / vec), 1)
+ * phases; unswizzled when K is not contiguous. `rotating`: the #ttg.amd_rotating_shared form
+ * of the same parameters (what Triton's in-thread transpose stores B into). */
+const ir_attr *layout_shared_for_mfma_operand(gemmc_context *ctx, int op_idx, int vec, int rank,
+                                              const int64_t *shape, const int *order, int elem_bits,
+                                              bool rotating);
+/* A #ttg.linear attribute holding ll's register, lane, warp (and block) bases. */
+const ir_attr *layout_linear_get(gemmc_context *ctx, const layout_linear *ll);
+/* Triton's AMD in-thread transpose (createInThreadTransposedEncoding): the linear layout of
+ * `blocked` for `shape` with the registers of one thread's sizePerThread tile walking the two
+ * innermost dims of its order in swapped order (K first for an N-contiguous B), so that a
+ * thread holds K-consecutive values to store as one vector into K-contiguous LDS. NULL when
+ * `blocked` is not a blocked layout. */
+const ir_attr *layout_in_thread_transposed(gemmc_context *ctx, const ir_attr *blocked, int rank,
+                                           const int64_t *shape);
 /* Triton's NVMMASharedEncodingAttr::get: the widest swizzle (128/64/32 bytes, else 0) that
  * divides the contiguous row; transposed when the contiguous dim is not the last one. */
 const ir_attr *layout_nvmma_shared_get(gemmc_context *ctx, int rank, const int64_t *shape,

@@ -29,7 +29,9 @@ typedef enum gemmc_status_code {
   GEMMC_ERROR_DRIVER,             /* the driver returned an error (driver_error says which) */
   GEMMC_ERROR_INVALID_ARGUMENT,   /* a NULL handle, a zero-sized grid, ... */
   GEMMC_ERROR_OUT_OF_HOST_MEMORY,
-  GEMMC_ERROR_UNSUPPORTED,        /* not implemented for this backend */
+  GEMMC_ERROR_UNSUPPORTED,        /* not implemented for this backend, or (gemmc_matmul) not yet
+                                     for these types or sizes: the message says which */
+  GEMMC_ERROR_COMPILE,            /* gemmc could not compile a kernel (the message has its diagnostics) */
 } gemmc_status_code;
 
 /* Every call returns one. message is empty on success and otherwise names the call that failed
@@ -74,10 +76,21 @@ gemmc_status gemmc_runtime_make_current(gemmc_runtime *rt);
 /* Waits for all work on the device (cuCtxSynchronize). */
 gemmc_status gemmc_runtime_synchronize(gemmc_runtime *rt);
 
+/* The i32 global that a persistent kernel's module defines for its worker count: loading such a
+ * module sets it to the device's multiprocessor count (a host program that loads the PTX itself
+ * may do the same with cuModuleGetGlobal; left 0, the kernel uses %nsmid). */
+#define GEMMC_SM_COUNT_GLOBAL "gemmc_sm_count"
+
 /* Loads PTX text (size with or without the NUL; a NUL-terminated copy is what the driver gets),
  * a cubin or fatbin (CUDA), or a code object (HIP). */
 gemmc_status gemmc_runtime_module_load(gemmc_runtime *rt, const void *image, size_t size,
                                        gemmc_runtime_module **out);
+/* Compiles PTX for the device with the driver's own JIT (cuLinkCreate .. cuLinkComplete) without
+ * loading it: *cubin_out (malloc'ed, free with free()) is what gemmc_runtime_module_load takes,
+ * and what a cache keeps so that later processes skip the JIT. Other threads may call this at
+ * once after gemmc_runtime_make_current. CUDA only. */
+gemmc_status gemmc_runtime_compile_ptx(gemmc_runtime *rt, const char *ptx, size_t len, void **cubin_out,
+                                       size_t *len_out);
 gemmc_status gemmc_runtime_module_unload(gemmc_runtime *rt, gemmc_runtime_module *module);
 gemmc_status gemmc_runtime_module_get_kernel(gemmc_runtime *rt, gemmc_runtime_module *module,
                                              const char *name, gemmc_runtime_kernel **out);

@@ -24,8 +24,10 @@ enum {
   GEMMC_MMA_SYNC = 1u << 0,     /* mma.sync m16n8k16 f16/bf16 -> f32 (sm_80+) */
   GEMMC_MMA_SYNC_FP8 = 1u << 1, /* mma.sync m16n8k32 e4m3/e5m2 (sm_89+, PTX 8.4) */
   GEMMC_MMA_WGMMA = 1u << 2,    /* wgmma.mma_async, warpgroup MMA (sm_90a only) */
-  GEMMC_MMA_MFMA = 1u << 3,     /* v_mfma f16/bf16 (CDNA) */
-  GEMMC_MMA_MFMA_FP8 = 1u << 4, /* v_mfma fp8/bf8 (CDNA3, gfx942) */
+  GEMMC_MMA_MFMA = 1u << 3,     /* v_mfma f16, bf16 (1k), f32 (CDNA2 and CDNA3) */
+  GEMMC_MMA_MFMA_FP8 = 1u << 4, /* v_mfma fp8/bf8, FNUZ (CDNA3, gfx942) */
+  GEMMC_MMA_MFMA_CDNA2 = 1u << 5, /* CDNA2 only (gfx90a): i8 K16/K8, bf16 of the smaller K */
+  GEMMC_MMA_MFMA_CDNA3 = 1u << 6, /* CDNA3 only (gfx942): i8 K32/K16, xf32 */
 };
 
 /* Hardware features the lowering may rely on (a bit set in gemmc_target.caps). */
@@ -77,6 +79,8 @@ bool gemmc_target_validate(const gemmc_target *t, char *err, size_t errlen);
  * `!nvvm.annotations !{ptr @fn, !"kernel", i32 1}`; max_threads > 0 adds `maxntidx`
  * (PTX `.maxntid N, 1, 1`), which lets ptxas budget registers for that block size. */
 void gemmc_target_mark_kernel(LLVMModuleRef m, LLVMValueRef fn, int max_threads);
+/* One more NVVM kernel annotation (!nvvm.annotations), e.g. "maxnreg". */
+void gemmc_target_annotate_kernel(LLVMModuleRef m, LLVMValueRef fn, const char *key, int value);
 
 /* Marks fn as a kernel for target t (NVPTX as above; AMDGPU: amdgpu_kernel calling convention
  * and "amdgpu-flat-work-group-size"="1,max_threads"). */

@@ -1,10 +1,12 @@
-/* Shared-memory allocation: sizes and lifetimes (program order) of every buffer of a tt.func, offsets first-fit. */
+/* Shared-memory allocation: sizes and lifetimes (program order) of every buffer and conversion scratch of a tt.func, offsets first-fit. */
 #include "gemmc/allocation.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "context_internal.h"
 #include "gemmc/layout.h"
+#include "util.h"
 
 typedef struct alloc_buffer {
   const ir_op *op;
@@ -14,6 +16,7 @@ typedef struct alloc_buffer {
 } alloc_buffer;
 
 struct gemmc_allocation {
+  gemmc_context *ctx;
   alloc_buffer *buffers;
   int count, cap;
   int64_t total;
@@ -27,25 +30,12 @@ static int64_t elem_bytes(const ir_type *t) {
   return bits < 8 ? 1 : bits / 8;
 }
 
-static bool lane_warp_bases_equal(const layout_linear *a, const layout_linear *b) {
-  for (int in = LAYOUT_IN_LANE; in <= LAYOUT_IN_WARP; in++) {
-    if (a->num_bases[in] != b->num_bases[in]) return false;
-    for (int i = 0; i < a->num_bases[in]; i++)
-      for (int d = 0; d < a->rank; d++)
-        if (a->bases[in][i][d] != b->bases[in][i][d]) return false;
-  }
-  return true;
-}
-
 int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
   if (op->kind == OP_CONVERT_LAYOUT) {
     const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
     if (!ir_type_is_tensor(src) || !src->encoding || !dst->encoding) return 0;
-    layout_linear a, b;
-    if (!layout_to_linear(src->encoding, src->rank, src->shape, &a) ||
-        !layout_to_linear(dst->encoding, dst->rank, dst->shape, &b))
-      return 0;
-    if (lane_warp_bases_equal(&a, &b)) return 0; /* a register permutation at most */
+    /* The same question the lowering asks: a register permutation needs no memory. */
+    if (!layout_conversion_needs_scratch(src->encoding, dst->encoding, src->rank, src->shape)) return 0;
     return ir_type_num_elements(src) * elem_bytes(src);
   }
   if (op->kind == OP_REDUCE) {
@@ -67,44 +57,67 @@ int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
     }
     return total;
   }
+  /* A device-side tensor map is assembled in shared memory, then copied to global memory. */
+  if (op->kind == OP_MAKE_TENSOR_DESC) return ALLOCATION_TENSORMAP_BYTES;
   return 0;
 }
 
-typedef struct number_walk {
-  const ir_op **ops;
-  int count, cap;
-  bool failed;
-} number_walk;
-
-static bool number_op(ir_op *op, void *user) {
-  number_walk *w = user;
-  if (w->count == w->cap) {
-    int cap = w->cap ? w->cap * 2 : 256;
-    const ir_op **ops = realloc(w->ops, (size_t)cap * sizeof *ops);
-    if (!ops) {
-      w->failed = true;
-      return false;
-    }
-    w->ops = ops;
-    w->cap = cap;
-  }
-  w->ops[w->count++] = op;
-  return true;
+static bool in_tensormap_run(const ir_op *op) {
+  unsigned traits = ir_op_info_of(op->kind)->traits;
+  return op->kind == OP_MAKE_TENSOR_DESC || ((traits & TRAIT_PURE) && !op->num_regions);
 }
 
-static int number_of(const number_walk *w, const ir_op *op) {
+int gemmc_tensormap_run_index(const ir_op *op) {
+  int index = 0;
+  for (const ir_op *p = op->prev; p && in_tensormap_run(p); p = p->prev) index += p->kind == OP_MAKE_TENSOR_DESC;
+  return index;
+}
+
+const ir_op *gemmc_tensormap_run_last(const ir_op *op) {
+  const ir_op *last = op;
+  for (const ir_op *n = op->next; n && in_tensormap_run(n); n = n->next)
+    if (n->kind == OP_MAKE_TENSOR_DESC) last = n;
+  return last;
+}
+
+/* A convert_layout to a #ttg.dot_op with an nvidia_mma parent stores its operand in a swizzled
+ * scratch buffer; when its only user is a tt.dot of the same block (as operand A or B), the dot
+ * reads the buffer with ldmatrix right before each instruction that needs a fragment, so the
+ * buffer must live until the dot (the lowering, lower_operand_is_deferred, asks this function). */
+const ir_op *gemmc_allocation_scratch_until(const ir_op *op) {
+  if (op->kind == OP_MAKE_TENSOR_DESC) return gemmc_tensormap_run_last(op);
+  if (op->kind != OP_CONVERT_LAYOUT || op->num_results != 1) return op;
+  const ir_type *dt = op->results[0].type, *st = op->operands[0].value->type;
+  if (!ir_type_is_tensor(dt) || !ir_type_is_tensor(st) || !layout_is_mma_operand_conversion(st->encoding, dt->encoding))
+    return op;
+  if (gemmc_allocation_scratch_bytes(op) <= 0) return op;
+  const ir_operand *use = op->results[0].first_use;
+  if (!use || use->next_use || use->owner->kind != OP_DOT || use->index > 1 || use->owner->parent != op->parent)
+    return op;
+  return use->owner;
+}
+
+/* Ops are numbered in program order: an op's number is its index in the walk's list. */
+static bool number_op(ir_op *op, void *user) {
+  ptr_list *w = user;
+  int before = w->count;
+  ptr_list_push(w, op);
+  return w->count > before; /* false: out of memory */
+}
+
+static int number_of(const ptr_list *w, const ir_op *op) {
   for (int i = 0; i < w->count; i++)
-    if (w->ops[i] == op) return i;
+    if (w->items[i] == op) return i;
   return -1;
 }
 
 /* The number of the last op nested in `op` (op itself when it has no regions). */
-static int last_nested(const number_walk *w, const ir_op *op) {
+static int last_nested(const ptr_list *w, const ir_op *op) {
   int i = number_of(w, op);
   if (i < 0) return i;
   int last = i;
   for (int j = i + 1; j < w->count; j++) {
-    const ir_op *p = w->ops[j];
+    const ir_op *p = w->items[j];
     bool inside = false;
     for (const ir_op *q = ir_op_parent_op(p); q; q = ir_op_parent_op(q))
       if (q == op) {
@@ -117,10 +130,22 @@ static int last_nested(const number_walk *w, const ir_op *op) {
   return last;
 }
 
+/* The regions of a ttg.warp_specialize run at the same time on different warps: a buffer made
+ * inside one lives for the whole op (the outermost such op). */
+static void widen_for_specialization(const ptr_list *w, const ir_op *op, int *start, int *end) {
+  const ir_op *ws = NULL;
+  for (const ir_op *q = ir_op_parent_op(op); q; q = ir_op_parent_op(q))
+    if (q->kind == OP_WARP_SPECIALIZE) ws = q;
+  if (!ws) return;
+  int first = number_of(w, ws), last = last_nested(w, ws);
+  if (first >= 0 && first < *start) *start = first;
+  if (last > *end) *end = last;
+}
+
 static bool add_buffer(gemmc_allocation *a, const ir_op *op, int64_t size, int64_t align, int start, int end) {
   if (a->count == a->cap) {
     int cap = a->cap ? a->cap * 2 : 16;
-    alloc_buffer *b = realloc(a->buffers, (size_t)cap * sizeof *b);
+    alloc_buffer *b = ctx_raw_realloc(a->ctx, a->buffers, (size_t)a->cap * sizeof *b, (size_t)cap * sizeof *b);
     if (!b) return false;
     a->buffers = b;
     a->cap = cap;
@@ -141,14 +166,14 @@ static int by_size_desc(const void *x, const void *y) {
 }
 
 gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
-  (void)ctx;
-  gemmc_allocation *a = calloc(1, sizeof *a);
+  gemmc_allocation *a = ctx_raw_alloc(ctx, sizeof *a);
   if (!a) return NULL;
-  number_walk w = {0};
-  ir_walk(func, number_op, &w);
-  if (w.failed) goto fail;
+  memset(a, 0, sizeof *a);
+  a->ctx = ctx;
+  ptr_list w = {ctx, NULL, 0, 0};
+  if (!ir_walk(func, number_op, &w)) goto fail;
   for (int i = 0; i < w.count; i++) {
-    const ir_op *op = w.ops[i];
+    const ir_op *op = w.items[i];
     if (op->kind == OP_LOCAL_ALLOC && op->num_results == 1 && op->results[0].type->kind == TY_MEMDESC) {
       const ir_type *t = op->results[0].type;
       int64_t elems = 1;
@@ -161,14 +186,21 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
         int e = user ? last_nested(&w, user) : w.count - 1;
         if (e > end) end = e;
       }
-      if (!add_buffer(a, op, elems * elem_bytes(t), 128, i, end)) goto fail;
+      /* Swizzled nvmma_shared buffers start on a whole swizzle period (8 lines of up to 128 bytes):
+       * the tensor cores and the copy engine apply the swizzle to address bits. */
+      int64_t align = t->encoding && t->encoding->kind == AT_NVMMA_SHARED ? 1024 : 128;
+      int start = i;
+      widen_for_specialization(&w, op, &start, &end);
+      if (!add_buffer(a, op, elems * elem_bytes(t), align, start, end)) goto fail;
     } else {
       int64_t bytes = gemmc_allocation_scratch_bytes(op);
-      if (bytes > 0 && !add_buffer(a, op, bytes, 16, i, last_nested(&w, gemmc_allocation_scratch_until(op)))) goto fail;
+      int64_t align = op->kind == OP_MAKE_TENSOR_DESC ? ALLOCATION_TENSORMAP_BYTES : 16; /* tensormap.replace: 128-byte aligned */
+      int start = i, end = last_nested(&w, gemmc_allocation_scratch_until(op));
+      widen_for_specialization(&w, op, &start, &end);
+      if (bytes > 0 && !add_buffer(a, op, bytes, align, start, end)) goto fail;
     }
   }
-  free(w.ops);
-  w.ops = NULL;
+  ptr_list_free(&w);
   if (a->count > 1) qsort(a->buffers, (size_t)a->count, sizeof *a->buffers, by_size_desc);
   /* First fit: the lowest aligned offset that overlaps no placed buffer live at the same time.
    * The placed buffers live together with this one are swept in offset order, so a buffer costs
@@ -196,15 +228,15 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
   free(live);
   return a;
 fail:
-  free(w.ops);
+  ptr_list_free(&w);
   gemmc_allocation_free(a);
   return NULL;
 }
 
 void gemmc_allocation_free(gemmc_allocation *a) {
   if (!a) return;
-  free(a->buffers);
-  free(a);
+  if (a->buffers) ctx_raw_free(a->ctx, a->buffers, (size_t)a->cap * sizeof *a->buffers);
+  ctx_raw_free(a->ctx, a, sizeof *a);
 }
 
 int64_t gemmc_allocation_offset(const gemmc_allocation *a, const ir_op *op) {

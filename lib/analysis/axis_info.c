@@ -14,11 +14,6 @@
 
 /* ------------------------------------------------------------------ storage */
 
-typedef struct value_slot {
-  const ir_value *key; /* NULL: empty */
-  axis_info info;
-} value_slot;
-
 /* Arguments hints of a callee, gathered from its call sites (Triton writes them into the
  * callee's arg attrs; we keep them here so the analysis does not change the IR). */
 typedef struct call_site_hints {
@@ -30,49 +25,24 @@ typedef struct call_site_hints {
 
 struct axis_info_analysis {
   gemmc_context *ctx;
-  value_slot *slots;
-  size_t cap, count;
+  /* value -> its axis_info, allocated in the context's arena so that pointers handed out by
+   * axis_info_of stay valid while the map grows (until the context is destroyed). */
+  ptr_map infos;
   call_site_hints *hints;
   int num_hints, cap_hints;
   ir_op *module; /* for tt.call lookups; NULL when run on a lone function */
 };
 
 
-static value_slot *slot_find(const axis_info_analysis *a, const ir_value *v) {
-  if (!a->cap) return NULL;
-  size_t i = hash_pointer(v) & (a->cap - 1);
-  while (a->slots[i].key) {
-    if (a->slots[i].key == v) return &a->slots[i];
-    i = (i + 1) & (a->cap - 1);
-  }
-  return NULL;
-}
+static axis_info *info_find(const axis_info_analysis *a, const ir_value *v) { return ptr_map_get(&a->infos, v); }
 
-static void slots_grow(axis_info_analysis *a) {
-  size_t ncap = a->cap ? a->cap * 2 : 256;
-  value_slot *ns = ctx_raw_alloc(a->ctx, ncap * sizeof *ns);
-  memset(ns, 0, ncap * sizeof *ns);
-  for (size_t i = 0; i < a->cap; i++) {
-    if (!a->slots[i].key) continue;
-    size_t j = hash_pointer(a->slots[i].key) & (ncap - 1);
-    while (ns[j].key) j = (j + 1) & (ncap - 1);
-    ns[j] = a->slots[i];
-  }
-  if (a->slots) ctx_raw_free(a->ctx, a->slots, a->cap * sizeof *a->slots);
-  a->slots = ns;
-  a->cap = ncap;
-}
-
-static value_slot *slot_insert(axis_info_analysis *a, const ir_value *v) {
-  value_slot *s = slot_find(a, v);
-  if (s) return s;
-  if ((a->count + 1) * 4 > a->cap * 3) slots_grow(a);
-  size_t i = hash_pointer(v) & (a->cap - 1);
-  while (a->slots[i].key) i = (i + 1) & (a->cap - 1);
-  a->slots[i].key = v;
-  memset(&a->slots[i].info, 0, sizeof a->slots[i].info);
-  a->count++;
-  return &a->slots[i];
+/* The stored info of v, added in the uninitialised state (rank 0) on first sight; NULL when
+ * memory ran out (v then stays unknown: the pessimistic answer). */
+static axis_info *info_insert(axis_info_analysis *a, const ir_value *v) {
+  axis_info *info = info_find(a, v);
+  if (info) return info;
+  info = ir_alloc(a->ctx, sizeof *info); /* zeroed: rank 0 */
+  return info && ptr_map_put(&a->infos, v, info) ? info : NULL;
 }
 
 /* ------------------------------------------------------------------ integer helpers */
@@ -291,19 +261,19 @@ static axis_info pessimistic_state(const ir_value *v) {
 /* ------------------------------------------------------------------ value access */
 
 static void store(axis_info_analysis *a, const ir_value *v, const axis_info *info) {
-  value_slot *s = slot_insert(a, v);
+  axis_info *stored = info_insert(a, v);
   /* The stored state only goes down: a value in a loop body sees every round's state. */
-  s->info = info_join(&s->info, info);
+  if (stored) *stored = info_join(stored, info);
 }
 
 static void store_replace(axis_info_analysis *a, const ir_value *v, const axis_info *info) {
-  value_slot *s = slot_insert(a, v);
-  s->info = *info;
+  axis_info *stored = info_insert(a, v);
+  if (stored) *stored = *info;
 }
 
 static axis_info get(const axis_info_analysis *a, const ir_value *v) {
-  value_slot *s = v ? slot_find(a, v) : NULL;
-  if (s && s->info.rank) return s->info;
+  const axis_info *stored = v ? info_find(a, v) : NULL;
+  if (stored && stored->rank) return *stored;
   /* A value not reached yet (or from outside the analysed op) is unknown. */
   axis_info x;
   info_init(&x, v ? type_rank(v->type) : 1);
@@ -353,15 +323,10 @@ static bool apply_cmp_predicate(const char *pred, int64_t a, int64_t b, unsigned
   return true;
 }
 
+/* The cmpi predicate's name; "" when it has none (then nothing is folded). */
 static const char *predicate_of(const ir_op *op) {
-  const ir_attr *p = ir_op_get_attr(op, "predicate");
-  if (!p) return "";
-  if ((p->kind == AT_KEYWORD || p->kind == AT_STRING) && p->str) return p->str;
-  if (p->kind == AT_INT) { /* MLIR's integer encoding of CmpIPredicate */
-    static const char *const names[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
-    if (p->int_value >= 0 && p->int_value < 10) return names[p->int_value];
-  }
-  return "";
+  const char *p = cmp_predicate_of(op);
+  return p ? p : "";
 }
 
 /* Exact integer value of an op's result when its operands are known constants (the
@@ -1188,6 +1153,7 @@ axis_info_analysis *axis_info_run(gemmc_context *ctx, ir_op *func_or_module) {
   if (!a) return NULL;
   memset(a, 0, sizeof *a);
   a->ctx = ctx;
+  a->infos.ctx = ctx;
   if (!func_or_module) return a;
   if (func_or_module->kind == OP_MODULE) {
     a->module = func_or_module;
@@ -1212,14 +1178,14 @@ void axis_info_free(axis_info_analysis *a) {
     ctx_raw_free(ctx, a->hints[i].constancy, n * sizeof(int64_t));
   }
   if (a->hints) ctx_raw_free(ctx, a->hints, (size_t)a->cap_hints * sizeof *a->hints);
-  if (a->slots) ctx_raw_free(ctx, a->slots, a->cap * sizeof *a->slots);
+  ptr_map_free(&a->infos);
   ctx_raw_free(ctx, a, sizeof *a);
 }
 
 const axis_info *axis_info_of(const axis_info_analysis *a, const ir_value *v) {
   if (!a || !v) return NULL;
-  value_slot *s = slot_find(a, v);
-  return s && s->info.rank ? &s->info : NULL;
+  const axis_info *info = info_find(a, v);
+  return info && info->rank ? info : NULL;
 }
 
 int axis_info_rank(const axis_info *info) { return info ? info->rank : 0; }

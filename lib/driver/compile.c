@@ -11,6 +11,7 @@
 #include <llvm-c/Core.h>
 
 #include "driver_internal.h"
+#include "gemmc/amdgpu.h"
 #include "gemmc/limits.h"
 #include "gemmc/passes.h"
 #include "gemmc/target.h"
@@ -35,6 +36,8 @@ struct gemmc_compiled {
   bool ok;
   strbuf diagnostics;
   owned_text ttgir, llvm_ir, ptx, cubin, ptxas_report, json;
+  owned_text amdgcn, hsaco;
+  gemmc_amdgpu_code_object *code_object; /* the .hsaco's metadata note; kernel.amdgpu points into it */
   bool has_kernel;
   gemmc_kernel_metadata kernel;
   /* What the pipeline is working on; kept here (not in locals) so that an out-of-memory unwind
@@ -148,13 +151,6 @@ static bool note_encodings(ir_op *op, void *user) {
   return true;
 }
 
-static bool run_pass(gemmc_compiled *c, ir_op *module, const char *name, const char *options) {
-  const gemmc_pass_info *pass = gemmc_pass_lookup(name);
-  if (!pass) return fail(c, "internal error: pass '%s' is not registered", name);
-  if (!pass->run(c->ctx, module, options, NULL)) return false;
-  return true;
-}
-
 /* TTIR (no layouts yet) gets default layouts and coalesced memory ops; TTGIR is used as it is. */
 static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
   encoding_walk w = {false, false};
@@ -170,26 +166,19 @@ static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
     }
     return true;
   }
-  int num_warps = c->opts.num_warps ? c->opts.num_warps : 4;
-  char options[128];
-  snprintf(options, sizeof options, "num-warps=%d,threads-per-warp=%d,target=cuda:%d", num_warps,
-           c->target->warp_size, c->target->compute_capability);
-  if (!run_pass(c, module, "assign-layouts", options)) return false;
-  if (c->opts.verify_each && !ir_verify(c->ctx, module)) return false;
-  if (!run_pass(c, module, "coalesce", NULL)) return false;
-  if (!run_pass(c, module, "remove-layout-conversions", NULL)) return false;
-  /* Tensor cores, then a second clean-up for the conversions the MMA layouts introduce
-   * (Triton's order: coalesce, remove-conversions, accelerate-matmul, remove-conversions). */
-  if (!run_pass(c, module, "accelerate-matmul", NULL)) return false;
-  if (!run_pass(c, module, "remove-layout-conversions", NULL)) return false;
-  /* K loops feeding mma.sync: a cp.async ring of num_stages shared-memory stages (the pass
-   * leaves every other loop alone). */
-  int num_stages = c->opts.num_stages ? c->opts.num_stages : 3;
-  if (num_stages >= 2 && (c->target->caps & GEMMC_CAP_CP_ASYNC)) {
-    snprintf(options, sizeof options, "num-stages=%d,max-shared=%d", num_stages, c->target->shared_mem_per_block);
-    if (!run_pass(c, module, "pipeline-loads", options)) return false;
-  }
-  return true;
+  /* The one pass pipeline (lib/driver/pipeline.c), with this compile's target and shape. */
+  gemmc_pass_context pc;
+  if (!gemmc_pass_context_init(&pc, c->ctx, module, c->target, NULL)) return false;
+  pc.num_warps = c->opts.num_warps ? c->opts.num_warps : 4;
+  pc.threads_per_warp = c->target->warp_size;
+  pc.num_stages = c->opts.num_stages ? c->opts.num_stages : 3;
+  pc.max_shared = c->target->shared_mem_per_block;
+  /* AMD's MFMA knobs (Triton's AccelerateAMDMatmul reads the same). */
+  pc.matrix_instr_nonkdim = c->opts.matrix_instr_nonkdim;
+  pc.kpack = c->opts.kpack ? c->opts.kpack : 1;
+  pc.tma = c->opts.tma < 0 ? 0 : c->opts.tma > 0 ? 2 : 1;
+  pc.warp_specialize = c->opts.warp_specialize >= 0 ? 1 : 0;
+  return gemmc_pipeline_run(&pc, module, "compile", c->opts.verify_each);
 }
 
 static void append_text(const char *data, size_t len, void *user) { sb_put(user, data, len); }
@@ -235,14 +224,76 @@ static bool assemble_cubin(gemmc_compiled *c) {
   fseek(f, 0, SEEK_END);
   long size = ftell(f);
   fseek(f, 0, SEEK_SET);
-  char *bytes = size > 0 ? malloc((size_t)size) : NULL;
-  ok = bytes && fread(bytes, 1, (size_t)size, f) == (size_t)size;
+  /* Straight into the result's buffer (len + 1 bytes from the context's allocator). */
+  c->cubin.data = size > 0 ? ctx_raw_alloc(c->ctx, (size_t)size + 1) : NULL;
+  ok = c->cubin.data && fread(c->cubin.data, 1, (size_t)size, f) == (size_t)size;
   fclose(f);
   unlink(path);
-  if (ok) ok = own_copy(c->ctx, &c->cubin, bytes, (size_t)size);
-  free(bytes);
+  if (c->cubin.data) {
+    c->cubin.len = (size_t)size;
+    c->cubin.data[size] = 0;
+  }
   if (!ok) return fail(c, "cannot read the cubin ptxas wrote");
   return own_copy(c->ctx, &c->ptxas_report, report, strlen(report));
+}
+
+/* The kernel attributes that come from compile options rather than from the IR
+ * (waves_per_eu), set on the lowered kernel function. */
+static bool amdgpu_kernel_attributes(gemmc_compiled *c) {
+  LLVMValueRef fn = LLVMGetNamedFunction(c->llvm_module, c->kernel.name);
+  if (!fn) return fail(c, "internal error: the LLVM module has no kernel '%s'", c->kernel.name);
+  gemmc_amdgpu_kernel_attrs attrs;
+  memset(&attrs, 0, sizeof attrs);
+  attrs.max_threads = c->kernel.threads_per_block;
+  attrs.waves_per_eu = c->opts.waves_per_eu;
+  gemmc_target_amdgpu_mark_kernel(c->llvm_module, fn, &attrs);
+  return true;
+}
+
+/* AMDGCN text, then (HSACO) the object, ld.lld's code object and its metadata note, which is
+ * where kernel.json's AMD facts come from. */
+static bool emit_amdgpu(gemmc_compiled *c) {
+  char err[4096];
+  char *text = NULL;
+  size_t len = 0;
+  double start = now_ms();
+  if (!gemmc_target_codegen_amdgpu_asm(c->target, c->llvm_module, c->opts.opt_level, &text, &len, err, sizeof err))
+    return fail(c, "AMDGCN emission failed: %s", err);
+  bool ok = own_copy(c->ctx, &c->amdgcn, text, len);
+  free(text);
+  if (!ok) return false;
+  if (c->opts.stage < GEMMC_STAGE_HSACO) {
+    c->times.codegen_ms = now_ms() - start;
+    return true;
+  }
+  void *obj = NULL, *hsaco = NULL;
+  size_t obj_len = 0, hsaco_len = 0;
+  /* Code generation mutates the module; nothing reads it afterwards. */
+  ok = gemmc_target_codegen_amdgpu_object(c->target, c->llvm_module, c->opts.opt_level, &obj, &obj_len, err,
+                                          sizeof err);
+  c->times.codegen_ms = now_ms() - start;
+  if (!ok) return fail(c, "AMDGPU object emission failed: %s", err);
+  start = now_ms();
+  ok = gemmc_target_link_hsaco(obj, obj_len, &hsaco, &hsaco_len, err, sizeof err);
+  c->times.lld_ms = now_ms() - start;
+  free(obj);
+  if (!ok) return fail(c, "%s", err);
+  ok = own_copy(c->ctx, &c->hsaco, hsaco, hsaco_len);
+  free(hsaco);
+  if (!ok) return false;
+  if (!gemmc_amdgpu_read_code_object(c->hsaco.data, c->hsaco.len, &c->code_object, err, sizeof err))
+    return fail(c, "internal error: reading the linked code object: %s", err);
+  const gemmc_amdgpu_kernel_info *k = gemmc_amdgpu_code_object_kernel(c->code_object, c->kernel.name);
+  if (!k) return fail(c, "internal error: the code object has no kernel '%s'", c->kernel.name);
+  if (k->num_explicit_kernargs != c->kernel.num_args)
+    return fail(c, "internal error: the code object's kernel '%s' has %d arguments but the tt.func has %d",
+                c->kernel.name, k->num_explicit_kernargs, c->kernel.num_args);
+  c->kernel.amdgpu = k;
+  /* The note knows the static LDS; what the lowering allocated beyond it comes at launch. */
+  int64_t lowered = c->kernel.static_shared_bytes + c->kernel.dynamic_shared_bytes; /* all the lowering placed */
+  c->kernel.static_shared_bytes = k->group_segment_fixed_size;
+  c->kernel.dynamic_shared_bytes = lowered > k->group_segment_fixed_size ? lowered - k->group_segment_fixed_size : 0;
+  return true;
 }
 
 static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
@@ -255,17 +306,24 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
     return false;
   c->times.lower_ms = now_ms() - start;
   if (!c->llvm_module) return fail(c, "internal error: lowering made no LLVM module");
-  for (int i = 0; i < num_lowered; i++) {
-    if (!lowered[i].name || strcmp(lowered[i].name, c->kernel.source_name) != 0) continue;
-    if (lowered[i].num_warps > 0) c->kernel.num_warps = lowered[i].num_warps;
-    if (lowered[i].threads_per_warp > 0) c->kernel.threads_per_warp = lowered[i].threads_per_warp;
-    if (lowered[i].threads_per_block > 0) c->kernel.threads_per_block = lowered[i].threads_per_block;
-    c->kernel.dynamic_shared_bytes = lowered[i].static_shared_bytes;
-  }
+  /* The lowering names kernels by their tt.func name; the LLVM function is the escaped symbol. */
+  const gemmc_lowered_kernel *k = NULL;
+  for (int i = 0; i < num_lowered && !k; i++)
+    if (lowered[i].name && strcmp(lowered[i].name, c->kernel.source_name) == 0) k = &lowered[i];
+  if (!k) return fail(c, "internal error: the lowering made no kernel '%s'", c->kernel.source_name);
+  if (k->num_params != c->kernel.num_args)
+    return fail(c, "internal error: the lowered kernel '%s' has %d parameters but the tt.func has %d",
+                c->kernel.source_name, k->num_params, c->kernel.num_args);
+  if (k->num_warps > 0) c->kernel.num_warps = k->num_warps;
+  if (k->threads_per_warp > 0) c->kernel.threads_per_warp = k->threads_per_warp;
+  if (k->threads_per_block > 0) c->kernel.threads_per_block = k->threads_per_block;
+  /* The buffers live in the dynamic array; fixed-size arrays need nothing at launch. */
+  c->kernel.static_shared_bytes = k->static_shared_bytes;
+  c->kernel.dynamic_shared_bytes = k->shared_bytes > k->static_shared_bytes ? k->shared_bytes - k->static_shared_bytes : 0;
 
   char err[4096];
-  if (c->opts.stage >= GEMMC_STAGE_PTX && c->target->arch != GEMMC_ARCH_NVPTX)
-    return fail(c, "target %s: only NVIDIA targets emit PTX (use --emit=llvm)", c->target->name);
+  bool amd = c->target->arch == GEMMC_ARCH_AMDGPU;
+  if (amd && !amdgpu_kernel_attributes(c)) return false;
   /* One -O pipeline, in place: its result is both the LLVM IR we keep and what the code
    * generator gets (optimizing a clone for the PTX and the module again for the text doubled
    * the LLVM time). */
@@ -274,6 +332,7 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
     return fail(c, "LLVM optimization failed: %s", err);
   c->times.llvm_opt_ms = now_ms() - start;
   if (!keep_llvm_text(c)) return false;
+  if (amd) return c->opts.stage >= GEMMC_STAGE_AMDGCN ? emit_amdgpu(c) : true;
   if (c->opts.stage >= GEMMC_STAGE_PTX) {
     char *ptx = NULL;
     size_t len = 0;
@@ -286,29 +345,17 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
     bool ok = own_copy(c->ctx, &c->ptx, ptx, len);
     free(ptx);
     if (!ok) return false;
-    int params = metadata_ptx_param_count(c->ptx.data, c->kernel.name);
-    if (params != c->kernel.num_args) {
-      ir_error(c->ctx, NULL, "internal error: the PTX entry '%s' has %d parameters but the tt.func has %d",
-               c->kernel.name, params, c->kernel.num_args);
-      return false;
-    }
-    bool has_extern = false;
-    int64_t declared = 0;
-    metadata_scan_ptx_shared(c->ptx.data, &declared, &has_extern);
-    c->kernel.static_shared_bytes = declared;
-    int64_t dynamic = c->kernel.dynamic_shared_bytes - declared;
-    c->kernel.dynamic_shared_bytes = has_extern && dynamic > 0 ? dynamic : 0;
   }
   if (c->opts.stage >= GEMMC_STAGE_CUBIN && !assemble_cubin(c)) return false;
   return true;
 }
 
-/* The option rules gemmc.h states, each with its own message. */
+/* The option rules gemmc.h states that need no target, each with its own message. */
 static bool check_options(gemmc_compiled *c, const char *text, size_t len) {
   const gemmc_compile_options *o = &c->opts;
   if (!text && len) return fail(c, "gemmc_compile: text is NULL but len is %zu", len);
-  if ((unsigned)o->stage > (unsigned)GEMMC_STAGE_CUBIN)
-    return fail(c, "gemmc_compile: stage must be GEMMC_STAGE_TTGIR .. GEMMC_STAGE_CUBIN, got %d", (int)o->stage);
+  if ((unsigned)o->stage > (unsigned)GEMMC_STAGE_HSACO)
+    return fail(c, "gemmc_compile: stage must be GEMMC_STAGE_TTGIR .. GEMMC_STAGE_HSACO, got %d", (int)o->stage);
   if (o->opt_level < 0 || o->opt_level > 3) return fail(c, "optimization level must be 0..3, got %d", o->opt_level);
   if (o->num_warps < 0 || o->num_warps > 32 || (o->num_warps & (o->num_warps - 1)))
     return fail(c, "num-warps must be a power of two from 1 to 32, got %d", o->num_warps);
@@ -323,6 +370,24 @@ static bool check_options(gemmc_compiled *c, const char *text, size_t len) {
   return true;
 }
 
+static const char *stage_name(gemmc_stage s) {
+  static const char *const names[] = {"ttgir", "llvm", "ptx", "cubin", "amdgcn", "hsaco"};
+  return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
+}
+
+/* PTX and cubins are NVIDIA's, AMDGCN and code objects AMD's. */
+static bool stage_fits_target(gemmc_compiled *c) {
+  gemmc_stage s = c->opts.stage;
+  bool nvidia_stage = s == GEMMC_STAGE_PTX || s == GEMMC_STAGE_CUBIN;
+  bool amd_stage = s == GEMMC_STAGE_AMDGCN || s == GEMMC_STAGE_HSACO;
+  if (nvidia_stage && c->target->arch != GEMMC_ARCH_NVPTX)
+    return fail(c, "target %s: --emit=%s is for NVIDIA targets (AMD targets emit amdgcn or hsaco)", c->target->name,
+                stage_name(s));
+  if (amd_stage && c->target->arch != GEMMC_ARCH_AMDGPU)
+    return fail(c, "target %s: --emit=%s is for AMD targets (gfx90a, gfx942)", c->target->name, stage_name(s));
+  return true;
+}
+
 static bool compile_steps(gemmc_compiled *c, const char *text, size_t len) {
   gemmc_context *ctx = c->ctx;
   char err[1024];
@@ -330,6 +395,14 @@ static bool compile_steps(gemmc_compiled *c, const char *text, size_t len) {
   if (!text) text = ""; /* len is 0 */
   c->target = gemmc_target_lookup(c->opts.target ? c->opts.target : DEFAULT_TARGET, err, sizeof err);
   if (!c->target) return fail(c, "%s", err);
+  /* num_warps is at most 32 (check_options): the product cannot overflow. */
+  if (c->opts.num_warps * c->target->warp_size > c->target->max_threads_per_block)
+    return fail(c, "num-warps %d: %d threads per block exceed %s's %d", c->opts.num_warps,
+                c->opts.num_warps * c->target->warp_size, c->target->name, c->target->max_threads_per_block);
+  if (!gemmc_target_amdgpu_check_options(c->target, c->opts.waves_per_eu, c->opts.matrix_instr_nonkdim,
+                                         c->opts.kpack, err, sizeof err))
+    return fail(c, "%s", err);
+  if (!stage_fits_target(c)) return false;
 
   double start = now_ms();
   c->original.name = c->filename;
@@ -452,8 +525,12 @@ bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char 
   c->llvm_ctx = NULL;
   if (!c->ok) {
     /* A failed compile keeps its diagnostics only. */
-    owned_text *texts[] = {&c->ttgir, &c->llvm_ir, &c->ptx, &c->cubin, &c->ptxas_report, &c->json};
+    owned_text *texts[] = {&c->ttgir, &c->llvm_ir, &c->ptx, &c->cubin, &c->ptxas_report, &c->json,
+                           &c->amdgcn, &c->hsaco};
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) own_free(ctx, texts[i]);
+    gemmc_amdgpu_code_object_free(c->code_object);
+    c->code_object = NULL;
+    c->kernel.amdgpu = NULL;
     c->has_kernel = false;
     if (!c->diagnostics.len) put_final_error(&c->diagnostics, "error: compilation failed\n");
   }
@@ -463,8 +540,10 @@ bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char 
 void gemmc_compiled_destroy(gemmc_compiled *c) {
   if (!c || is_static_result(c)) return;
   gemmc_context *ctx = c->ctx;
-  owned_text *texts[] = {&c->ttgir, &c->llvm_ir, &c->ptx, &c->cubin, &c->ptxas_report, &c->json};
+  owned_text *texts[] = {&c->ttgir, &c->llvm_ir, &c->ptx, &c->cubin, &c->ptxas_report, &c->json,
+                         &c->amdgcn, &c->hsaco};
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) own_free(ctx, texts[i]);
+  gemmc_amdgpu_code_object_free(c->code_object);
   sb_free(&c->diagnostics);
   ctx_raw_free(ctx, c, sizeof *c);
 }
@@ -486,6 +565,8 @@ const char *gemmc_compiled_ttgir(const gemmc_compiled *c, size_t *len) { return 
 const char *gemmc_compiled_llvm_ir(const gemmc_compiled *c, size_t *len) { return text_of(c, c ? &c->llvm_ir : NULL, len); }
 const char *gemmc_compiled_ptx(const gemmc_compiled *c, size_t *len) { return text_of(c, c ? &c->ptx : NULL, len); }
 const void *gemmc_compiled_cubin(const gemmc_compiled *c, size_t *len) { return text_of(c, c ? &c->cubin : NULL, len); }
+const char *gemmc_compiled_amdgcn(const gemmc_compiled *c, size_t *len) { return text_of(c, c ? &c->amdgcn : NULL, len); }
+const void *gemmc_compiled_hsaco(const gemmc_compiled *c, size_t *len) { return text_of(c, c ? &c->hsaco : NULL, len); }
 const char *gemmc_compiled_ptxas_report(const gemmc_compiled *c) { return c ? c->ptxas_report.data : NULL; }
 const gemmc_phase_times *gemmc_compiled_phase_times(const gemmc_compiled *c) { return c ? &c->times : NULL; }
 const gemmc_kernel_metadata *gemmc_compiled_kernel(const gemmc_compiled *c) {

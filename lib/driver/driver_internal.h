@@ -38,13 +38,6 @@ int defines_original_column(const define_expansion *e, int line, int col);
  * diagnostic when the module has no public tt.func or more than one. */
 bool metadata_from_module(gemmc_context *ctx, ir_op *module, gemmc_kernel_metadata *md);
 
-/* Shared memory declared in PTX: bytes of non-extern `.shared` variables (static) and whether
- * any `.extern .shared` array is declared (dynamic). */
-void metadata_scan_ptx_shared(const char *ptx, int64_t *static_bytes, bool *has_extern);
-
-/* Counts the `.param` entries of `.entry name(...)` in ptx; -1 when the entry is not there. */
-int metadata_ptx_param_count(const char *ptx, const char *kernel_name);
-
 /* kernel.json text (NUL-terminated, ctx allocator, length in *len); free with ctx_raw_free(len+1). */
 char *metadata_to_json(gemmc_context *ctx, const gemmc_kernel_metadata *md, size_t *len);
 

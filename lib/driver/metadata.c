@@ -1,6 +1,5 @@
-/* Kernel metadata: the launch description from the tt.func signature and the PTX, and kernel.json. */
+/* Kernel metadata: the launch description from the tt.func signature (the lowering adds shared memory and the block shape), and kernel.json. */
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "driver_internal.h"
@@ -128,65 +127,6 @@ bool metadata_from_module(gemmc_context *ctx, ir_op *module, gemmc_kernel_metada
   return true;
 }
 
-/* ------------------------------------------------------------------ reading PTX */
-
-static const char *skip_space(const char *p) {
-  while (*p == ' ' || *p == '\t') p++;
-  return p;
-}
-
-/* `.shared .align 16 .b8 name[4096];` is static; `.extern .shared ... name[];` is dynamic. */
-void metadata_scan_ptx_shared(const char *ptx, int64_t *static_bytes, bool *has_extern) {
-  *static_bytes = 0;
-  *has_extern = false;
-  for (const char *line = ptx; line && *line;) {
-    const char *eol = strchr(line, '\n');
-    size_t n = eol ? (size_t)(eol - line) : strlen(line);
-    const char *p = skip_space(line);
-    bool is_extern = !strncmp(p, ".extern", 7);
-    if (is_extern) p = skip_space(p + 7);
-    if (!strncmp(p, ".shared", 7) && memchr(p, '[', n - (size_t)(p - line))) {
-      if (is_extern) {
-        *has_extern = true;
-      } else {
-        /* element width from .b8/.b16/.b32/.b64 (or .u/.s/.f), then [count] */
-        int width = 1;
-        for (const char *q = strstr(p + 7, " ."); q && q < line + n; q = strstr(q + 1, " .")) {
-          int bits = strchr("busf", q[2]) && q[2] ? (int)strtol(q + 3, NULL, 10) : 0;
-          if (bits >= 8) width = bits / 8;
-        }
-        const char *br = memchr(p, '[', n - (size_t)(p - line));
-        int64_t count = br ? strtoll(br + 1, NULL, 10) : 0;
-        int64_t bytes;
-        /* saturating: the text is LLVM's, but nothing here may wrap */
-        if (count > 0 && (__builtin_mul_overflow(count, (int64_t)width, &bytes) ||
-                          __builtin_add_overflow(*static_bytes, bytes, static_bytes)))
-          *static_bytes = INT64_MAX;
-      }
-    }
-    line = eol ? eol + 1 : NULL;
-  }
-}
-
-int metadata_ptx_param_count(const char *ptx, const char *kernel_name) {
-  size_t name_len = strlen(kernel_name);
-  for (const char *p = strstr(ptx, ".entry"); p; p = strstr(p + 6, ".entry")) {
-    const char *q = skip_space(p + 6);
-    if (strncmp(q, kernel_name, name_len) != 0) continue;
-    q += name_len;
-    if (*q != '(' && *q != ' ' && *q != '\n' && *q != '\r') continue;
-    const char *open = strchr(q, '(');
-    const char *brace = strchr(q, '{');
-    if (!open || (brace && brace < open)) return 0; /* no parameters */
-    const char *close = strchr(open, ')');
-    if (!close) return -1;
-    int count = 0;
-    for (const char *r = strstr(open, ".param"); r && r < close; r = strstr(r + 6, ".param")) count++;
-    return count;
-  }
-  return -1;
-}
-
 /* ------------------------------------------------------------------ kernel.json */
 
 /* The length of the UTF-8 sequence at p (1..4), or 0 when it is not valid UTF-8. */
@@ -229,6 +169,38 @@ static const char *arg_kind_name(gemmc_arg_kind k) {
   return "int";
 }
 
+/* "amdgpu": what the code object's metadata note says (read back from the linked .hsaco). */
+static void amdgpu_json(strbuf *b, const gemmc_amdgpu_kernel_info *k) {
+  sb_puts(b, ",\n  \"amdgpu\": {\n    \"target\": ");
+  json_string(b, k->target);
+  sb_printf(b, ",\n    \"code_object_version\": %d", k->code_object_version);
+  sb_puts(b, ",\n    \"symbol\": ");
+  json_string(b, k->symbol);
+  sb_printf(b,
+            ",\n    \"kernarg_segment_size\": %d,\n    \"kernarg_segment_align\": %d"
+            ",\n    \"lds_bytes\": %" PRId64 ",\n    \"scratch_bytes\": %" PRId64
+            ",\n    \"vgpr_count\": %d,\n    \"agpr_count\": %d,\n    \"sgpr_count\": %d"
+            ",\n    \"vgpr_spill_count\": %d,\n    \"sgpr_spill_count\": %d"
+            ",\n    \"wavefront_size\": %d,\n    \"max_flat_workgroup_size\": %d"
+            ",\n    \"uses_dynamic_stack\": %s",
+            k->kernarg_segment_size, k->kernarg_segment_align, k->group_segment_fixed_size,
+            k->private_segment_fixed_size, k->vgpr_count, k->agpr_count, k->sgpr_count, k->vgpr_spill_count,
+            k->sgpr_spill_count, k->wavefront_size, k->max_flat_workgroup_size,
+            k->uses_dynamic_stack ? "true" : "false");
+  sb_puts(b, ",\n    \"kernargs\": [");
+  for (int i = 0; i < k->num_kernargs; i++) {
+    const gemmc_kernarg *a = &k->kernargs[i];
+    sb_printf(b, "%s\n      {\"offset\": %d, \"size\": %d, \"value_kind\": ", i ? "," : "", a->offset, a->size);
+    json_string(b, a->value_kind);
+    if (a->address_space) {
+      sb_puts(b, ", \"address_space\": ");
+      json_string(b, a->address_space);
+    }
+    sb_printf(b, ", \"hidden\": %s}", a->hidden ? "true" : "false");
+  }
+  sb_puts(b, k->num_kernargs ? "\n    ]\n  }" : "]\n  }");
+}
+
 char *metadata_to_json(gemmc_context *ctx, const gemmc_kernel_metadata *md, size_t *len) {
   strbuf b;
   sb_init(&b, ctx);
@@ -265,6 +237,7 @@ char *metadata_to_json(gemmc_context *ctx, const gemmc_kernel_metadata *md, size
     sb_printf(&b, ", \"size\": %d, \"divisibility\": %d}", a->size_bytes, a->divisibility);
   }
   sb_puts(&b, md->num_args ? "\n  ]" : "]");
+  if (md->amdgpu) amdgpu_json(&b, md->amdgpu);
   sb_puts(&b, ",\n  \"constants\": {");
   for (int i = 0; i < md->num_constants; i++) {
     sb_puts(&b, i ? ", " : "");

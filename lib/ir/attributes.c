@@ -17,22 +17,14 @@ static void key_attr_common(strbuf *k, const ir_attr *a) {
   if (a->num_elems && a->names) sb_put(k, a->names, sizeof(void *) * (size_t)a->num_elems);
   if (a->num_elems && a->ints) sb_put(k, a->ints, sizeof(int64_t) * (size_t)a->num_elems);
   if (a->num_elems && a->floats) sb_put(k, a->floats, sizeof(double) * (size_t)a->num_elems);
-  /* Layout fields one by one: the struct has padding that must not reach the key. */
+  /* Layout fields one by one from the one field list (the struct has padding that must not
+   * reach the key). */
   const ir_layout_params *l = &a->layout;
-  int ints[] = {l->rank, l->dim, l->op_idx, l->k_width, l->version_major, l->version_minor,
-                l->instr_rank, l->is_transposed, l->tiles_per_warp_rank, l->element_bit_width,
-                l->vec, l->per_phase, l->max_phase, l->swizzling_byte_width, l->transposed,
-                l->fp4_padded, l->nvmma_rank};
-  sb_put(k, ints, sizeof ints);
-  sb_put(k, l->size_per_thread, sizeof l->size_per_thread);
-  sb_put(k, l->threads_per_warp, sizeof l->threads_per_warp);
-  sb_put(k, l->warps_per_cta, sizeof l->warps_per_cta);
-  sb_put(k, l->order, sizeof l->order);
-  sb_put(k, l->instr_shape, sizeof l->instr_shape);
-  sb_put(k, l->tiles_per_warp, sizeof l->tiles_per_warp);
-  const ir_attr *ptrs[] = {l->cga_layout, l->parent, l->lin_register, l->lin_lane, l->lin_warp,
-                           l->lin_block};
-  sb_put(k, ptrs, sizeof ptrs);
+#define KEY_SCALAR(type, name) sb_put(k, &l->name, sizeof l->name);
+#define KEY_ARRAY(type, name, n) sb_put(k, l->name, sizeof l->name);
+  IR_LAYOUT_FIELDS(KEY_SCALAR, KEY_ARRAY)
+#undef KEY_SCALAR
+#undef KEY_ARRAY
 }
 
 /* proto's arrays are copied into the arena when the attribute is new. */
@@ -235,6 +227,7 @@ const char *ir_attr_kind_name(ir_attr_kind kind) {
   case AT_DOT_OP: return "ttg.dot_op";
   case AT_SWIZZLED_SHARED: return "ttg.swizzled_shared";
   case AT_NVMMA_SHARED: return "ttg.nvmma_shared";
+  case AT_AMD_ROTATING_SHARED: return "ttg.amd_rotating_shared";
   case AT_SHARED_MEMORY: return "ttg.shared_memory";
   case AT_LINEAR: return "ttg.linear";
   case AT_INT: return "integer";

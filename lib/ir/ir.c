@@ -29,6 +29,18 @@ bool ir_op_kind_from_name(const char *name, size_t len, ir_op_kind *out) {
 
 const char *ir_op_name(const ir_op *op) { return op_infos[op->kind].name; }
 
+const char *ir_op_immediate_attr(ir_op_kind kind, int *bits) {
+  switch (kind) {
+  case OP_ROCDL_SETPRIO:
+    if (bits) *bits = 16;
+    return "priority";
+  case OP_ROCDL_SCHED_BARRIER:
+    if (bits) *bits = 32;
+    return "mask";
+  default: return NULL;
+  }
+}
+
 /* ------------------------------------------------------------------ use lists */
 
 static void use_link(ir_operand *u) {

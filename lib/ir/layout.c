@@ -9,7 +9,8 @@ bool layout_equal(const ir_attr *a, const ir_attr *b) {
 }
 
 bool layout_is_shared(const ir_attr *layout) {
-  return layout && (layout->kind == AT_SWIZZLED_SHARED || layout->kind == AT_NVMMA_SHARED);
+  return layout && (layout->kind == AT_SWIZZLED_SHARED || layout->kind == AT_NVMMA_SHARED ||
+                    layout->kind == AT_AMD_ROTATING_SHARED);
 }
 
 bool layout_is_distributed(const ir_attr *layout) {
@@ -75,7 +76,8 @@ void layout_order(const ir_attr *layout, int rank, int *order_out) {
   const ir_layout_params *p = &layout->layout;
   switch (layout->kind) {
   case AT_BLOCKED:
-  case AT_SWIZZLED_SHARED: memcpy(order_out, p->order, sizeof(int) * (size_t)rank); return;
+  case AT_SWIZZLED_SHARED:
+  case AT_AMD_ROTATING_SHARED: memcpy(order_out, p->order, sizeof(int) * (size_t)rank); return;
   case AT_SLICE: {
     if (rank + 1 > IR_MAX_RANK) return;
     int parent_order[IR_MAX_RANK];

@@ -89,6 +89,69 @@ const ir_attr *layout_swizzled_shared_for_dot_operand(gemmc_context *ctx, int op
   return layout_swizzled_shared_get(ctx, rank, vec, per_phase, max_phase, order);
 }
 
+const ir_attr *layout_shared_for_mfma_operand(gemmc_context *ctx, int op_idx, int vec, int rank,
+                                              const int64_t *shape, const int *order, int elem_bits,
+                                              bool rotating) {
+  if (rank < 2 || rank > IR_MAX_RANK || elem_bits <= 0 || vec <= 0) return NULL;
+  int k_dim = op_idx == 0 ? rank - 1 : rank - 2;
+  if (order[0] != k_dim) return layout_swizzled_shared_get(ctx, rank, 1, 1, 1, order);
+  enum { BANKS = 32, BANK_BITS = 32, SIMD_WIDTH = 16 };
+  int64_t inner = shape[order[0]] > 0 ? shape[order[0]] : 1;
+  int64_t elems_per_bank_row = BANKS * BANK_BITS / elem_bits;
+  int per_phase = elems_per_bank_row / inner > 1 ? (int)(elems_per_bank_row / inner) : 1;
+  int64_t max_phase = SIMD_WIDTH / per_phase < inner / vec ? SIMD_WIDTH / per_phase : inner / vec;
+  if (max_phase < 1) max_phase = 1;
+  ir_layout_params p;
+  memset(&p, 0, sizeof p);
+  p.rank = rank;
+  p.vec = vec;
+  p.per_phase = per_phase;
+  p.max_phase = (int)max_phase;
+  memcpy(p.order, order, sizeof(int) * (size_t)rank);
+  return ir_layout_attr(ctx, rotating ? AT_AMD_ROTATING_SHARED : AT_SWIZZLED_SHARED, &p);
+}
+
+static const ir_attr *bases_attr(gemmc_context *ctx, const layout_linear *ll, layout_in_dim in) {
+  int n = ll->num_bases[in];
+  const ir_attr **bases = ir_alloc(ctx, sizeof *bases * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    const ir_attr *coords[IR_MAX_RANK];
+    for (int d = 0; d < ll->rank; d++) coords[d] = ir_int_attr(ctx, ll->bases[in][i][d], NULL);
+    bases[i] = ir_array_attr(ctx, ll->rank, coords);
+  }
+  return ir_array_attr(ctx, n, bases);
+}
+
+const ir_attr *layout_linear_get(gemmc_context *ctx, const layout_linear *ll) {
+  ir_layout_params p;
+  memset(&p, 0, sizeof p);
+  p.rank = ll->rank;
+  p.lin_register = bases_attr(ctx, ll, LAYOUT_IN_REGISTER);
+  p.lin_lane = bases_attr(ctx, ll, LAYOUT_IN_LANE);
+  p.lin_warp = bases_attr(ctx, ll, LAYOUT_IN_WARP);
+  p.lin_block = bases_attr(ctx, ll, LAYOUT_IN_BLOCK);
+  return ir_layout_attr(ctx, AT_LINEAR, &p);
+}
+
+const ir_attr *layout_in_thread_transposed(gemmc_context *ctx, const ir_attr *blocked, int rank,
+                                           const int64_t *shape) {
+  if (!blocked || blocked->kind != AT_BLOCKED || rank < 2 || rank > IR_MAX_RANK) return NULL;
+  layout_linear ll, tile;
+  if (!layout_to_linear(blocked, rank, shape, &ll)) return NULL;
+  int order[IR_MAX_RANK];
+  memcpy(order, blocked->layout.order, sizeof(int) * (size_t)rank);
+  int t = order[rank - 2];
+  order[rank - 2] = order[rank - 1];
+  order[rank - 1] = t;
+  ll_init(&tile, rank);
+  if (!ll_identity_nd(&tile, LAYOUT_IN_REGISTER, blocked->layout.size_per_thread, order, rank)) return NULL;
+  /* The tile's bases replace the first register bases (one thread's sizePerThread elements);
+   * the repetitions after them stay. */
+  for (int i = 0; i < tile.num_bases[LAYOUT_IN_REGISTER] && i < ll.num_bases[LAYOUT_IN_REGISTER]; i++)
+    memcpy(ll.bases[LAYOUT_IN_REGISTER][i], tile.bases[LAYOUT_IN_REGISTER][i], sizeof ll.bases[0][0]);
+  return layout_linear_get(ctx, &ll);
+}
+
 const ir_attr *layout_nvmma_shared_get(gemmc_context *ctx, int rank, const int64_t *shape,
                                        const int *order, int elem_bits, bool fp4_padded) {
   if (rank < 1 || rank > IR_MAX_RANK || elem_bits <= 0) return NULL;

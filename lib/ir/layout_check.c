@@ -25,7 +25,7 @@ static const char *product_msg(bool lanes, int64_t product, int expected) {
   const int *exp = lanes ? lanes_expected : warps_expected;
   size_t rows = lanes ? sizeof lanes_expected / sizeof *lanes_expected
                       : sizeof warps_expected / sizeof *warps_expected;
-  int k = layout_log2_exact(product);
+  int k = log2_exact(product);
   for (size_t r = 0; r < rows && k >= 0 && k < 9; r++)
     if (exp[r] == expected) return lanes ? lanes_msgs[r][k] : warps_msgs[r][k];
   return lanes ? "threadsPerWarp does not multiply to the threads per warp"
@@ -34,7 +34,7 @@ static const char *product_msg(bool lanes, int64_t product, int expected) {
 
 static bool all_pow2(const int *v, int rank) {
   for (int d = 0; d < rank; d++)
-    if (layout_log2_exact(v[d]) < 0) return false;
+    if (log2_exact(v[d]) < 0) return false;
   return true;
 }
 
@@ -119,11 +119,11 @@ static const char *check_dot_op(const ir_layout_params *p, int rank, int num_war
     if (p->k_width <= 0) return "dot_op with an nvidia_mma parent needs kWidth";
     if (p->op_idx == 1 && parent->layout.version_major == 3)
       return "dot_op opIdx = 1 cannot have an nvidia_mma v3 parent (wgmma reads B from shared memory)";
-    if (layout_log2_exact(p->k_width) < 0) return "dot_op kWidth must be a power of two";
+    if (log2_exact(p->k_width) < 0) return "dot_op kWidth must be a power of two";
     break;
   case AT_AMD_MFMA:
     if (p->k_width <= 0) return "dot_op with an amd_mfma parent needs kWidth";
-    if (layout_log2_exact(p->k_width) < 0) return "dot_op kWidth must be a power of two";
+    if (log2_exact(p->k_width) < 0) return "dot_op kWidth must be a power of two";
     break;
   default: return "dot_op parent must be blocked, nvidia_mma or amd_mfma";
   }
@@ -163,7 +163,8 @@ const char *layout_check(const ir_attr *layout, int rank, int num_warps, int thr
   case AT_AMD_MFMA: return check_mfma(p, rank, num_warps, threads_per_warp);
   case AT_DOT_OP: return check_dot_op(p, rank, num_warps, threads_per_warp);
   case AT_SWIZZLED_SHARED:
-    if (layout_log2_exact(p->vec) < 0 || layout_log2_exact(p->per_phase) < 0 || layout_log2_exact(p->max_phase) < 0)
+  case AT_AMD_ROTATING_SHARED:
+    if (log2_exact(p->vec) < 0 || log2_exact(p->per_phase) < 0 || log2_exact(p->max_phase) < 0)
       return "vec, perPhase and maxPhase must be powers of two";
     if (!is_permutation(p->order, rank)) return "order is not a permutation of the dims";
     return NULL;

@@ -3,9 +3,7 @@
 #define GEMMC_LAYOUT_INTERNAL_H
 
 #include "gemmc/layout.h"
-
-/* log2 of a power of two, -1 otherwise (0 and negatives included). */
-int layout_log2_exact(int64_t v);
+#include "util.h" /* log2_exact */
 
 /* An empty layout with `rank` out dims of extent 1 and no out-dim order yet. */
 void ll_init(layout_linear *ll, int rank);

@@ -3,13 +3,6 @@
 
 #include "layout_internal.h"
 
-int layout_log2_exact(int64_t v) {
-  if (v <= 0 || (v & (v - 1)) != 0) return -1;
-  int k = 0;
-  while ((INT64_C(1) << k) != v) k++;
-  return k;
-}
-
 static int bit_length(uint64_t v) {
   int n = 0;
   while (v) {
@@ -38,7 +31,7 @@ bool ll_push_basis(layout_linear *ll, layout_in_dim in, const int32_t *basis) {
 }
 
 bool ll_identity1d(layout_linear *ll, int64_t size, layout_in_dim in, int dim) {
-  int k = layout_log2_exact(size);
+  int k = log2_exact(size);
   if (k < 0 || dim < 0 || dim >= ll->rank || ll->out_log2[dim] + k > 30) return false;
   ll_touch_out(ll, dim);
   for (int i = 0; i < k; i++) {
@@ -51,7 +44,7 @@ bool ll_identity1d(layout_linear *ll, int64_t size, layout_in_dim in, int dim) {
 }
 
 bool ll_zeros1d(layout_linear *ll, int64_t size, layout_in_dim in, int dim) {
-  int k = layout_log2_exact(size);
+  int k = log2_exact(size);
   if (k < 0 || dim < 0 || dim >= ll->rank) return false;
   ll_touch_out(ll, dim);
   int32_t zero[IR_MAX_RANK] = {0};
@@ -165,7 +158,7 @@ bool ll_combine_with_shape(layout_linear *ll, layout_in_dim fill_in, const ir_at
                            const int64_t *shape) {
   int shape_log2[IR_MAX_RANK] = {0}, cta_log2[IR_MAX_RANK] = {0};
   for (int d = 0; d < rank; d++) {
-    shape_log2[d] = layout_log2_exact(shape[d]);
+    shape_log2[d] = log2_exact(shape[d]);
     if (shape_log2[d] < 0) return false;
   }
   layout_linear cga_ll;

@@ -1,9 +1,9 @@
-/* Shared-memory layouts (swizzled_shared, nvmma_shared): offset <-> coordinate, swizzle included. */
+/* Shared-memory layouts (swizzled_shared, amd_rotating_shared, nvmma_shared): offset <-> coordinate, swizzle included. */
 #include "layout_internal.h"
 
 void layout_shared_swizzle(const ir_attr *layout, int *vec, int *per_phase, int *max_phase) {
   int v = 1, pp = 1, mp = 1;
-  if (layout && layout->kind == AT_SWIZZLED_SHARED) {
+  if (layout && (layout->kind == AT_SWIZZLED_SHARED || layout->kind == AT_AMD_ROTATING_SHARED)) {
     v = layout->layout.vec;
     pp = layout->layout.per_phase;
     mp = layout->layout.max_phase;
@@ -30,7 +30,7 @@ typedef struct shared_dims {
 
 static bool shared_dims_of(const ir_attr *layout, int rank, shared_dims *sd) {
   sd->num_outer = 0;
-  if (layout->kind == AT_SWIZZLED_SHARED) {
+  if (layout->kind == AT_SWIZZLED_SHARED || layout->kind == AT_AMD_ROTATING_SHARED) {
     /* An encoding of lower rank than the buffer (Triton's pipeline rings: a 2-D operand layout
      * on a stages x M x K buffer) lays out the trailing dims; the leading ones are outermost. */
     const int *order = layout->layout.order;
@@ -60,11 +60,13 @@ static bool shared_dims_of(const ir_attr *layout, int rank, shared_dims *sd) {
 }
 
 /* Offset bases of the swizzled 2D tile: columns are the identity, row bit i XORs the column by
- * vec * ((2^i / perPhase) % maxPhase). */
+ * vec * phase, phase = (2^i / perPhase) % maxPhase. amd_rotating_shared XORs the phase with the
+ * block of rows it is in, (2^i / perPhase / maxPhase) % maxPhase, so that consecutive blocks of
+ * maxPhase * perPhase rows start on different banks (Triton's sharedToLinearLayoutAMDRotating). */
 static bool swizzled_tile(layout_linear *ll, const ir_attr *layout, const shared_dims *sd,
                           const int64_t *shape) {
   int64_t num_cols = shape[sd->col], num_rows = shape[sd->row];
-  int lc = layout_log2_exact(num_cols), lr = layout_log2_exact(num_rows);
+  int lc = log2_exact(num_cols), lr = log2_exact(num_rows);
   int vec = layout->layout.vec, per_phase = layout->layout.per_phase, max_phase = layout->layout.max_phase;
   if (lc < 0 || lr < 0 || vec <= 0 || per_phase <= 0 || max_phase <= 0) return false;
   ll_touch_out(ll, sd->row);
@@ -78,7 +80,9 @@ static bool swizzled_tile(layout_linear *ll, const ir_attr *layout, const shared
     int64_t row = INT64_C(1) << i;
     int32_t b[IR_MAX_RANK] = {0};
     b[sd->row] = (int32_t)row;
-    b[sd->col] = (int32_t)(((int64_t)vec * ((row / per_phase) % max_phase)) % num_cols);
+    int64_t phase = (row / per_phase) % max_phase;
+    if (layout->kind == AT_AMD_ROTATING_SHARED) phase ^= row / per_phase / max_phase % max_phase;
+    b[sd->col] = (int32_t)(((int64_t)vec * phase) % num_cols);
     if (!ll_push_basis(ll, LAYOUT_IN_OFFSET, b)) return false;
   }
   ll_infer_out_sizes(ll);
@@ -101,7 +105,7 @@ static bool nvmma_tile(layout_linear *ll, const ir_attr *layout, const shared_di
   int64_t tile_rows = 8;
   int packing = p->fp4_padded ? 2 : 1;
   if (tile_cols < 1 || shape[sd->col] * packing < tile_cols || shape[sd->row] < tile_rows) return false;
-  int lc = layout_log2_exact(tile_cols);
+  int lc = log2_exact(tile_cols);
   if (lc < 0) return false;
   ll_touch_out(ll, sd->row);
   ll_touch_out(ll, sd->col);
@@ -121,8 +125,8 @@ static bool nvmma_tile(layout_linear *ll, const ir_attr *layout, const shared_di
   }
   ll_infer_out_sizes(ll);
   int shape_log2[IR_MAX_RANK] = {0};
-  shape_log2[sd->row] = layout_log2_exact(shape[sd->row]);
-  shape_log2[sd->col] = layout_log2_exact(shape[sd->col]);
+  shape_log2[sd->row] = log2_exact(shape[sd->row]);
+  shape_log2[sd->col] = log2_exact(shape[sd->col]);
   if (shape_log2[sd->row] < 0 || shape_log2[sd->col] < 0) return false;
   if (!ll_ensure_not_smaller(ll, LAYOUT_IN_OFFSET, shape_log2)) return false;
   ll_ensure_not_larger(ll, shape_log2);
@@ -138,8 +142,8 @@ bool layout_shared_to_linear(const ir_attr *layout, int rank, const int64_t *sha
   if (sd.row < 0) {
     if (!ll_identity1d(ll, shape[sd.col], LAYOUT_IN_OFFSET, sd.col)) return false;
   } else {
-    bool ok = layout->kind == AT_SWIZZLED_SHARED ? swizzled_tile(ll, layout, &sd, shape)
-                                                 : nvmma_tile(ll, layout, &sd, shape);
+    bool ok = layout->kind == AT_NVMMA_SHARED ? nvmma_tile(ll, layout, &sd, shape)
+                                              : swizzled_tile(ll, layout, &sd, shape);
     if (!ok) return false;
   }
   /* Outer dims are outermost, so a slice along them (one pipeline stage) is contiguous. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "context_internal.h"
+#include "util.h"
 
 /* ------------------------------------------------------------------ buffered output */
 
@@ -126,21 +127,6 @@ static void pool_free(pool *pl) {
 
 static uint64_t hash_str(const char *s) { return hash_bytes(s, strlen(s)); }
 
-static uint64_t hash_ptr(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return x;
-}
-
-/* Open-addressing map from value to the pool offset of its printed name. */
-typedef struct value_names {
-  const ir_value **keys;
-  size_t *offs;
-  size_t cap, count;
-} value_names;
-
 /* Open-addressing set of names (pool offsets + 1; 0 is an empty slot, NAME_TOMB a removed
  * one). Names are scoped by region as in MLIR: `scope` lists the slots filled, in order, so a
  * region's names can be removed when it ends and sibling regions may reuse them. */
@@ -176,8 +162,8 @@ typedef struct printer {
   bool use_aliases, collecting;
   layout_alias *aliases;
   int num_aliases, cap_aliases;
-  /* Value names of the isolated op (tt.func) being printed. */
-  value_names names;
+  /* Value names of the isolated op (tt.func) being printed: value -> pool offset of its name. */
+  ptr_map names;
   name_set used;
   pool name_pool;
   unsigned next_value, next_arg, next_conflict;
@@ -248,54 +234,19 @@ static void name_set_pop(printer *p, size_t mark) {
 }
 
 static size_t value_name_lookup(const printer *p, const ir_value *v) {
-  const value_names *m = &p->names;
-  if (!m->cap) return SIZE_MAX;
-  for (size_t i = hash_ptr(v) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    if (!m->keys[i]) return SIZE_MAX;
-    if (m->keys[i] == v) return m->offs[i];
-  }
+  const ptr_map_value *off = ptr_map_find(&p->names, v, NULL);
+  return off ? (size_t)off->num : SIZE_MAX;
 }
 
 static bool value_name_insert(printer *p, const ir_value *v, size_t off) {
-  value_names *m = &p->names;
-  if ((m->count + 1) * 2 > m->cap) {
-    size_t ncap = m->cap ? m->cap * 2 : 128;
-    const ir_value **nk = ctx_raw_alloc(p->ctx, ncap * sizeof *nk);
-    size_t *no = nk ? ctx_raw_alloc(p->ctx, ncap * sizeof *no) : NULL;
-    if (!nk || !no) {
-      if (nk) ctx_raw_free(p->ctx, nk, ncap * sizeof *nk);
-      return false;
-    }
-    memset(nk, 0, ncap * sizeof *nk);
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->keys[i]) continue;
-      size_t j = hash_ptr(m->keys[i]) & (ncap - 1);
-      while (nk[j]) j = (j + 1) & (ncap - 1);
-      nk[j] = m->keys[i];
-      no[j] = m->offs[i];
-    }
-    if (m->keys) {
-      ctx_raw_free(p->ctx, m->keys, m->cap * sizeof *m->keys);
-      ctx_raw_free(p->ctx, m->offs, m->cap * sizeof *m->offs);
-    }
-    m->keys = nk;
-    m->offs = no;
-    m->cap = ncap;
-  }
-  size_t j = hash_ptr(v) & (m->cap - 1);
-  while (m->keys[j]) j = (j + 1) & (m->cap - 1);
-  m->keys[j] = v;
-  m->offs[j] = off;
-  m->count++;
+  ptr_map_value *slot = ptr_map_insert(&p->names, v, NULL);
+  if (!slot) return false;
+  slot->num = (int64_t)off;
   return true;
 }
 
 static void names_clear(printer *p) {
-  if (p->names.keys) {
-    ctx_raw_free(p->ctx, p->names.keys, p->names.cap * sizeof *p->names.keys);
-    ctx_raw_free(p->ctx, p->names.offs, p->names.cap * sizeof *p->names.offs);
-  }
-  memset(&p->names, 0, sizeof p->names);
+  ptr_map_free(&p->names);
   if (p->used.slots) ctx_raw_free(p->ctx, p->used.slots, p->used.cap * sizeof *p->used.slots);
   if (p->used.scope) ctx_raw_free(p->ctx, p->used.scope, p->used.scope_cap * sizeof *p->used.scope);
   memset(&p->used, 0, sizeof p->used);
@@ -510,6 +461,31 @@ static void print_memdesc_body(printer *p, const ir_type *t) {
   w_putc(p->w, '>');
 }
 
+/* A dialect type without its `!dialect.name` prefix, as MLIR prints `type($x)` of a known type class:
+ * `<f16>` (!tt.ptr), `<tensor<128x64xf16, #shared>>` (!tt.tensordesc, Triton 3.6's form), `<..>` (memdesc). */
+static void print_type_body(printer *p, const ir_type *t) {
+  switch (t->kind) {
+  case TY_PTR:
+    w_putc(p->w, '<');
+    print_type(p, t->elem);
+    if (t->addr_space != 1) w_printf(p->w, ", %d", t->addr_space);
+    w_putc(p->w, '>');
+    break;
+  case TY_TENSORDESC:
+    w_puts(p->w, "<tensor<");
+    print_dims(p, t->rank, t->shape);
+    print_type(p, t->elem);
+    if (t->encoding) {
+      w_puts(p->w, ", ");
+      print_attr(p, t->encoding);
+    }
+    w_puts(p->w, ">>");
+    break;
+  case TY_MEMDESC: print_memdesc_body(p, t); break;
+  default: print_type(p, t); break;
+  }
+}
+
 /* Result lists: a single non-function type stands alone, anything else is parenthesized. */
 static void print_type_list_result(printer *p, int n, const ir_type *const *types) {
   if (n == 1 && types[0] && types[0]->kind != TY_FUNC) {
@@ -536,10 +512,12 @@ static void print_type(printer *p, const ir_type *t) {
   case TY_NONE: w_puts(p->w, "none"); break;
   case TY_TOKEN: w_puts(p->w, "!ttg.async.token"); break;
   case TY_PTR:
-    w_puts(p->w, "!tt.ptr<");
-    print_type(p, t->elem);
-    if (t->addr_space != 1) w_printf(p->w, ", %d", t->addr_space);
-    w_putc(p->w, '>');
+    w_puts(p->w, "!tt.ptr");
+    print_type_body(p, t);
+    break;
+  case TY_TENSORDESC:
+    w_puts(p->w, "!tt.tensordesc");
+    print_type_body(p, t);
     break;
   case TY_TENSOR:
     w_puts(p->w, "tensor<");
@@ -804,6 +782,7 @@ static void print_layout_def(printer *p, const ir_attr *a) {
     w_puts(p->w, "}>");
     break;
   case AT_SWIZZLED_SHARED:
+  case AT_AMD_ROTATING_SHARED:
     w_printf(p->w, "<{vec = %d, perPhase = %d, maxPhase = %d, order = ", l->vec, l->per_phase,
              l->max_phase);
     print_int_list(p, l->order, rank);
@@ -846,6 +825,7 @@ static const char *layout_alias_base(ir_attr_kind kind) {
   case AT_NVIDIA_MMA:
   case AT_AMD_MFMA: return "mma";
   case AT_SWIZZLED_SHARED:
+  case AT_AMD_ROTATING_SHARED:
   case AT_NVMMA_SHARED: return "shared";
   case AT_SHARED_MEMORY: return "smem";
   case AT_LINEAR: return "linear";
@@ -1165,6 +1145,7 @@ static void name_region(printer *p, const ir_region *r) {
 static void name_isolated_op(printer *p, const ir_op *op) {
   names_clear(p);
   p->name_pool.ctx = p->ctx;
+  p->names.ctx = p->ctx;
   if (!p->ctx) return;
   for (int i = 0; i < op->num_regions; i++) name_region(p, &op->regions[i]);
 }
@@ -1435,10 +1416,6 @@ static void print_func(printer *p, const ir_op *op) {
   }
 }
 
-static const char *const cmpi_predicates[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
-static const char *const cmpf_predicates[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-                                              "ueq",   "ugt", "uge", "ult", "ule", "une", "uno", "true"};
-
 /* A keyword attribute, or an integer enum case mapped to its keyword through `names`. */
 static void print_enum_attr(printer *p, const ir_attr *a, const char *const *names, int count) {
   if (attr_is_keyword(a)) {
@@ -1612,6 +1589,242 @@ static void print_dot(printer *p, const ir_op *op) {
   print_type(p, result_type(op, 0));
 }
 
+/* ------------------------------------------------------------------ Hopper ops (Triton 3.6 syntax) */
+
+static void print_bracketed(printer *p, const ir_op *op, int from, int to) {
+  w_putc(p->w, '[');
+  print_operands(p, op, from, to);
+  w_putc(p->w, ']');
+}
+
+/* Operands from `from` while they are integers of `width` bits (a variadic group told by type). */
+static int count_int_operands(const ir_op *op, int from, unsigned width) {
+  int n = 0;
+  while (from + n < op->num_operands && ir_type_is_int(operand_type(op, from + n), width)) n++;
+  return n;
+}
+
+/* `%desc[%i, ..]` / `%desc[%i, ..] %src`: descriptor loads, stores, gathers, scatters and TMA copies. */
+static void print_desc_op(printer *p, const ir_op *op, ir_op_format format) {
+  int n = op->num_operands;
+  w_putc(p->w, ' ');
+  print_operand(p, op, 0);
+  switch (format) {
+  case FMT_DESC_LOAD:
+    print_bracketed(p, op, 1, n);
+    print_cache_evict(p, op);
+    print_attr_dict_without_cache(p, op, NULL);
+    w_puts(p->w, " : ");
+    print_type(p, operand_type(op, 0));
+    w_puts(p->w, " -> ");
+    print_type(p, result_type(op, 0));
+    return;
+  case FMT_DESC_STORE:
+    print_bracketed(p, op, 2, n);
+    w_puts(p->w, ", ");
+    print_operand(p, op, 1);
+    print_attr_dict(p, op, NULL);
+    w_puts(p->w, " : ");
+    print_operand_types(p, op, 0, 2);
+    return;
+  case FMT_DESC_GATHER:
+  case FMT_DESC_SCATTER:
+    print_bracketed(p, op, 1, 3);
+    if (format == FMT_DESC_SCATTER) {
+      w_puts(p->w, ", ");
+      print_operand(p, op, 3);
+    }
+    print_attr_dict(p, op, NULL);
+    w_puts(p->w, " : ");
+    if (format == FMT_DESC_GATHER)
+      print_functional_type(p, op);
+    else
+      print_operand_types(p, op, 0, n);
+    return;
+  case FMT_TMA_LOAD: {
+    /* desc, coords (i32).., offsets (i16).., barrier, result, pred */
+    int coords = count_int_operands(op, 1, 32);
+    int offsets = count_int_operands(op, 1 + coords, 16);
+    int bar = 1 + coords + offsets;
+    print_bracketed(p, op, 1, 1 + coords);
+    if (offsets) {
+      w_puts(p->w, " offsets = ");
+      print_bracketed(p, op, 1 + coords, bar);
+    }
+    w_putc(p->w, ' ');
+    print_operand(p, op, bar + 1);
+    w_puts(p->w, ", ");
+    print_operand(p, op, bar);
+    w_puts(p->w, ", ");
+    print_operand(p, op, bar + 2);
+    print_cache_evict(p, op);
+    print_attr_dict_without_cache(p, op, NULL);
+    w_puts(p->w, " : ");
+    print_type(p, operand_type(op, 0));
+    w_puts(p->w, ", ");
+    print_type(p, operand_type(op, bar));
+    w_puts(p->w, " -> ");
+    print_type(p, operand_type(op, bar + 1));
+    return;
+  }
+  case FMT_TMA_STORE:
+    print_bracketed(p, op, 1, n - 1);
+    w_putc(p->w, ' ');
+    print_operand(p, op, n - 1);
+    print_attr_dict(p, op, NULL);
+    w_puts(p->w, " : ");
+    print_type(p, operand_type(op, 0));
+    w_puts(p->w, ", ");
+    print_type(p, operand_type(op, n - 1));
+    if (op->num_results) {
+      w_puts(p->w, " -> ");
+      print_type(p, result_type(op, 0));
+    }
+    return;
+  default: return;
+  }
+}
+
+/* `%base, [..], [..]` (make_tensor_descriptor), `%base, [..], [..], [..]` (make_tensor_ptr),
+ * `%ptr, [..]` (advance), `%d, %g, [..], [..], [..], [..]` (tensormap_create). */
+static void print_grouped_op(printer *p, const ir_op *op, ir_op_format format) {
+  int n = op->num_operands;
+  w_putc(p->w, ' ');
+  print_operand(p, op, 0);
+  if (format == FMT_TENSORMAP_CREATE) {
+    static const char *const elided[] = {"operandSegmentSizes", NULL};
+    const ir_attr *seg = ir_op_get_attr(op, "operandSegmentSizes");
+    int at = 1;
+    for (int g = 1; g < 6; g++) {
+      int len = seg && seg->kind == AT_DENSE_ARRAY && seg->ints && seg->num_elems == 6 ? (int)seg->ints[g] : 0;
+      if (len < 0 || at + len > n) len = n - at;
+      w_puts(p->w, ", ");
+      if (g == 1)
+        print_operands(p, op, at, at + len);
+      else
+        print_bracketed(p, op, at, at + len);
+      at += len;
+    }
+    print_attr_dict(p, op, elided);
+    w_puts(p->w, " : ");
+    print_functional_type(p, op);
+    return;
+  }
+  int groups = format == FMT_MAKE_TENSOR_PTR ? 3 : format == FMT_MAKE_DESC ? 2 : 1;
+  int len = (n - 1) / groups;
+  for (int g = 0; g < groups; g++) {
+    w_puts(p->w, ", ");
+    print_bracketed(p, op, 1 + g * len, g == groups - 1 ? n : 1 + (g + 1) * len);
+  }
+  print_attr_dict(p, op, NULL);
+  w_puts(p->w, " : ");
+  if (format == FMT_MAKE_DESC) {
+    print_type_body(p, operand_type(op, 0));
+    w_puts(p->w, ", ");
+  }
+  print_type_body(p, result_type(op, 0));
+}
+
+static void print_barrier_op(printer *p, const ir_op *op, ir_op_format format) {
+  w_putc(p->w, ' ');
+  print_operand(p, op, 0);
+  if (format == FMT_WAIT_BARRIER) {
+    /* barrier, phase (i32), [pred (i1)], deps (memdescs).. */
+    int fixed = op->num_operands > 2 && ir_type_is_int(operand_type(op, 2), 1) ? 3 : 2;
+    w_puts(p->w, ", ");
+    print_operands(p, op, 1, fixed);
+    if (op->num_operands > fixed) {
+      w_puts(p->w, " deps ");
+      print_operands(p, op, fixed, op->num_operands);
+    }
+    print_attr_dict(p, op, NULL);
+    w_puts(p->w, " : ");
+    print_type(p, operand_type(op, 0));
+    if (op->num_operands > fixed) {
+      w_puts(p->w, ", ");
+      print_operand_types(p, op, fixed, op->num_operands);
+    }
+    return;
+  }
+  bool expect = format == FMT_BARRIER_EXPECT;
+  const char *name = expect ? "size" : "count";
+  const char *elided[] = {name, NULL};
+  const ir_attr *n = ir_op_get_attr(op, name);
+  w_puts(p->w, ", ");
+  if (n && n->kind == AT_INT)
+    w_printf(p->w, "%lld", (long long)n->int_value);
+  else
+    print_attr(p, n);
+  if (!expect && op->num_operands > 1) {
+    w_puts(p->w, ", ");
+    print_operand(p, op, 1);
+  }
+  print_attr_dict(p, op, elided);
+  if (expect && op->num_operands > 1) {
+    w_puts(p->w, ", ");
+    print_operand(p, op, 1);
+  }
+  w_puts(p->w, " : ");
+  print_type(p, operand_type(op, 0));
+}
+
+static void print_subslice(printer *p, const ir_op *op) {
+  static const char *const elided[] = {"offsets", NULL};
+  const ir_attr *offsets = ir_op_get_attr(op, "offsets");
+  w_putc(p->w, ' ');
+  print_operand(p, op, 0);
+  w_putc(p->w, '[');
+  for (int i = 0; offsets && offsets->kind == AT_DENSE_ARRAY && offsets->ints && i < offsets->num_elems; i++) {
+    if (i) w_puts(p->w, ", ");
+    w_printf(p->w, "%lld", (long long)offsets->ints[i]);
+  }
+  w_putc(p->w, ']');
+  print_attr_dict(p, op, elided);
+  w_puts(p->w, " : ");
+  print_type(p, operand_type(op, 0));
+  w_puts(p->w, " -> ");
+  print_type(p, result_type(op, 0));
+}
+
+/* MLIR's printNewline: a line break and the op's own indentation. */
+static void print_newline(printer *p) {
+  w_putc(p->w, '\n');
+  print_indent(p);
+}
+
+static void print_warp_specialize(printer *p, const ir_op *op) {
+  static const char *const elided[] = {"partitionNumWarps", NULL};
+  const ir_attr *warps = ir_op_get_attr(op, "partitionNumWarps");
+  w_putc(p->w, '(');
+  print_operands(p, op, 0, op->num_operands);
+  w_putc(p->w, ')');
+  print_op_attrs(p, op, elided, ATTRS_ALL, " attributes {", "}");
+  print_newline(p);
+  w_puts(p->w, "default ");
+  if (op->num_regions > 0)
+    print_region(p, &op->regions[0], false, true);
+  else
+    w_puts(p->w, "{\n}");
+  for (int r = 1; r < op->num_regions; r++) {
+    const ir_block *entry = op->regions[r].first;
+    print_newline(p);
+    w_printf(p->w, "partition%d(", r - 1);
+    for (int i = 0; entry && i < entry->num_args; i++) {
+      if (i) w_puts(p->w, ", ");
+      print_block_arg(p, entry->args[i]);
+    }
+    w_puts(p->w, ") num_warps(");
+    if (warps && warps->kind == AT_DENSE_ARRAY && warps->ints && r - 1 < warps->num_elems)
+      w_printf(p->w, "%lld", (long long)warps->ints[r - 1]);
+    else
+      w_puts(p->w, "<<MISSING>>");
+    w_puts(p->w, ") ");
+    print_region(p, &op->regions[r], false, true);
+  }
+  w_puts(p->w, " : ");
+  print_functional_type(p, op);
+}
+
 static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
   switch (format) {
   case FMT_MODULE: print_module(p, op); return;
@@ -1664,11 +1877,10 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
     break;
   case FMT_CMP: {
     static const char *const elided[] = {"predicate", NULL};
+    int num_predicates;
+    const char *const *predicates = cmp_predicate_names(op->kind, &num_predicates);
     w_putc(p->w, ' ');
-    if (op->kind == OP_CMPF)
-      print_enum_attr(p, ir_op_get_attr(op, "predicate"), cmpf_predicates, 16);
-    else
-      print_enum_attr(p, ir_op_get_attr(op, "predicate"), cmpi_predicates, 10);
+    print_enum_attr(p, ir_op_get_attr(op, "predicate"), predicates, num_predicates);
     w_puts(p->w, ", ");
     print_operands(p, op, 0, op->num_operands);
     print_attr_dict(p, op, elided);
@@ -1696,6 +1908,12 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
     w_puts(p->w, " : ");
     print_type(p, result_type(op, 0));
     break;
+  case FMT_IMMEDIATE: {
+    const char *elided[] = {ir_op_immediate_attr(op->kind, NULL), NULL};
+    w_printf(p->w, " %lld", (long long)ir_op_get_int_attr(op, elided[0] ? elided[0] : "", 0));
+    print_attr_dict(p, op, elided);
+    break;
+  }
   case FMT_AXIS: {
     static const char *const elided[] = {"axis", NULL};
     static const char *const axes[] = {"x", "y", "z"};
@@ -1792,6 +2010,30 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
       print_type(p, dst);
     break;
   }
+  case FMT_YIELD:
+    print_attr_dict(p, op, NULL);
+    if (op->num_operands) {
+      w_putc(p->w, ' ');
+      print_operands(p, op, 0, op->num_operands);
+      w_puts(p->w, " : ");
+      print_operand_types(p, op, 0, op->num_operands);
+    }
+    break;
+  case FMT_DESC_LOAD:
+  case FMT_DESC_STORE:
+  case FMT_DESC_GATHER:
+  case FMT_DESC_SCATTER:
+  case FMT_TMA_LOAD:
+  case FMT_TMA_STORE: print_desc_op(p, op, format); break;
+  case FMT_MAKE_DESC:
+  case FMT_MAKE_TENSOR_PTR:
+  case FMT_ADVANCE:
+  case FMT_TENSORMAP_CREATE: print_grouped_op(p, op, format); break;
+  case FMT_BARRIER_COUNT:
+  case FMT_BARRIER_EXPECT:
+  case FMT_WAIT_BARRIER: print_barrier_op(p, op, format); break;
+  case FMT_SUBSLICE: print_subslice(p, op); break;
+  case FMT_WARP_SPECIALIZE: print_warp_specialize(p, op); break;
   case FMT_ASYNC_COMMIT:
     if (op->num_operands) {
       w_puts(p->w, " tokens ");

@@ -1,4 +1,5 @@
 /* Interned types: constructors, predicates and small queries. */
+#include <math.h>
 #include <string.h>
 
 #include "context_internal.h"
@@ -70,6 +71,35 @@ static const char *const float_names[FLT_COUNT] = {
 
 const char *ir_float_kind_name(ir_float_kind k) { return k < FLT_COUNT ? float_names[k] : "?"; }
 
+uint8_t ir_float_to_fp8_bits(ir_float_kind k, double v) {
+  int mbits, bias;
+  double max_finite;
+  uint8_t nan;
+  if (k == FLT_F8E4M3FN) {
+    mbits = 3, bias = 7, max_finite = 448.0, nan = 0x7f;
+  } else if (k == FLT_F8E5M2) {
+    mbits = 2, bias = 15, max_finite = 57344.0, nan = 0x7e;
+  } else {
+    return 0;
+  }
+  if (v != v) return nan;
+  uint8_t sign = signbit(v) ? 0x80 : 0;
+  double a = fabs(v);
+  if (a > max_finite) a = max_finite;
+  if (a == 0) return sign;
+  int e;
+  frexp(a, &e); /* a = f * 2^e, f in [0.5, 1) */
+  int exp = e - 1 + bias;
+  if (exp < 1) exp = 1; /* subnormal */
+  double m = nearbyint(ldexp(a, mbits - (exp - bias)));
+  if (m >= (double)(2 << mbits)) {
+    m /= 2;
+    exp++;
+  }
+  if (m < (double)(1 << mbits)) return (uint8_t)(sign | (uint8_t)m);
+  return (uint8_t)(sign | (exp << mbits) | ((int)m - (1 << mbits)));
+}
+
 const ir_type *ir_float_type(gemmc_context *ctx, ir_float_kind kind) {
   ir_type p = {0};
   p.kind = TY_FLOAT;
@@ -130,6 +160,16 @@ const ir_type *ir_token_type(gemmc_context *ctx) {
   return intern_type(ctx, &p, NULL, NULL);
 }
 
+const ir_type *ir_tensordesc_type(gemmc_context *ctx, int rank, const int64_t *shape, const ir_type *elem,
+                                  const ir_attr *shared_layout) {
+  ir_type p = {0};
+  p.kind = TY_TENSORDESC;
+  p.rank = rank;
+  p.elem = elem;
+  p.encoding = shared_layout;
+  return intern_type(ctx, &p, shape, NULL);
+}
+
 const ir_type *ir_func_type(gemmc_context *ctx, int num_inputs, const ir_type *const *inputs,
                             int num_results, const ir_type *const *results) {
   ir_type p = {0};
@@ -150,7 +190,7 @@ bool ir_type_is_float(const ir_type *t) { return t && t->kind == TY_FLOAT; }
 bool ir_type_is_tensor(const ir_type *t) { return t && t->kind == TY_TENSOR; }
 
 const ir_type *ir_type_element(const ir_type *t) {
-  return t && (t->kind == TY_TENSOR || t->kind == TY_MEMDESC) ? t->elem : t;
+  return t && (t->kind == TY_TENSOR || t->kind == TY_MEMDESC || t->kind == TY_TENSORDESC) ? t->elem : t;
 }
 
 const ir_type *ir_type_with_element(gemmc_context *ctx, const ir_type *like, const ir_type *elem) {

@@ -1,4 +1,4 @@
-/* Small generic containers shared by the passes and analyses (cproc-style util). */
+/* Small helpers shared by lib/: growable pointer lists, one pointer-keyed hash map, op cloning and slices, cmp predicate names, log2 (cproc-style util). */
 #ifndef GEMMC_UTIL_H
 #define GEMMC_UTIL_H
 
@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 #include "gemmc/ir.h"
+
+/* ------------------------------------------------------------------ containers */
 
 /* A growable array of pointers on the context's allocator; zero-initialize with .ctx set.
  * Past 32 items the block behind `items` also holds a hash index of them (2 * cap slots after
@@ -25,5 +27,105 @@ void ptr_list_free(ptr_list *l);
 
 /* A well-mixed hash of a pointer, for open-addressing tables keyed by IR objects. */
 uint64_t hash_pointer(const void *p);
+
+/* What a ptr_map keeps for a key: a pointer or a number, as its user decides. */
+typedef union ptr_map_value {
+  void *ptr;
+  int64_t num;
+} ptr_map_value;
+
+typedef struct ptr_map_entry {
+  const void *key, *key2; /* key NULL: an empty slot */
+  ptr_map_value value;
+} ptr_map_entry;
+
+/* The one hash map of lib/: open addressing, keyed by a pointer or by a pair of pointers (key2
+ * NULL for one), its table on the context's allocator; zero-initialize with .ctx set. There is no
+ * iteration: nothing may depend on the order of pointers. Keys must not be NULL. */
+typedef struct ptr_map {
+  gemmc_context *ctx;
+  ptr_map_entry *entries;
+  size_t cap, count;
+} ptr_map;
+
+/* The value of (key, key2), or NULL when absent. The pointer is good until the next insertion:
+ * keep what a value points to stable (arena objects), never the slot. */
+ptr_map_value *ptr_map_find(const ptr_map *m, const void *key, const void *key2);
+/* The value of (key, key2), added zeroed when absent; NULL when memory ran out. */
+ptr_map_value *ptr_map_insert(ptr_map *m, const void *key, const void *key2);
+/* One-pointer keys with pointer values: the value (NULL when absent), and store (false when
+ * memory ran out). */
+void *ptr_map_get(const ptr_map *m, const void *key);
+bool ptr_map_put(ptr_map *m, const void *key, void *value);
+/* Forgets every key, keeping the table. */
+void ptr_map_clear(ptr_map *m);
+void ptr_map_free(ptr_map *m);
+
+/* ------------------------------------------------------------------ IR helpers */
+
+/* A new op of op's kind, location and attributes (which ones are properties included), with
+ * these operands and result types (op->num_results of them); no regions, result names not
+ * copied, not inserted anywhere. */
+ir_op *op_clone_with_attrs(gemmc_context *ctx, const ir_op *op, int num_operands, ir_value *const *operands,
+                           const ir_type *const *result_types);
+
+/* A new ttg.convert_layout of v to type `to`, with anchor's locations, inserted right before
+ * (after) anchor; its result. */
+ir_value *convert_layout_before(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to);
+ir_value *convert_layout_after(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to);
+
+/* A copy of op with its regions (block arguments and nested ops copied too), operands through
+ * `map` (old value -> new; unmapped values stay), every result and block argument of the copy
+ * recorded in `map`; not inserted anywhere. */
+ir_op *op_clone_deep(gemmc_context *ctx, const ir_op *op, ptr_map *map);
+
+/* The op whose region holds the block of block argument v; NULL for an op result or a detached
+ * block. */
+ir_op *block_arg_owner(const ir_value *v);
+
+/* Which ops a slice keeps (NULL: all of them). */
+typedef bool (*op_filter_fn)(const ir_op *op, const void *user);
+
+/* mlir::getSlice(root, filter): root and the closure under operand definitions (for a block
+ * argument, the op owning its block), users of results and ops nested in regions, keeping only
+ * the ops `keep` accepts; appended to `slice` in the order they are found, root first. */
+void op_slice(ir_op *root, op_filter_fn keep, const void *user, ptr_list *slice);
+
+/* arith.cmpi / arith.cmpf predicate names in MLIR's enum order (the integer form of the
+ * attribute), and their count; NULL for other ops. */
+const char *const *cmp_predicate_names(ir_op_kind kind, int *count);
+/* The index of `name` among kind's predicates; -1 when it is not one. */
+int cmp_predicate_index(ir_op_kind kind, const char *name);
+/* The predicate of a cmpi / cmpf op as a name: its keyword (as written), or the name of its
+ * integer form; NULL when it has none or the integer is out of range. */
+const char *cmp_predicate_of(const ir_op *op);
+
+/* Erases pure ops (regions only for tt.reduce / tt.scan) whose results nothing uses, nested
+ * under root, until none is left; true when it erased any. */
+bool erase_dead_pure_ops(gemmc_context *ctx, ir_op *root);
+/* Drops the iter args of an scf.for whose results are unused and whose block arguments only
+ * feed pure ops that feed nothing but the same yield position (a pointer recurrence nothing
+ * reads any more); returns the loop that replaces it (loop itself when nothing was dropped). */
+ir_op *scf_for_drop_dead_iter_args(gemmc_context *ctx, ir_op *loop);
+
+/* Builders that insert before `anchor` (its location): an op of one result (result NULL: none),
+ * an integer constant of `width` bits, a binary op of a's type, an arith.cmpi. */
+ir_value *build_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, int n, ir_value *const *operands,
+                       const ir_type *result);
+ir_value *build_int_constant(gemmc_context *ctx, ir_op *anchor, int64_t v, unsigned width);
+ir_value *build_binary(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *a, ir_value *b);
+ir_value *build_cmpi(gemmc_context *ctx, ir_op *anchor, const char *predicate, ir_value *a, ir_value *b);
+
+/* True when v may differ between programs: it is computed from tt.get_program_id (or from a
+ * value this cannot follow: loop-carried values, region results). */
+bool value_depends_on_program_id(gemmc_context *ctx, const ir_value *v);
+
+/* The integer an arith.constant holds: a scalar, or the element of a splat dense tensor. */
+bool value_int_constant(const ir_value *v, int64_t *out);
+
+/* ------------------------------------------------------------------ bit math */
+
+/* k with 2^k == v; -1 when v is not a positive power of two. */
+int log2_exact(int64_t v);
 
 #endif

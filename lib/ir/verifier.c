@@ -3,50 +3,34 @@
 #include <string.h>
 
 #include "context_internal.h"
+#include "util.h"
 #include "gemmc/layout.h"
 #include "gemmc/limits.h"
-#include "util.h"
+#include "verifier_internal.h"
 
-/* A value that is visible at the current point of the walk, with the block depth it was defined at
- * (-1: its block has been left, so it is no longer visible). */
-typedef struct visible_entry {
-  const ir_value *value;
-  int depth;
-} visible_entry;
-
-/* A type already checked (types are interned: one entry per distinct type), with what one
- * thread holds of it; each bad type is reported once, at the first op that makes a value of it.
- * Encodings are entered too (keyed by the attribute, with the rank they were checked for), so
- * that a bad layout is reported once however many shapes use it. */
-typedef struct checked_type {
-  const void *type;    /* an ir_type or an encoding ir_attr; NULL: empty slot */
-  int64_t per_thread;  /* types: elements per thread, 0 when the type has no layout;
-                          encodings: the rank, negated when the layout was invalid */
-} checked_type;
-
-typedef struct verifier {
+struct verifier {
   gemmc_context *ctx;
   const ir_op *root;
   int num_errors;
   int num_warps;        /* ttg.num-warps (4 when the module does not say); 0: no module, unchecked */
   int threads_per_warp; /* ttg.threads-per-warp, 32 by default */
-  /* Dominance in structured code: an open-addressing set of the visible values, and a stack
-   * of them in definition order so leaving a block hides what it defined. */
-  visible_entry *table;
-  size_t table_cap, table_used;
+  /* Dominance in structured code: every value defined so far -> the block depth it was defined
+   * at (-1: its block has been left, so it is no longer visible), and a stack of them in
+   * definition order so leaving a block hides what it defined. */
+  ptr_map visible;
   const ir_value **stack;
   size_t stack_len, stack_cap;
   int depth;                   /* block nesting depth of the walk */
   int barrier;                 /* values defined at a smaller depth are outside the isolated op */
   const ir_op *isolating_op;   /* innermost isolated-from-above op being walked */
   bool dominance_off;          /* scratch allocation failed: skip dominance, do not guess */
-  checked_type *checked; /* open-addressing set keyed by type */
-  size_t num_checked, cap_checked;
-  bool checked_full;       /* scratch allocation failed: types are checked again each time */
+  /* Types and encodings already checked (checked_slot): each bad one is reported once. */
+  ptr_map checked;
   int64_t module_per_thread; /* lowering cost so far: weighted per-thread elements of tensor values */
   int shared_buffers;        /* ops of the current function that may take a shared-memory buffer */
   bool reported_module_size;
-} verifier;
+  bool check_lowering_cost;  /* false between the passes of a pipeline (ir_verify_between_passes) */
+};
 
 /* ------------------------------------------------------------------ diagnostics */
 
@@ -135,59 +119,16 @@ static bool enum_attr_valid(const ir_attr *a, const char *const *names, int n) {
 
 /* ------------------------------------------------------------------ dominance bookkeeping */
 
-static size_t ptr_hash(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return (size_t)x;
-}
-
-static visible_entry *vis_find(verifier *v, const ir_value *val) {
-  if (!v->table_cap) return NULL;
-  for (size_t i = ptr_hash(val) & (v->table_cap - 1);; i = (i + 1) & (v->table_cap - 1)) {
-    if (!v->table[i].value) return NULL;
-    if (v->table[i].value == val) return &v->table[i];
-  }
-}
-
-/* Rehashing keeps only the visible entries: hidden ones are never looked at again as visible. */
-static bool vis_grow(verifier *v) {
-  size_t ncap = v->table_cap ? v->table_cap * 2 : 1024;
-  visible_entry *fresh = ctx_raw_alloc(v->ctx, ncap * sizeof *fresh);
-  if (!fresh) return false;
-  memset(fresh, 0, ncap * sizeof *fresh);
-  size_t used = 0;
-  for (size_t i = 0; i < v->table_cap; i++) {
-    visible_entry e = v->table[i];
-    if (!e.value || e.depth < 0) continue;
-    size_t j = ptr_hash(e.value) & (ncap - 1);
-    while (fresh[j].value) j = (j + 1) & (ncap - 1);
-    fresh[j] = e;
-    used++;
-  }
-  ctx_raw_free(v->ctx, v->table, v->table_cap * sizeof *v->table);
-  v->table = fresh;
-  v->table_cap = ncap;
-  v->table_used = used;
-  return true;
-}
+static ptr_map_value *vis_find(verifier *v, const ir_value *val) { return ptr_map_find(&v->visible, val, NULL); }
 
 static void vis_define(verifier *v, const ir_value *val) {
   if (v->dominance_off) return;
-  visible_entry *e = vis_find(v, val);
-  if (!e) {
-    if ((v->table_used + 1) * 2 > v->table_cap && !vis_grow(v)) {
-      v->dominance_off = true;
-      return;
-    }
-    size_t i = ptr_hash(val) & (v->table_cap - 1);
-    while (v->table[i].value) i = (i + 1) & (v->table_cap - 1);
-    e = &v->table[i];
-    e->value = val;
-    v->table_used++;
+  ptr_map_value *depth = ptr_map_insert(&v->visible, val, NULL);
+  if (!depth) {
+    v->dominance_off = true;
+    return;
   }
-  e->depth = v->depth;
+  depth->num = v->depth;
   if (v->stack_len == v->stack_cap) {
     size_t ncap = v->stack_cap ? v->stack_cap * 2 : 256;
     const ir_value **ns = ctx_raw_realloc(v->ctx, v->stack, v->stack_cap * sizeof *ns, ncap * sizeof *ns);
@@ -204,8 +145,8 @@ static void vis_define(verifier *v, const ir_value *val) {
 static void vis_pop_to(verifier *v, size_t mark) {
   if (v->dominance_off) return;
   while (v->stack_len > mark) {
-    visible_entry *e = vis_find(v, v->stack[--v->stack_len]);
-    if (e) e->depth = -1;
+    ptr_map_value *depth = vis_find(v, v->stack[--v->stack_len]);
+    if (depth) depth->num = -1;
   }
 }
 
@@ -233,9 +174,9 @@ static const ir_op *isolated_scope(const ir_op *op) {
 static void check_operand_dominance(verifier *v, const ir_op *op, int index) {
   if (v->dominance_off) return;
   const ir_value *val = op->operands[index].value;
-  const visible_entry *e = vis_find(v, val);
-  if (e && e->depth >= v->barrier) return;
-  if (e && e->depth >= 0) {
+  const ptr_map_value *depth = vis_find(v, val);
+  if (depth && depth->num >= v->barrier) return;
+  if (depth && depth->num >= 0) {
     verr(v, op, "operand #%d uses a value defined outside the isolated '%s' op", index,
          ir_op_name(v->isolating_op));
     return;
@@ -265,37 +206,21 @@ static void check_operand_dominance(verifier *v, const ir_op *op, int index) {
 
 /* ------------------------------------------------------------------ layout encodings */
 
-/* The set of checked types: finds type's slot, inserting it; NULL when the set cannot grow. */
-static checked_type *checked_slot(verifier *v, const void *t, bool *fresh) {
-  *fresh = false;
-  if (v->checked_full) return NULL;
-  if ((v->num_checked + 1) * 2 > v->cap_checked) {
-    size_t ncap = v->cap_checked ? v->cap_checked * 2 : 64;
-    checked_type *fresh_table = ctx_raw_alloc(v->ctx, ncap * sizeof *fresh_table);
-    if (!fresh_table) {
-      v->checked_full = true;
-      return NULL;
-    }
-    memset(fresh_table, 0, ncap * sizeof *fresh_table);
-    for (size_t i = 0; i < v->cap_checked; i++) {
-      if (!v->checked[i].type) continue;
-      size_t j = hash_pointer(v->checked[i].type) & (ncap - 1);
-      while (fresh_table[j].type) j = (j + 1) & (ncap - 1);
-      fresh_table[j] = v->checked[i];
-    }
-    ctx_raw_free(v->ctx, v->checked, v->cap_checked * sizeof *v->checked);
-    v->checked = fresh_table;
-    v->cap_checked = ncap;
-  }
-  size_t i = hash_pointer(t) & (v->cap_checked - 1);
-  while (v->checked[i].type && v->checked[i].type != t) i = (i + 1) & (v->cap_checked - 1);
-  if (!v->checked[i].type) {
-    v->checked[i].type = t;
-    v->checked[i].per_thread = 0;
-    v->num_checked++;
-    *fresh = true;
-  }
-  return &v->checked[i];
+/* The entries of v->checked are keyed by a type or an encoding together with the warps of the
+ * region being walked (key2 holds the number): a layout valid in a 4-warp region is checked again
+ * in a 1-warp partition, and what one thread holds depends on the warps. Types are interned, so
+ * one entry stands for every value of a type: its value is the elements one thread holds (0 when
+ * the type has no layout). An encoding's value is the rank it was checked for, negated when the
+ * layout was invalid, so that a bad layout is reported once however many shapes use it. */
+static const void *region_warps_key(const verifier *v) { return (const void *)(uintptr_t)v->num_warps; }
+
+/* key's entry for the current warps, added (zeroed, *fresh set) when absent; NULL when the table
+ * cannot grow, and then everything is checked again each time. Good until the next insertion. */
+static ptr_map_value *checked_slot(verifier *v, const void *key, bool *fresh) {
+  *fresh = ptr_map_find(&v->checked, key, region_warps_key(v)) == NULL;
+  ptr_map_value *slot = ptr_map_insert(&v->checked, key, region_warps_key(v));
+  if (!slot) *fresh = false;
+  return slot;
 }
 
 /* Layout rules live in the layout library; this is the one place the verifier asks it, and it
@@ -311,12 +236,12 @@ static int64_t check_encoding(verifier *v, const ir_op *op, const char *what, co
     return 0;
   }
   bool fresh;
-  checked_type *seen = checked_slot(v, t->encoding, &fresh);
-  if (seen && !fresh && (seen->per_thread == t->rank || seen->per_thread == -t->rank)) {
-    if (seen->per_thread < 0) return 0; /* reported already */
+  ptr_map_value *seen = checked_slot(v, t->encoding, &fresh);
+  if (seen && !fresh && (seen->num == t->rank || seen->num == -t->rank)) {
+    if (seen->num < 0) return 0; /* reported already */
   } else {
     const char *problem = layout_check(t->encoding, t->rank, v->num_warps, v->threads_per_warp);
-    if (seen) seen->per_thread = problem ? -t->rank : t->rank;
+    if (seen) seen->num = problem ? -t->rank : t->rank;
     if (problem) {
       verr(v, op, "%s has an invalid encoding %s: %s", what, as(v, t->encoding), problem);
       return 0;
@@ -389,12 +314,12 @@ static int64_t lowering_weight(const ir_op *op) {
 static int64_t type_per_thread(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
   if (!t || (t->kind != TY_TENSOR && t->kind != TY_MEMDESC)) return 0;
   bool fresh;
-  checked_type *slot = checked_slot(v, t, &fresh);
-  if (slot && !fresh) return slot->per_thread;
+  ptr_map_value *slot = checked_slot(v, t, &fresh);
+  if (slot && !fresh) return slot->num;
   int64_t per_thread = check_value_type(v, op, what, t);
   /* checking entered the encoding into the table, which may have moved: find t again */
   slot = checked_slot(v, t, &fresh);
-  if (slot) slot->per_thread = per_thread;
+  if (slot) slot->num = per_thread;
   return per_thread;
 }
 
@@ -402,7 +327,7 @@ static int64_t type_per_thread(verifier *v, const ir_op *op, const char *what, c
  * module's total, which bounds the lowering's and LLVM's work. */
 static void add_lowering_cost(verifier *v, const ir_op *op, int64_t per_thread, int64_t weight) {
   /* Each term is far below 2^40 and the sum stops growing once it is reported: no overflow. */
-  if (v->reported_module_size || per_thread <= 0) return;
+  if (!v->check_lowering_cost || v->reported_module_size || per_thread <= 0) return;
   v->module_per_thread += per_thread * weight;
   if (v->module_per_thread > GEMMC_MAX_MODULE_LOWERING_COST) {
     v->reported_module_size = true;
@@ -476,6 +401,8 @@ static ir_op_kind expected_parent_of_terminator(ir_op_kind kind, const char **al
   case OP_SCF_YIELD: *also = "scf.if"; return OP_SCF_FOR;
   case OP_REDUCE_RETURN: return OP_REDUCE;
   case OP_SCAN_RETURN: return OP_SCAN;
+  case OP_WARP_YIELD:
+  case OP_WARP_RETURN: return OP_WARP_SPECIALIZE;
   default: return OP_COUNT;
   }
 }
@@ -583,10 +510,6 @@ static void verify_same(verifier *v, const ir_op *op) {
     verr(v, op, "operands must be floating-point (or tensors of floats), got %s", ts(v, rt));
 }
 
-static const char *const cmpi_predicates[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
-static const char *const cmpf_predicates[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-                                              "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"};
-
 static void verify_cmp(verifier *v, const ir_op *op) {
   const ir_type *a = operand_type(op, 0), *b = operand_type(op, 1), *r = result_type(op, 0);
   bool is_int = op->kind == OP_CMPI;
@@ -601,11 +524,11 @@ static void verify_cmp(verifier *v, const ir_op *op) {
   if (!ir_type_is_int(elem_of(r), 1))
     verr(v, op, "result must be i1 with the operands' shape and encoding, got %s", ts(v, r));
   const ir_attr *pred = ir_op_get_attr(op, "predicate");
+  int num_predicates;
+  const char *const *predicates = cmp_predicate_names(op->kind, &num_predicates);
   if (!pred)
     verr(v, op, "requires a 'predicate' attribute");
-  else if (!enum_attr_valid(pred, is_int ? cmpi_predicates : cmpf_predicates,
-                            is_int ? (int)(sizeof cmpi_predicates / sizeof *cmpi_predicates)
-                                   : (int)(sizeof cmpf_predicates / sizeof *cmpf_predicates)))
+  else if (!enum_attr_valid(pred, predicates, num_predicates))
     verr(v, op, "predicate %s is not a valid %s predicate", as(v, pred), is_int ? "integer" : "float");
 }
 
@@ -1296,6 +1219,15 @@ static void verify_convert_layout(verifier *v, const ir_op *op) {
          ts(v, r));
 }
 
+/* rocdl.s.setprio / rocdl.sched.barrier: their one integer attribute, in range. */
+static void verify_immediate(verifier *v, const ir_op *op) {
+  int bits = 32;
+  const char *name = ir_op_immediate_attr(op->kind, &bits);
+  const ir_attr *a = name ? ir_op_get_attr(op, name) : NULL;
+  if (!a || a->kind != AT_INT || a->int_value < 0 || a->int_value >= (INT64_C(1) << (bits - 1)))
+    verr(v, op, "needs an integer attribute '%s' that fits i%d", name ? name : "?", bits);
+}
+
 /* A tensor and a shared-memory descriptor holding the same elements. */
 static bool check_tensor_memdesc(verifier *v, const ir_op *op, const ir_type *tensor, const ir_type *mem) {
   if (!ir_type_is_tensor(tensor) || !is_memdesc(mem)) {
@@ -1336,21 +1268,24 @@ static void verify_local_store(verifier *v, const ir_op *op) {
 
 static void verify_memdesc_index(verifier *v, const ir_op *op) {
   const ir_type *s = operand_type(op, 0), *idx = operand_type(op, 1), *r = result_type(op, 0);
-  if (!is_memdesc(s) || !is_memdesc(r) || s->rank < 2) {
-    verr(v, op, "operand and result must be shared memory descriptors, the operand of rank >= 2, got %s -> %s",
-         ts(v, s), ts(v, r));
+  if (!is_memdesc(s) || !is_memdesc(r) || s->rank < 1) {
+    verr(v, op, "operand and result must be shared memory descriptors, got %s -> %s", ts(v, s), ts(v, r));
     return;
   }
   if (!ir_type_is_int(idx, 32)) {
     verr(v, op, "index must be i32, got %s", ts(v, idx));
     return;
   }
-  bool ok = r->rank == s->rank - 1 && r->elem == s->elem && r->memspace == s->memspace &&
-            r->is_mutable == s->is_mutable;
-  for (int i = 0; ok && i < r->rank; i++) ok = r->shape[i] == s->shape[i + 1];
+  bool ok = r->elem == s->elem && r->memspace == s->memspace && r->is_mutable == s->is_mutable;
+  /* A rank-1 buffer (an array of mbarriers) indexes to one element: `3xi64` -> `1xi64`. */
+  if (s->rank == 1)
+    ok = ok && r->rank == 1 && r->shape[0] == 1;
+  else
+    ok = ok && r->rank == s->rank - 1;
+  for (int i = 0; ok && s->rank > 1 && i < r->rank; i++) ok = r->shape[i] == s->shape[i + 1];
   if (!ok)
-    verr(v, op, "result must be the operand without its leading dimension (same element type, memory space and "
-                "mutability), got %s -> %s",
+    verr(v, op, "result must be the operand without its leading dimension (1 element for a 1-D buffer; same "
+                "element type, memory space and mutability), got %s -> %s",
          ts(v, s), ts(v, r));
 }
 
@@ -1438,7 +1373,10 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_SELECT:
     if (check_elementwise(v, op, 1)) verify_select(v, op);
     break;
-  case OP_CONVERT_LAYOUT: verify_convert_layout(v, op); break;
+  case OP_CONVERT_LAYOUT:
+  case OP_IN_THREAD_TRANSPOSE: verify_convert_layout(v, op); break;
+  case OP_ROCDL_SETPRIO:
+  case OP_ROCDL_SCHED_BARRIER: verify_immediate(v, op); break;
   case OP_LOCAL_ALLOC: verify_local_alloc(v, op); break;
   case OP_LOCAL_LOAD: verify_local_load(v, op); break;
   case OP_LOCAL_STORE: verify_local_store(v, op); break;
@@ -1452,6 +1390,7 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_ASYNC_WAIT: verify_tokens(v, op); break;
   case OP_WARP_GROUP_DOT_WAIT: verify_dot_wait(v, op); break;
   default:
+    if (verify_nvgpu_op(v, op)) break;
     if (info->format == FMT_CAST || (info->format == FMT_CONVERT && (info->traits & TRAIT_ELEMENTWISE)))
       verify_cast(v, op);
     break;
@@ -1475,7 +1414,7 @@ static bool verify_op_shape(verifier *v, const ir_op *op) {
     verr(v, op, "expects %d results, found %d", info->num_results, op->num_results);
     ok = false;
   }
-  if (op->num_regions != info->num_regions) {
+  if (info->num_regions < 0 ? op->num_regions < 1 : op->num_regions != info->num_regions) {
     verr(v, op, "expects %d regions, found %d", info->num_regions, op->num_regions);
     ok = false;
   }
@@ -1562,18 +1501,32 @@ static void verify_op(verifier *v, const ir_op *op) {
     v->barrier = v->depth + 1;
     v->isolating_op = op;
   }
-  for (int r = 0; r < op->num_regions; r++)
+  bool partitions = ir_op_info_of(op->kind)->traits & TRAIT_ISOLATED_PARTITIONS;
+  int saved_warps = v->num_warps;
+  for (int r = 0; r < op->num_regions; r++) {
+    if (partitions && r > 0) {
+      /* A warp_specialize partition sees only its block arguments, and runs on its own warps. */
+      v->barrier = v->depth + 1;
+      v->isolating_op = op;
+      int warps = verify_partition_num_warps(op, r - 1);
+      if (warps > 0) v->num_warps = warps;
+    }
     for (const ir_block *b = op->regions[r].first; b; b = b->next) verify_block(v, op, b);
+  }
+  v->num_warps = saved_warps;
   v->barrier = saved_barrier;
   v->isolating_op = saved_isolating;
   if (op->kind == OP_FUNC) v->shared_buffers = saved_buffers;
 }
 
-bool ir_verify(gemmc_context *ctx, ir_op *op) {
+static bool verify(gemmc_context *ctx, ir_op *op, bool check_lowering_cost) {
   if (!op) return false;
   verifier v;
   memset(&v, 0, sizeof v);
   v.ctx = ctx;
+  v.check_lowering_cost = check_lowering_cost;
+  v.visible.ctx = ctx;
+  v.checked.ctx = ctx;
   v.root = op;
   v.isolating_op = op;
   const ir_op *module = op->kind == OP_MODULE ? op : ir_op_ancestor_of_kind(op, OP_MODULE);
@@ -1586,8 +1539,35 @@ bool ir_verify(gemmc_context *ctx, ir_op *op) {
   v.num_warps = num_warps > 0 && num_warps <= GEMMC_MAX_THREADS_PER_BLOCK ? (int)num_warps : 0;
   v.threads_per_warp = threads_per_warp > 0 && threads_per_warp <= GEMMC_MAX_THREADS_PER_BLOCK ? (int)threads_per_warp : 0;
   verify_op(&v, op);
-  ctx_raw_free(ctx, v.table, v.table_cap * sizeof *v.table);
+  ptr_map_free(&v.visible);
   ctx_raw_free(ctx, v.stack, v.stack_cap * sizeof *v.stack);
-  ctx_raw_free(ctx, v.checked, v.cap_checked * sizeof *v.checked);
+  ptr_map_free(&v.checked);
   return v.num_errors == 0;
+}
+
+bool ir_verify(gemmc_context *ctx, ir_op *op) { return verify(ctx, op, true); }
+bool ir_verify_between_passes(gemmc_context *ctx, ir_op *op) { return verify(ctx, op, false); }
+
+/* ------------------------------------------------------------------ helpers for verifier_nvgpu.c */
+
+void vfy_error(verifier *v, const ir_op *op, const char *fmt, ...) {
+  char msg[960];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  verr(v, op, "%s", msg);
+}
+
+const char *vfy_type(verifier *v, const ir_type *t) { return ts(v, t); }
+const char *vfy_attr(verifier *v, const ir_attr *a) { return as(v, a); }
+gemmc_context *vfy_context(verifier *v) { return v->ctx; }
+
+ir_block *vfy_single_block_region(verifier *v, const ir_op *op, int r, const char *region_name, ir_op_kind term) {
+  return single_block_region(v, op, r, region_name, term);
+}
+
+void vfy_check_yield_types(verifier *v, const ir_op *owner, const ir_op *term, int n, const ir_type *const *want,
+                           const char *what) {
+  check_yield_types(v, owner, term, n, want, what);
 }

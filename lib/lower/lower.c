@@ -1,252 +1,13 @@
-/* TTGIR -> LLVM IR driver: module and kernel creation, the value map, op dispatch, and the --print-llvm pass. */
+/* TTGIR -> LLVM IR: the module, one LLVM kernel per public tt.func (signature, thread coordinates, shared memory), the body through the dispatch. */
 #include "lower.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/Target.h>
 
-#include "gemmc/passes.h"
-#include "lower_internal.h"
-#include "lower_tensorcore.h"
-
-/* ---------------------------------------------------------------- memory */
-
-void *lower_alloc(lower_state *s, size_t size) {
-  size = (size + 15) & ~(size_t)15;
-  if (!s->chunks || s->chunks->cap - s->chunks->used < size) {
-    size_t cap = size > 65536 ? size : 65536;
-    lower_chunk *c = malloc(sizeof *c + cap);
-    if (!c) {
-      s->oom = true;
-      return NULL;
-    }
-    c->next = s->chunks;
-    c->used = 0;
-    c->cap = cap;
-    s->chunks = c;
-  }
-  void *p = s->chunks->data + s->chunks->used;
-  s->chunks->used += size;
-  memset(p, 0, size);
-  return p;
-}
-
-lower_values *lower_values_new(lower_state *s, const ir_op *op, int n) {
-  lower_values *vals = lower_alloc(s, sizeof *vals);
-  LLVMValueRef *v = lower_alloc(s, sizeof(LLVMValueRef) * (size_t)(n > 0 ? n : 1));
-  if (!vals || !v) {
-    ir_op_error(s->ctx, op, "out of memory while lowering to LLVM IR");
-    return NULL;
-  }
-  vals->n = n;
-  vals->v = v;
-  return vals;
-}
-
-/* ---------------------------------------------------------------- value map */
-
-static size_t hash_ptr(const void *p) {
-  uintptr_t x = (uintptr_t)p;
-  x ^= x >> 17;
-  x *= (uintptr_t)0x9E3779B97F4A7C15ull;
-  return (size_t)(x ^ (x >> 29));
-}
-
-static bool map_grow(lower_state *s) {
-  lower_value_map *m = &s->map;
-  size_t cap = m->cap ? m->cap * 2 : 1024;
-  const ir_value **keys = calloc(cap, sizeof *keys);
-  lower_values **vals = calloc(cap, sizeof *vals);
-  if (!keys || !vals) {
-    free(keys);
-    free(vals);
-    s->oom = true;
-    return false;
-  }
-  for (size_t i = 0; i < m->cap; i++) {
-    if (!m->keys[i]) continue;
-    size_t j = hash_ptr(m->keys[i]) & (cap - 1);
-    while (keys[j]) j = (j + 1) & (cap - 1);
-    keys[j] = m->keys[i];
-    vals[j] = m->vals[i];
-  }
-  free(m->keys);
-  free(m->vals);
-  m->keys = keys;
-  m->vals = vals;
-  m->cap = cap;
-  return true;
-}
-
-/* The map holds pointers to lowered values in the lowering's chunks, never the values
- * themselves: callers keep what lower_get returns across later lower_set calls (a loop keeps
- * its bounds while its body is lowered), and a table that grows must not move them. */
-bool lower_set(lower_state *s, const ir_value *v, const lower_values *vals) {
-  lower_value_map *m = &s->map;
-  if ((m->count + 1) * 2 > m->cap && !map_grow(s)) {
-    ir_error(s->ctx, v->loc, "out of memory while lowering to LLVM IR");
-    return false;
-  }
-  lower_values *stable = lower_alloc(s, sizeof *stable);
-  if (!stable) {
-    ir_error(s->ctx, v->loc, "out of memory while lowering to LLVM IR");
-    return false;
-  }
-  *stable = *vals;
-  size_t j = hash_ptr(v) & (m->cap - 1);
-  while (m->keys[j] && m->keys[j] != v) j = (j + 1) & (m->cap - 1);
-  if (!m->keys[j]) m->count++;
-  m->keys[j] = v;
-  m->vals[j] = stable;
-  return true;
-}
-
-bool lower_set1(lower_state *s, const ir_value *v, LLVMValueRef x) {
-  LLVMValueRef *one = lower_alloc(s, sizeof *one);
-  if (!one) return false;
-  one[0] = x;
-  lower_values vals = {1, one};
-  return lower_set(s, v, &vals);
-}
-
-const lower_values *lower_get(lower_state *s, const ir_op *op, const ir_value *v) {
-  lower_value_map *m = &s->map;
-  if (m->cap) {
-    size_t j = hash_ptr(v) & (m->cap - 1);
-    while (m->keys[j]) {
-      if (m->keys[j] == v) return m->vals[j];
-      j = (j + 1) & (m->cap - 1);
-    }
-  }
-  ir_op_error(s->ctx, op, "internal error: operand of '%s' was not lowered", ir_op_name(op));
-  return NULL;
-}
-
-LLVMValueRef lower_elem(const lower_values *vals, int i) { return vals->n == 1 ? vals->v[0] : vals->v[i]; }
-
-/* ---------------------------------------------------------------- types and helpers */
-
-LLVMTypeRef lower_elem_type(lower_state *s, const ir_type *t) {
-  const ir_type *e = ir_type_element(t);
-  switch (e->kind) {
-  case TY_INT: return LLVMIntTypeInContext(s->llctx, e->width);
-  case TY_INDEX: return s->i64;
-  case TY_PTR: return LLVMPointerTypeInContext(s->llctx, (unsigned)e->addr_space);
-  case TY_FLOAT:
-    switch (e->float_kind) {
-    case FLT_F16: return LLVMHalfTypeInContext(s->llctx);
-    case FLT_BF16: return LLVMBFloatTypeInContext(s->llctx);
-    case FLT_F32: return s->f32;
-    case FLT_F64: return LLVMDoubleTypeInContext(s->llctx);
-    case FLT_TF32: return s->f32;
-    default: return s->i8; /* fp8: storage only */
-    }
-  default: return NULL;
-  }
-}
-
-int lower_elem_bytes(const ir_type *t) {
-  const ir_type *e = ir_type_element(t);
-  if (e->kind == TY_PTR || e->kind == TY_INDEX) return 8;
-  int bits = (int)e->width;
-  return bits < 8 ? 1 : bits / 8;
-}
-
-LLVMValueRef lower_i32(lower_state *s, int64_t v) { return LLVMConstInt(s->i32, (unsigned long long)v, 1); }
-
-LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n) {
-  LLVMTypeRef params[8];
-  for (int i = 0; i < n && i < 8; i++) params[i] = LLVMTypeOf(args[i]);
-  LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, 0);
-  LLVMValueRef f = LLVMGetNamedFunction(s->mod, name);
-  if (!f) f = LLVMAddFunction(s->mod, name, fty);
-  return LLVMBuildCall2(s->b, fty, f, args, (unsigned)n, "");
-}
-
-LLVMValueRef lower_asm(lower_state *s, const char *text, const char *constraints, LLVMTypeRef ret,
-                       LLVMValueRef *args, int n, bool side_effects) {
-  LLVMTypeRef params[16];
-  for (int i = 0; i < n && i < 16; i++) params[i] = LLVMTypeOf(args[i]);
-  LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, 0);
-  LLVMValueRef a = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)constraints, strlen(constraints),
-                                    side_effects, 0, LLVMInlineAsmDialectATT, 0);
-  return LLVMBuildCall2(s->b, fty, a, args, (unsigned)n, "");
-}
-
-void lower_barrier(lower_state *s) { lower_call(s, "llvm.nvvm.barrier0", s->voidt, NULL, 0); }
-
-LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index) {
-  LLVMValueRef base = s->smem;
-  if (byte_offset) {
-    LLVMValueRef off = lower_i32(s, byte_offset);
-    base = LLVMBuildGEP2(s->b, s->i8, base, &off, 1, "");
-  }
-  return LLVMBuildGEP2(s->b, elem, base, &index, 1, "");
-}
-
-int64_t lower_scratch_offset(lower_state *s, const ir_op *op) {
-  return gemmc_allocation_offset(s->alloc, op);
-}
-
-/* ---------------------------------------------------------------- dispatch */
-
-static bool lower_unsupported(lower_state *s, ir_op *op) {
-  ir_op_error(s->ctx, op, "lowering of '%s' is not implemented yet", ir_op_name(op));
-  return false;
-}
-
-bool lower_op(lower_state *s, ir_op *op) {
-  switch (op->kind) {
-  case OP_GET_PROGRAM_ID:
-  case OP_GET_NUM_PROGRAMS: return lower_program_id(s, op);
-  case OP_MAKE_RANGE:
-  case OP_SPLAT:
-  case OP_EXPAND_DIMS:
-  case OP_BROADCAST:
-  case OP_RESHAPE:
-  case OP_ADDPTR:
-  case OP_LOAD:
-  case OP_STORE: return lower_memory(s, op);
-  case OP_SCF_FOR:
-  case OP_SCF_IF: return lower_control(s, op);
-  case OP_REDUCE: return lower_reduce(s, op);
-  case OP_CONVERT_LAYOUT: return lower_is_convert_to_mma_operand(op) ? lower_convert_to_dot_operand(s, op) : lower_convert(s, op);
-  case OP_DOT: return lower_dot(s, op);
-  case OP_LOCAL_ALLOC:
-  case OP_LOCAL_LOAD:
-  case OP_LOCAL_STORE:
-  case OP_LOCAL_DEALLOC:
-  case OP_MEMDESC_INDEX: return lower_local_memory(s, op);
-  case OP_ASYNC_COPY:
-  case OP_ASYNC_COMMIT_GROUP:
-  case OP_ASYNC_WAIT: return lower_async(s, op);
-  case OP_INT_TO_PTR:
-  case OP_PTR_TO_INT:
-  case OP_TT_BITCAST:
-  case OP_FP_TO_FP:
-  case OP_CONSTANT: return lower_elementwise(s, op);
-  default:
-    if (op->kind >= OP_ADDI && op->kind <= OP_FMA) return lower_elementwise(s, op);
-    return lower_unsupported(s, op);
-  }
-}
-
-ir_op *lower_block(lower_state *s, ir_block *block, bool *ok) {
-  *ok = true;
-  for (ir_op *op = block->first; op; op = op->next) {
-    if (ir_op_info_of(op->kind)->traits & TRAIT_TERMINATOR) return op;
-    if (!lower_op(s, op) || s->oom) {
-      if (s->oom) ir_op_error(s->ctx, op, "out of memory while lowering to LLVM IR");
-      *ok = false;
-      return NULL;
-    }
-  }
-  return NULL;
-}
-
-/* ---------------------------------------------------------------- kernels */
+#include "lower_dispatch.h"
+#include "lower_ops.h"
 
 static const ir_attr *arg_attr(const ir_op *func, int index, const char *name) {
   const ir_attr *arg_attrs = ir_op_get_attr(func, "arg_attrs");
@@ -261,17 +22,24 @@ static void add_param_attr(lower_state *s, LLVMValueRef fn, unsigned index, cons
 }
 
 static void state_free_function(lower_state *s) {
-  free(s->map.keys);
-  free(s->map.vals);
-  memset(&s->map, 0, sizeof s->map);
-  s->layouts = NULL; /* lives in the chunks */
-  while (s->chunks) {
-    lower_chunk *next = s->chunks->next;
-    free(s->chunks);
-    s->chunks = next;
-  }
+  lower_state_forget_function(s);
   gemmc_allocation_free(s->alloc);
   s->alloc = NULL;
+}
+
+static bool widest_specialization(ir_op *op, void *user) {
+  int *warps = user;
+  if (op->kind == OP_WARP_SPECIALIZE) {
+    const ir_op *module = ir_op_ancestor_of_kind(op, OP_MODULE);
+    int w = lower_warp_specialize_total_warps(op, (int)ir_module_int_attr(module, "ttg.num-warps", 4));
+    if (w > *warps) *warps = w;
+  }
+  return true;
+}
+
+static bool sets_registers(ir_op *op, void *user) {
+  if (op->kind == OP_WARP_SPECIALIZE && ir_op_get_attr(op, "actualRegisters")) *(bool *)user = true;
+  return true;
 }
 
 static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *info) {
@@ -292,6 +60,15 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   if (!params) return false;
   for (int i = 0; i < nargs; i++) {
     const ir_type *t = entry->args[i]->type;
+    if (t->kind == TY_TENSORDESC) {
+      /* Triton's host-built descriptors arrive as a 128-byte CUtensorMap passed by value
+       * (grid_constant) that the launcher encodes; gemmc's runtime does not build them yet. */
+      ir_op_error(s->ctx, func,
+                  "kernel argument %d of type '%s': descriptors built on the host are not supported yet "
+                  "(make it in the kernel with tt.make_tensor_descriptor)",
+                  i, ir_type_str(s->ctx, t));
+      return false;
+    }
     if (ir_type_is_tensor(t) || !(params[i] = lower_elem_type(s, t))) {
       ir_op_error(s->ctx, func, "kernel argument %d of type '%s' cannot be lowered (scalars and pointers only)", i,
                   ir_type_str(s->ctx, t));
@@ -312,8 +89,18 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   }
   s->fn = fn;
   s->func = func;
-  int threads = s->num_warps * s->threads_per_warp;
-  gemmc_target_mark_kernel_for(s->target, s->mod, fn, threads);
+  /* Warp specialization adds its partitions' warps to the block, and budgets registers with
+   * setmaxnreg from a known starting point: the most that fit the block. */
+  int total_warps = s->num_warps;
+  bool set_regs = false;
+  ir_walk(func, widest_specialization, &total_warps);
+  ir_walk(func, sets_registers, &set_regs);
+  int threads = total_warps * s->threads_per_warp;
+  int max_regs = set_regs ? (65536 / threads / 8) * 8 : 0;
+  if (max_regs > 255) max_regs = 248;
+  s->kernel_max_registers = max_regs;
+  target_kernel_attrs attrs = {threads, max_regs};
+  s->cg->mark_kernel(&s->em, fn, &attrs);
   for (int i = 0; i < nargs; i++) {
     const ir_type *t = entry->args[i]->type;
     LLVMValueRef p = LLVMGetParam(fn, (unsigned)i);
@@ -336,14 +123,21 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   LLVMBasicBlockRef body_bb = LLVMAppendBasicBlockInContext(s->llctx, fn, "body");
   LLVMPositionBuilderAtEnd(s->b, pro_bb);
   LLVMValueRef br = LLVMBuildBr(s->b, body_bb);
-  LLVMPositionBuilderBefore(s->pro, br);
   /* Thread coordinates, once: every layout's lane/warp index math goes into this block too. */
+  lower_threads *t = &s->kernel_threads;
+  t->num_warps = s->num_warps;
+  t->first_warp = 0;
+  t->barrier_id = 0;
+  t->layouts = NULL;
+  LLVMPositionBuilderBefore(t->pro, br);
   LLVMPositionBuilderBefore(s->b, br);
-  s->tid = lower_call(s, "llvm.nvvm.read.ptx.sreg.tid.x", s->i32, NULL, 0);
+  t->tid = s->cg->thread_id(&s->em);
   LLVMValueRef tpw = lower_i32(s, s->threads_per_warp);
-  s->lane = LLVMBuildURem(s->b, s->tid, tpw, "lane");
-  s->warp = LLVMBuildUDiv(s->b, s->tid, tpw, "warp");
+  t->lane = LLVMBuildURem(s->b, t->tid, tpw, "lane");
+  t->warp = LLVMBuildUDiv(s->b, t->tid, tpw, "warp");
+  s->threads = t;
   LLVMPositionBuilderAtEnd(s->b, body_bb);
+  if (!lower_tma_kernel_begin(s, func)) return false;
 
   bool ok;
   ir_op *term = lower_block(s, entry, &ok);
@@ -356,17 +150,32 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
     ir_op_error(s->ctx, term, "lowering of tt.return with values is not implemented yet");
     return false;
   }
+  lower_tma_kernel_end(s);
   LLVMBuildRetVoid(s->b);
 
-  int64_t smem = gemmc_allocation_total(s->alloc);
   if (info) {
     info->name = name;
-    info->num_warps = s->num_warps;
+    info->num_params = (int)LLVMCountParams(fn);
+    info->num_warps = total_warps;
     info->threads_per_warp = s->threads_per_warp;
     info->threads_per_block = threads;
-    info->static_shared_bytes = smem;
+    info->shared_bytes = gemmc_allocation_total(s->alloc) + s->tma_extra_shared;
   }
   return true;
+}
+
+/* Bytes of the fixed-size arrays the module defines in shared memory (definitions; the dynamic
+ * array is only declared). */
+static int64_t fixed_shared_bytes(lower_state *s) {
+  int64_t bytes = 0;
+  LLVMTargetDataRef layout = NULL;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(s->mod); g; g = LLVMGetNextGlobal(g)) {
+    if (LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != s->cg->shared_addr_space || !LLVMGetInitializer(g)) continue;
+    if (!layout) layout = LLVMCreateTargetData(LLVMGetDataLayoutStr(s->mod));
+    bytes += (int64_t)LLVMABISizeOfType(layout, LLVMGlobalGetValueType(g));
+  }
+  if (layout) LLVMDisposeTargetData(layout);
+  return bytes;
 }
 
 bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *target, LLVMContextRef llvm_ctx,
@@ -377,40 +186,22 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
     if (module) ir_op_error(ctx, module, "gemmc_lower_to_llvm needs a module, a target and an LLVM context");
     return false;
   }
-  if (target->arch != GEMMC_ARCH_NVPTX) {
+  const target_codegen *cg = target_codegen_of(target);
+  if (!cg) {
     ir_op_error(ctx, module, "lowering for target '%s' is not implemented yet (NVIDIA targets only)", target->name);
     return false;
   }
-  lower_state st;
-  memset(&st, 0, sizeof st);
-  lower_state *s = &st;
-  s->ctx = ctx;
-  s->target = target;
-  s->llctx = llvm_ctx;
-  s->num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
-  s->threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", target->warp_size);
-  if (s->threads_per_warp != 32) {
-    ir_op_error(ctx, module, "NVIDIA targets need 32 threads per warp, not %d", s->threads_per_warp);
+  int num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
+  int threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", target->warp_size);
+  if (threads_per_warp != target->warp_size) {
+    ir_op_error(ctx, module, "%s targets need %d threads per warp, not %d",
+                target->arch == GEMMC_ARCH_NVPTX ? "NVIDIA" : "AMD", target->warp_size, threads_per_warp);
     return false;
   }
   const ir_attr *mname = ir_op_get_attr(module, "sym_name");
-  s->mod = LLVMModuleCreateWithNameInContext(mname && mname->str ? mname->str : "gemmc", llvm_ctx);
-  LLVMSetTarget(s->mod, target->triple);
-  s->b = LLVMCreateBuilderInContext(llvm_ctx);
-  s->pro = LLVMCreateBuilderInContext(llvm_ctx);
-  s->i1 = LLVMInt1TypeInContext(llvm_ctx);
-  s->i8 = LLVMInt8TypeInContext(llvm_ctx);
-  s->i16 = LLVMInt16TypeInContext(llvm_ctx);
-  s->i32 = LLVMInt32TypeInContext(llvm_ctx);
-  s->i64 = LLVMInt64TypeInContext(llvm_ctx);
-  s->f32 = LLVMFloatTypeInContext(llvm_ctx);
-  s->voidt = LLVMVoidTypeInContext(llvm_ctx);
-  s->gptr = LLVMPointerTypeInContext(llvm_ctx, 1);
-  s->sptr = LLVMPointerTypeInContext(llvm_ctx, 3);
-  /* Dynamic shared memory: one external array; every buffer is an offset into it. */
-  s->smem = LLVMAddGlobalInAddressSpace(s->mod, LLVMArrayType2(s->i8, 0), "global_smem", 3);
-  LLVMSetLinkage(s->smem, LLVMExternalLinkage);
-  LLVMSetAlignment(s->smem, 16);
+  lower_state st;
+  lower_state *s = &st;
+  lower_state_init(s, ctx, target, cg, llvm_ctx, mname && mname->str ? mname->str : "gemmc", num_warps, threads_per_warp);
   s->axis = axis_info_run(ctx, module);
   bool ok = s->axis != NULL;
   if (!ok) ir_op_error(ctx, module, "out of memory in the axis-info analysis");
@@ -427,9 +218,10 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
     state_free_function(s);
   }
   state_free_function(s);
+  int64_t fixed = ok ? fixed_shared_bytes(s) : 0;
+  for (int i = 0; kernels && i < count && i < max_kernels; i++) kernels[i].static_shared_bytes = fixed;
   if (s->axis) axis_info_free(s->axis);
-  LLVMDisposeBuilder(s->b);
-  LLVMDisposeBuilder(s->pro);
+  lower_state_dispose(s);
   if (ok) {
     char *msg = NULL;
     if (LLVMVerifyModule(s->mod, LLVMReturnStatusAction, &msg)) {
@@ -445,89 +237,4 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
   if (num_kernels) *num_kernels = count;
   *out = s->mod;
   return true;
-}
-
-/* ---------------------------------------------------------------- --print-llvm */
-
-/* Copies the value of `key` in "a=b,c=d" options into buf; false when absent. */
-static bool option_string(const char *options, const char *key, char *buf, size_t size) {
-  if (!options) return false;
-  size_t klen = strlen(key);
-  bool found = false;
-  for (const char *p = options; *p;) {
-    while (*p == ',' || *p == ' ' || *p == '{' || *p == '}') p++;
-    const char *e = p;
-    while (*e && *e != ',' && *e != ' ' && *e != '}') e++;
-    if ((size_t)(e - p) > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-      size_t n = (size_t)(e - p) - klen - 1;
-      if (n >= size) n = size - 1;
-      memcpy(buf, p + klen + 1, n);
-      buf[n] = 0;
-      found = true;
-    }
-    p = e;
-  }
-  return found;
-}
-
-bool gemmc_pass_print_llvm(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  char target_name[32] = "sm_90a", emit[16] = "llvm", path[1024] = "", opt[8] = "";
-  option_string(options, "target", target_name, sizeof target_name);
-  option_string(options, "emit", emit, sizeof emit);
-  option_string(options, "output", path, sizeof path);
-  bool has_opt = option_string(options, "opt", opt, sizeof opt);
-  bool ptx = strcmp(emit, "ptx") == 0;
-  if (!ptx && strcmp(emit, "llvm") != 0) {
-    ir_op_error(ctx, module, "--print-llvm: emit must be llvm or ptx, not '%s'", emit);
-    return false;
-  }
-  int opt_level = has_opt ? atoi(opt) : (ptx ? 3 : 0);
-  if (opt_level < 0 || opt_level > 3) opt_level = 3;
-  char err[512];
-  const gemmc_target *t = gemmc_target_lookup(target_name, err, sizeof err);
-  if (!t) {
-    ir_op_error(ctx, module, "--print-llvm: %s", err);
-    return false;
-  }
-  LLVMContextRef llctx = LLVMContextCreate();
-  LLVMModuleRef m = NULL;
-  gemmc_lowered_kernel kernels[16];
-  int n = 0;
-  bool ok = gemmc_lower_to_llvm(ctx, module, t, llctx, &m, kernels, 16, &n);
-  FILE *f = out;
-  if (ok && path[0]) {
-    f = fopen(path, "w");
-    if (!f) {
-      ir_op_error(ctx, module, "--print-llvm: cannot open '%s'", path);
-      ok = false;
-    }
-  }
-  if (ok) {
-    const char *comment = ptx ? "//" : ";";
-    for (int i = 0; i < n && i < 16; i++)
-      fprintf(f, "%s gemmc kernel @%s: threads_per_block = %d, shared_bytes = %lld\n", comment, kernels[i].name,
-              kernels[i].threads_per_block, (long long)kernels[i].static_shared_bytes);
-    if (ptx) {
-      char *text = NULL;
-      size_t len = 0;
-      ok = gemmc_target_emit_ptx(t, m, opt_level, &text, &len, err, sizeof err);
-      if (ok) fwrite(text, 1, len, f);
-      else ir_op_error(ctx, module, "--print-llvm: %s", err);
-      free(text);
-    } else {
-      if (opt_level > 0 && !gemmc_target_optimize(t, m, opt_level, err, sizeof err)) {
-        ir_op_error(ctx, module, "--print-llvm: %s", err);
-        ok = false;
-      }
-      if (ok) {
-        char *text = LLVMPrintModuleToString(m);
-        fputs(text, f);
-        LLVMDisposeMessage(text);
-      }
-    }
-    if (f != out) fclose(f);
-  }
-  if (m) LLVMDisposeModule(m);
-  LLVMContextDispose(llctx);
-  return ok;
 }

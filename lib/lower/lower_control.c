@@ -1,5 +1,7 @@
 /* Structured control flow: scf.for (iter_args as phis per element) and scf.if with results, through scf.yield. */
-#include "lower_internal.h"
+#include "lower_dispatch.h"
+#include "lower_index.h"
+#include "lower_ops.h"
 
 /* Elements per thread of a value of type t (1 for scalars). */
 static int count_of(lower_state *s, const ir_op *op, const ir_type *t) {
@@ -44,13 +46,8 @@ static bool lower_for(lower_state *s, ir_op *op) {
   LLVMBuildCondBr(s->b, LLVMBuildICmp(s->b, LLVMIntSLT, iv, ub->v[0], ""), loop, exit);
   LLVMPositionBuilderAtEnd(s->b, loop);
   if (!lower_set1(s, body->args[0], iv)) goto fail;
-  bool ok;
-  ir_op *yield = lower_block(s, body, &ok);
-  if (!ok) goto fail;
-  if (!yield || yield->kind != OP_SCF_YIELD || yield->num_operands != num_iter) {
-    ir_op_error(s->ctx, op, "scf.for body must end with scf.yield of %d values", num_iter);
-    goto fail;
-  }
+  ir_op *yield = lower_block_until(s, op, body, OP_SCF_YIELD, num_iter, "scf.for body");
+  if (!yield) goto fail;
   LLVMValueRef next = LLVMBuildAdd(s->b, iv, step->v[0], "iv.next");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(s->b);
   for (int k = 0; k < num_iter; k++) {
@@ -76,21 +73,17 @@ static bool lower_branch(lower_state *s, ir_op *op, ir_region *region, LLVMBasic
                          const lower_values ***yielded, LLVMBasicBlockRef *end) {
   ir_block *block = ir_region_entry(region);
   *yielded = NULL;
-  if (block) {
+  if (block && op->num_results == 0) {
     bool ok;
-    ir_op *yield = lower_block(s, block, &ok);
+    lower_block(s, block, &ok);
     if (!ok) return false;
-    if (op->num_results > 0) {
-      if (!yield || yield->kind != OP_SCF_YIELD || yield->num_operands != op->num_results) {
-        ir_op_error(s->ctx, op, "scf.if branches must yield %d values", op->num_results);
-        return false;
-      }
-      const lower_values **vals = lower_alloc(s, sizeof(lower_values *) * (size_t)op->num_results);
-      if (!vals) return false;
-      for (int k = 0; k < op->num_results; k++)
-        if (!(vals[k] = lower_get(s, yield, yield->operands[k].value))) return false;
-      *yielded = vals;
-    }
+  } else if (block) {
+    ir_op *yield = lower_block_until(s, op, block, OP_SCF_YIELD, op->num_results, "scf.if branches");
+    const lower_values **vals = yield ? lower_alloc(s, sizeof(lower_values *) * (size_t)op->num_results) : NULL;
+    if (!vals) return false;
+    for (int k = 0; k < op->num_results; k++)
+      if (!(vals[k] = lower_get(s, yield, yield->operands[k].value))) return false;
+    *yielded = vals;
   }
   *end = LLVMGetInsertBlock(s->b);
   LLVMBuildBr(s->b, merge);

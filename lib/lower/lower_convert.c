@@ -1,91 +1,19 @@
 /* ttg.convert_layout: register permutations in place, anything else through a swizzled shared-memory tile chosen for few bank conflicts. */
 #include <string.h>
 
-#include "lower_internal.h"
-
-static void project_identity(const void *ctx, const int64_t *c, int64_t *p) {
-  const int *rank = ctx;
-  for (int d = 0; d < *rank; d++) p[d] = c[d];
-}
-
-/* The composed map (register, lane, warp) -> element offset in a shared tile, as one integer per
- * input bit. Linear over GF(2) because both the layout and the swizzle are. */
-typedef struct offset_map {
-  int num_bases[LAYOUT_IN_COUNT];
-  int64_t offs[LAYOUT_IN_COUNT][LAYOUT_MAX_BASES];
-} offset_map;
-
-/* Element offsets of every coordinate bit of the tile (inverse of the shared layout). */
-typedef struct shared_inverse {
-  int rank;
-  int bits[IR_MAX_RANK];
-  int64_t off[IR_MAX_RANK][32];
-} shared_inverse;
-
-static int log2i(int64_t v) {
-  int k = 0;
-  while ((INT64_C(1) << k) < v) k++;
-  return k;
-}
-
-static bool build_inverse(const ir_attr *shared, int rank, const int64_t *shape, shared_inverse *inv) {
-  layout_linear sl;
-  if (!layout_to_linear(shared, rank, shape, &sl)) return false;
-  inv->rank = rank;
-  for (int d = 0; d < rank; d++) {
-    inv->bits[d] = log2i(shape[d]);
-    for (int b = 0; b < inv->bits[d]; b++) {
-      int64_t coord[IR_MAX_RANK] = {0}, in[LAYOUT_IN_COUNT];
-      coord[d] = INT64_C(1) << b;
-      if (!layout_linear_invert(&sl, coord, in)) return false;
-      inv->off[d][b] = in[LAYOUT_IN_OFFSET];
-    }
-  }
-  return true;
-}
-
-static int64_t offset_of_coord(const shared_inverse *inv, const int32_t *coord) {
-  int64_t off = 0;
-  for (int d = 0; d < inv->rank; d++)
-    for (int b = 0; b < inv->bits[d]; b++)
-      if ((coord[d] >> b) & 1) off ^= inv->off[d][b];
-  return off;
-}
-
-static void compose(const layout_linear *ll, const shared_inverse *inv, offset_map *m) {
-  for (int in = 0; in < LAYOUT_IN_COUNT; in++) {
-    m->num_bases[in] = ll->num_bases[in];
-    for (int i = 0; i < ll->num_bases[in]; i++) m->offs[in][i] = offset_of_coord(inv, ll->bases[in][i]);
-  }
-}
-
-/* Widest vector (elements) of consecutive registers that lands on consecutive, aligned offsets. */
-static int vector_of(const offset_map *m, int max_vec) {
-  int v = 1;
-  while (v * 2 <= max_vec) {
-    int k = log2i(v);
-    if (k >= m->num_bases[LAYOUT_IN_REGISTER] || m->offs[LAYOUT_IN_REGISTER][k] != v) break;
-    int64_t low = 2 * v - 1;
-    bool aligned = true;
-    for (int in = LAYOUT_IN_REGISTER; in <= LAYOUT_IN_WARP && aligned; in++)
-      for (int i = in == LAYOUT_IN_REGISTER ? k + 1 : 0; i < m->num_bases[in]; i++)
-        if (m->offs[in][i] & low) aligned = false;
-    if (!aligned) break;
-    v *= 2;
-  }
-  return v;
-}
+#include "lower_index.h"
+#include "lower_ops.h"
 
 /* Shared-memory wavefronts of one warp-wide access of vec elements (warp 0, register 0): the most
  * distinct 4-byte words any one of the 32 banks must serve. */
-static int wavefronts(const offset_map *m, int vec, int elem_bytes) {
+static int wavefronts(const layout_offset_map *m, int vec, int elem_bytes) {
   int64_t words[32 * 8];
   int nwords = 0;
   int lanes = 1 << m->num_bases[LAYOUT_IN_LANE];
   for (int lane = 0; lane < lanes && lane < 32; lane++) {
     int64_t off = 0;
     for (int i = 0; i < m->num_bases[LAYOUT_IN_LANE]; i++)
-      if ((lane >> i) & 1) off ^= m->offs[LAYOUT_IN_LANE][i];
+      if ((lane >> i) & 1) off ^= m->off[LAYOUT_IN_LANE][i];
     int64_t first = off * elem_bytes / 4, last = (off * elem_bytes + vec * elem_bytes - 1) / 4;
     for (int64_t w = first; w <= last && nwords < 32 * 8; w++) {
       bool seen = false;
@@ -108,20 +36,19 @@ static int64_t unique_regs(const lower_layout_info *li) {
 }
 
 typedef struct convert_plan {
-  shared_inverse inv;
-  offset_map src, dst;
+  layout_offset_map src, dst;
   int src_vec, dst_vec;
   int64_t cost;
 } convert_plan;
 
 static bool evaluate(const ir_attr *shared, const lower_layout_info *src, const lower_layout_info *dst,
                      int elem_bytes, convert_plan *plan) {
-  if (!shared || !build_inverse(shared, src->rank, src->shape, &plan->inv)) return false;
-  compose(&src->ll, &plan->inv, &plan->src);
-  compose(&dst->ll, &plan->inv, &plan->dst);
+  if (!shared || !layout_compose_shared(&src->ll, shared, src->rank, src->shape, &plan->src) ||
+      !layout_compose_shared(&dst->ll, shared, dst->rank, dst->shape, &plan->dst))
+    return false;
   int max_vec = 16 / elem_bytes > 0 ? 16 / elem_bytes : 1;
-  plan->src_vec = vector_of(&plan->src, max_vec);
-  plan->dst_vec = vector_of(&plan->dst, max_vec);
+  plan->src_vec = layout_offset_map_vector_width(&plan->src, max_vec);
+  plan->dst_vec = layout_offset_map_vector_width(&plan->dst, max_vec);
   plan->cost = unique_regs(src) / plan->src_vec * wavefronts(&plan->src, plan->src_vec, elem_bytes) +
                unique_regs(dst) / plan->dst_vec * wavefronts(&plan->dst, plan->dst_vec, elem_bytes);
   return true;
@@ -158,19 +85,6 @@ static bool choose_plan(lower_state *s, const lower_layout_info *src, const lowe
   return found;
 }
 
-static LLVMValueRef lane_warp_offset(lower_state *s, const offset_map *m) {
-  LLVMValueRef l = lower_apply_bits(s, s->lane, m->offs[LAYOUT_IN_LANE], m->num_bases[LAYOUT_IN_LANE]);
-  LLVMValueRef w = lower_apply_bits(s, s->warp, m->offs[LAYOUT_IN_WARP], m->num_bases[LAYOUT_IN_WARP]);
-  return LLVMBuildXor(s->pro, l, w, "");
-}
-
-static int64_t reg_offset(const offset_map *m, int64_t r) {
-  int64_t off = 0;
-  for (int i = 0; i < m->num_bases[LAYOUT_IN_REGISTER]; i++)
-    if ((r >> i) & 1) off ^= m->offs[LAYOUT_IN_REGISTER][i];
-  return off;
-}
-
 bool lower_convert(lower_state *s, ir_op *op) {
   const ir_type *st = op->operands[0].value->type, *dt = op->results[0].type;
   const lower_values *src = lower_get(s, op, op->operands[0].value);
@@ -182,7 +96,7 @@ bool lower_convert(lower_state *s, ir_op *op) {
   if (!out || !map) return false;
   int rank = st->rank;
   /* Same lanes and warps: a renaming of registers, no code at all. */
-  if (lower_register_map(dli, sli, project_identity, &rank, map)) {
+  if (lower_register_map(dli, sli, layout_project_identity, &rank, map)) {
     for (int r = 0; r < dli->num_regs; r++) out->v[r] = src->v[map[r]];
     return lower_set(s, &op->results[0], out);
   }
@@ -202,7 +116,7 @@ bool lower_convert(lower_state *s, ir_op *op) {
   bool is_bool = LLVMGetTypeKind(et) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(et) == 1;
   LLVMTypeRef mt = is_bool ? s->i8 : et;
   LLVMValueRef tile = lower_smem_ptr(s, base, s->i8, lower_i32(s, 0));
-  LLVMValueRef src_lw = lane_warp_offset(s, &plan->src), dst_lw = lane_warp_offset(s, &plan->dst);
+  LLVMValueRef src_lw = lower_lane_warp_offset(s, &plan->src), dst_lw = lower_lane_warp_offset(s, &plan->dst);
 
   lower_barrier(s); /* the previous user of this scratch space is done */
   int sv = plan->src_vec;
@@ -215,7 +129,7 @@ bool lower_convert(lower_state *s, ir_op *op) {
       if (is_bool) x = LLVMBuildZExt(s->b, x, s->i8, "");
       v = sv > 1 ? LLVMBuildInsertElement(s->b, v, x, lower_i32(s, j), "") : x;
     }
-    LLVMValueRef idx = LLVMBuildXor(s->b, src_lw, lower_i32(s, reg_offset(&plan->src, r0)), "");
+    LLVMValueRef idx = LLVMBuildXor(s->b, src_lw, lower_i32(s, layout_offset_map_register(&plan->src, r0)), "");
     LLVMValueRef st_inst = LLVMBuildStore(s->b, v, LLVMBuildGEP2(s->b, mt, tile, &idx, 1, ""));
     LLVMSetAlignment(st_inst, (unsigned)(sv * eb));
   }
@@ -227,7 +141,7 @@ bool lower_convert(lower_state *s, ir_op *op) {
       for (int j = 0; j < dv; j++) out->v[r0 + j] = out->v[(r0 + j) & ~dli->reg_dup_mask];
       continue;
     }
-    LLVMValueRef idx = LLVMBuildXor(s->b, dst_lw, lower_i32(s, reg_offset(&plan->dst, r0)), "");
+    LLVMValueRef idx = LLVMBuildXor(s->b, dst_lw, lower_i32(s, layout_offset_map_register(&plan->dst, r0)), "");
     LLVMValueRef ld = LLVMBuildLoad2(s->b, dvt, LLVMBuildGEP2(s->b, mt, tile, &idx, 1, ""), "");
     LLVMSetAlignment(ld, (unsigned)(dv * eb));
     for (int j = 0; j < dv; j++) {

@@ -1,94 +1,17 @@
-/* tt.dot lowering: mma.sync m16n8k{16,8,32} (nvidia_mma v2) from the layouts' fragments, and the per-thread FMA path. */
+/* tt.dot lowering: warp-level MMA (nvidia_mma v2, the target's m16n8kK instructions) from the layouts' fragments, and the per-thread FMA path. */
 #include <stdio.h>
 #include <string.h>
 
-#include "lower_tensorcore.h"
-
-/* ---------------------------------------------------------------- PTX fragment formulas */
-
-int lower_mma_fragment_size(mma_frag_kind kind, int elem_bits) {
-  if (kind == MMA_FRAG_C) return 4;
-  int a = elem_bits == 16 ? 8 : elem_bits == 32 ? 4 : elem_bits == 8 ? 16 : 0;
-  return kind == MMA_FRAG_A ? a : a / 2;
-}
-
-bool lower_mma_fragment_coord(mma_frag_kind kind, int elem_bits, int slot, int lane, int *row, int *col) {
-  if (lane < 0 || lane >= 32 || slot < 0 || slot >= lower_mma_fragment_size(kind, elem_bits)) return false;
-  int g = lane >> 2, t = lane & 3; /* PTX's groupID and threadID_in_group */
-  if (kind == MMA_FRAG_C) {
-    *row = g + 8 * (slot >> 1);
-    *col = 2 * t + (slot & 1);
-    return true;
-  }
-  if (kind == MMA_FRAG_A) {
-    switch (elem_bits) {
-    case 16: /* m16n8k16 .f16/.bf16 */
-      *row = g + 8 * ((slot >> 1) & 1);
-      *col = 2 * t + (slot & 1) + 8 * (slot >> 2);
-      return true;
-    case 32: /* m16n8k8 .tf32 */
-      *row = g + 8 * (slot & 1);
-      *col = t + 4 * (slot >> 1);
-      return true;
-    default: /* m16n8k32 .s8 */
-      *row = g + 8 * ((slot >> 2) & 1);
-      *col = 4 * t + (slot & 3) + 16 * (slot >> 3);
-      return true;
-    }
-  }
-  switch (elem_bits) {
-  case 16:
-    *row = 2 * t + (slot & 1) + 8 * (slot >> 1);
-    break;
-  case 32:
-    *row = t + 4 * slot;
-    break;
-  default:
-    *row = 4 * t + (slot & 3) + 16 * (slot >> 2);
-    break;
-  }
-  *col = g;
-  return true;
-}
+#include "lower_dot.h"
+#include "lower_dot_operand.h"
+#include "lower_ops.h"
 
 /* ---------------------------------------------------------------- instruction choice */
 
-typedef struct mma_instr {
-  const char *intrinsic; /* LLVM 19 NVVM intrinsic (same operands as the PTX instruction) */
-  const char *ptx;       /* for messages */
-  int bits;              /* operand element bits (selects the fragment formulas) */
-  int k;                 /* K of one instruction */
-  bool ab_as_i32;        /* A/B registers are i32 (else <2 x half>) */
-  bool c_f16;            /* C/D are two <2 x half> registers (else four scalars) */
-} mma_instr;
+/* Instructions come from the target's MMA table (lib/target/mma.h): mma_instr is its entry. */
+typedef target_mma mma_instr;
 
-static const mma_instr MMA_F16_F32 = {"llvm.nvvm.mma.m16n8k16.row.col.f32.f32",
-                                      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 16, 16, false, false};
-static const mma_instr MMA_F16_F16 = {"llvm.nvvm.mma.m16n8k16.row.col.f16.f16",
-                                      "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", 16, 16, false, true};
-static const mma_instr MMA_BF16_F32 = {"llvm.nvvm.mma.m16n8k16.row.col.bf16",
-                                       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 16, 16, true, false};
-static const mma_instr MMA_TF32_F32 = {"llvm.nvvm.mma.m16n8k8.row.col.tf32",
-                                       "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 32, 8, true, false};
-static const mma_instr MMA_S8_S32 = {"llvm.nvvm.mma.m16n8k32.row.col.satfinite.s8",
-                                     "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32", 8, 32, true, false};
-
-static bool is_float(const ir_type *t, ir_float_kind k) { return t->kind == TY_FLOAT && t->float_kind == k; }
-
-static const mma_instr *choose_mma(const ir_op *op) {
-  const ir_type *a = ir_type_element(op->operands[0].value->type);
-  const ir_type *b = ir_type_element(op->operands[1].value->type);
-  const ir_type *c = ir_type_element(op->results[0].type);
-  if (a != b) return NULL;
-  const ir_attr *prec = ir_op_get_attr(op, "inputPrecision");
-  bool tf32 = prec && prec->str && strcmp(prec->str, "tf32") == 0;
-  if (is_float(a, FLT_F16) && is_float(c, FLT_F32)) return &MMA_F16_F32;
-  if (is_float(a, FLT_F16) && is_float(c, FLT_F16)) return &MMA_F16_F16;
-  if (is_float(a, FLT_BF16) && is_float(c, FLT_F32)) return &MMA_BF16_F32;
-  if (is_float(a, FLT_F32) && is_float(c, FLT_F32) && tf32) return &MMA_TF32_F32;
-  if (ir_type_is_int(a, 8) && ir_type_is_int(c, 32)) return &MMA_S8_S32;
-  return NULL;
-}
+static const mma_instr *choose_mma(const ir_op *op) { return target_mma_for_dot(GEMMC_MMA_SYNC, op); }
 
 /* ---------------------------------------------------------------- fragments from the layouts */
 
@@ -111,11 +34,13 @@ static bool coord_equal(const int64_t *a, const int64_t *b, int rank) {
 }
 
 /* The register of `li` that holds (batch, row, col) at lane 0 of warp 0, checked for every lane
- * against the PTX formula of `slot`; -1 when the layout does not hold the fragment. */
-static int64_t fragment_register(const lower_layout_info *li, const dot_dims *dd, mma_frag_kind kind, int bits, int slot,
-                                 int64_t batch, int64_t row0, int64_t col0) {
+ * against the instruction's fragment formula of `slot`; -1 when the layout does not hold the fragment. */
+int64_t lower_mma_fragment_register(const lower_layout_info *li, target_mma_operand kind, int bits, int slot,
+                                    int64_t batch, int64_t row0, int64_t col0) {
+  dot_dims dims = {li->rank, li->rank == 3 ? 0 : -1};
+  const dot_dims *dd = &dims;
   int row, col;
-  lower_mma_fragment_coord(kind, bits, slot, 0, &row, &col);
+  target_mma_fragment_coord(kind, bits, slot, 0, &row, &col);
   int64_t coord[IR_MAX_RANK], in[LAYOUT_IN_COUNT];
   make_coord(dd, batch, row0 + row, col0 + col, coord);
   if (!layout_linear_invert(&li->ll, coord, in) || in[LAYOUT_IN_LANE] || in[LAYOUT_IN_WARP]) return -1;
@@ -125,11 +50,17 @@ static int64_t fragment_register(const lower_layout_info *li, const dot_dims *dd
     q[LAYOUT_IN_REGISTER] = reg;
     q[LAYOUT_IN_LANE] = lane;
     layout_linear_apply(&li->ll, q, got);
-    lower_mma_fragment_coord(kind, bits, slot, lane, &row, &col);
+    target_mma_fragment_coord(kind, bits, slot, lane, &row, &col);
     make_coord(dd, batch, row0 + row, col0 + col, coord);
     if (!coord_equal(got, coord, dd->rank)) return -1;
   }
   return reg;
+}
+
+static int64_t fragment_register(const lower_layout_info *li, const dot_dims *dd, target_mma_operand kind, int bits,
+                                 int slot, int64_t batch, int64_t row0, int64_t col0) {
+  (void)dd;
+  return lower_mma_fragment_register(li, kind, bits, slot, batch, row0, col0);
 }
 
 /* Warps must agree: a warp bit moves A along M and B along N exactly as it moves the accumulator
@@ -189,14 +120,14 @@ static bool operand_init(lower_state *s, ir_op *op, int index, dot_operand *o) {
 
 static LLVMValueRef pack_register(lower_state *s, const mma_instr *mi, const dot_operand *o, const int64_t *regs, int n,
                                   LLVMTypeRef elem) {
-  if (mi->bits == 32) return LLVMBuildBitCast(s->b, operand_reg(s, o, regs[0]), s->i32, "");
+  if (mi->operand_bits == 32) return LLVMBuildBitCast(s->b, operand_reg(s, o, regs[0]), s->i32, "");
   LLVMValueRef v = LLVMGetUndef(LLVMVectorType(elem, (unsigned)n));
   for (int i = 0; i < n; i++) v = LLVMBuildInsertElement(s->b, v, operand_reg(s, o, regs[i]), lower_i32(s, i), "");
   return mi->ab_as_i32 ? LLVMBuildBitCast(s->b, v, s->i32, "") : v;
 }
 
 static const packed_frag *get_fragment(lower_state *s, ir_op *op, packed_frag **cache, const mma_instr *mi,
-                                       mma_frag_kind kind, const lower_layout_info *li, const dot_operand *vals,
+                                       target_mma_operand kind, const lower_layout_info *li, const dot_operand *vals,
                                        const dot_dims *dd, int64_t batch, int64_t origin, int64_t ks) {
   for (packed_frag *p = *cache; p; p = p->next)
     if (p->batch == batch && p->origin == origin && p->ks == ks) return p;
@@ -205,20 +136,20 @@ static const packed_frag *get_fragment(lower_state *s, ir_op *op, packed_frag **
   p->batch = batch;
   p->origin = origin;
   p->ks = ks;
-  int slots = lower_mma_fragment_size(kind, mi->bits);
-  int per_reg = 32 / mi->bits;
+  int slots = target_mma_fragment_size(kind, mi->operand_bits);
+  int per_reg = 32 / mi->operand_bits;
   LLVMTypeRef elem = lower_elem_type(s, op->operands[0].value->type);
   for (int r = 0; r < slots / per_reg; r++) {
     int64_t regs[4];
     for (int j = 0; j < per_reg; j++) {
       int slot = r * per_reg + j;
-      int64_t row0 = kind == MMA_FRAG_A ? origin : ks * mi->k, col0 = kind == MMA_FRAG_A ? ks * mi->k : origin;
-      regs[j] = fragment_register(li, dd, kind, mi->bits, slot, batch, row0, col0);
+      int64_t row0 = kind == TARGET_MMA_A ? origin : ks * mi->k, col0 = kind == TARGET_MMA_A ? ks * mi->k : origin;
+      regs[j] = fragment_register(li, dd, kind, mi->operand_bits, slot, batch, row0, col0);
       if (regs[j] < 0) {
         ir_op_error(s->ctx, op,
                     "cannot lower to %s: the layout of operand %s does not hold the instruction's fragment "
                     "(kWidth must be 32 / element bits)",
-                    mi->ptx, kind == MMA_FRAG_A ? "A" : "B");
+                    mi->name, kind == TARGET_MMA_A ? "A" : "B");
         return NULL;
       }
     }
@@ -249,7 +180,7 @@ static bool lower_dot_mma(lower_state *s, ir_op *op) {
   dot_dims dd = {ct->rank, ct->rank == 3 ? 0 : -1};
   int64_t K = at->shape[dd.rank - 1];
   if (K % mi->k != 0) {
-    ir_op_error(s->ctx, op, "cannot lower to %s: K = %lld is not a multiple of %d", mi->ptx, (long long)K, mi->k);
+    ir_op_error(s->ctx, op, "cannot lower to %s: K = %lld is not a multiple of %d", mi->name, (long long)K, mi->k);
     return false;
   }
   lower_layout_info *la = lower_layout_of(s, op, at), *lb = lower_layout_of(s, op, bt), *lc = lower_layout_of(s, op, ct);
@@ -258,7 +189,7 @@ static bool lower_dot_mma(lower_state *s, ir_op *op) {
   if (!la || !lb || !lc || !vc || !operand_init(s, op, 0, &oa) || !operand_init(s, op, 1, &ob)) return false;
   const dot_operand *va = &oa, *vb = &ob;
   if (!warps_agree(la, lb, lc, &dd)) {
-    ir_op_error(s->ctx, op, "cannot lower to %s: the operands' warps do not match the accumulator's", mi->ptx);
+    ir_op_error(s->ctx, op, "cannot lower to %s: the operands' warps do not match the accumulator's", mi->name);
     return false;
   }
 
@@ -277,7 +208,7 @@ static bool lower_dot_mma(lower_state *s, ir_op *op) {
     int64_t dm = c[r2] - m0, dn = c[r1] - n0;
     if ((dm != 0 && dm != 8) || dn > 1) {
       ir_op_error(s->ctx, op, "cannot lower to %s: the accumulator layout is not the instruction's C fragment",
-                  mi->ptx);
+                  mi->name);
       return false;
     }
     int slot = (dm ? 2 : 0) + (int)dn, t = 0;
@@ -292,22 +223,21 @@ static bool lower_dot_mma(lower_state *s, ir_op *op) {
   }
   for (int t = 0; t < ntiles; t++)
     for (int j = 0; j < 4; j++) {
-      int64_t want = fragment_register(lc, &dd, MMA_FRAG_C, mi->bits, j, tiles[t].batch, tiles[t].m0, tiles[t].n0);
+      int64_t want = fragment_register(lc, &dd, TARGET_MMA_C, mi->operand_bits, j, tiles[t].batch, tiles[t].m0, tiles[t].n0);
       if (tiles[t].c_reg[j] < 0 || want < 0) {
         ir_op_error(s->ctx, op, "cannot lower to %s: the accumulator layout is not the instruction's C fragment",
-                    mi->ptx);
+                    mi->name);
         return false;
       }
     }
 
   /* Accumulators per tile, in the instruction's register form. */
   LLVMTypeRef half = LLVMHalfTypeInContext(s->llctx), half2 = LLVMVectorType(half, 2);
-  LLVMTypeRef cscalar = lower_elem_type(s, ct);
-  int cvals = mi->c_f16 ? 2 : 4;
+  int cvals = mi->c_packed_f16 ? 2 : 4;
   LLVMValueRef(*acc)[4] = lower_alloc(s, sizeof(LLVMValueRef[4]) * (size_t)ntiles);
   if (!acc) return false;
   for (int t = 0; t < ntiles; t++) {
-    if (mi->c_f16) {
+    if (mi->c_packed_f16) {
       for (int j = 0; j < 2; j++) {
         LLVMValueRef v = LLVMGetUndef(half2);
         for (int h = 0; h < 2; h++)
@@ -318,26 +248,24 @@ static bool lower_dot_mma(lower_state *s, ir_op *op) {
       for (int j = 0; j < 4; j++) acc[t][j] = lower_elem(vc, (int)tiles[t].c_reg[j]);
     }
   }
-  LLVMTypeRef dfields[4] = {mi->c_f16 ? half2 : cscalar, mi->c_f16 ? half2 : cscalar, cscalar, cscalar};
-  LLVMTypeRef dty = LLVMStructTypeInContext(s->llctx, dfields, (unsigned)cvals, 0);
 
   /* k outermost: consecutive instructions use different accumulators (no dependency stall). */
   packed_frag *a_cache = NULL, *b_cache = NULL;
-  int a_regs = lower_mma_fragment_size(MMA_FRAG_A, mi->bits) * mi->bits / 32;
-  int b_regs = lower_mma_fragment_size(MMA_FRAG_B, mi->bits) * mi->bits / 32;
+  int a_regs = target_mma_fragment_size(TARGET_MMA_A, mi->operand_bits) * mi->operand_bits / 32;
+  int b_regs = target_mma_fragment_size(TARGET_MMA_B, mi->operand_bits) * mi->operand_bits / 32;
   for (int64_t ks = 0; ks < K / mi->k; ks++) {
     a_cache = b_cache = NULL; /* fragments of earlier k steps are not needed again */
     for (int t = 0; t < ntiles; t++) {
-      const packed_frag *fa = get_fragment(s, op, &a_cache, mi, MMA_FRAG_A, la, va, &dd, tiles[t].batch, tiles[t].m0, ks);
+      const packed_frag *fa = get_fragment(s, op, &a_cache, mi, TARGET_MMA_A, la, va, &dd, tiles[t].batch, tiles[t].m0, ks);
       if (!fa) return false;
-      const packed_frag *fb = get_fragment(s, op, &b_cache, mi, MMA_FRAG_B, lb, vb, &dd, tiles[t].batch, tiles[t].n0, ks);
+      const packed_frag *fb = get_fragment(s, op, &b_cache, mi, TARGET_MMA_B, lb, vb, &dd, tiles[t].batch, tiles[t].n0, ks);
       if (!fb) return false;
       LLVMValueRef args[12];
       int n = 0;
       for (int i = 0; i < a_regs; i++) args[n++] = fa->regs[i];
       for (int i = 0; i < b_regs; i++) args[n++] = fb->regs[i];
       for (int i = 0; i < cvals; i++) args[n++] = acc[t][i];
-      LLVMValueRef d = lower_call_n(s, mi->intrinsic, dty, args, n);
+      LLVMValueRef d = s->cg->mma(&s->em, mi, args, n);
       for (int i = 0; i < cvals; i++) acc[t][i] = LLVMBuildExtractValue(s->b, d, (unsigned)i, "");
     }
   }
@@ -346,7 +274,7 @@ static bool lower_dot_mma(lower_state *s, ir_op *op) {
   if (!out) return false;
   for (int r = 0; r < nregs; r++) {
     int t = reg_tile[r], j = reg_slot[r];
-    out->v[r] = mi->c_f16 ? LLVMBuildExtractElement(s->b, acc[t][j >> 1], lower_i32(s, j & 1), "") : acc[t][j];
+    out->v[r] = mi->c_packed_f16 ? LLVMBuildExtractElement(s->b, acc[t][j >> 1], lower_i32(s, j & 1), "") : acc[t][j];
   }
   return lower_set(s, &op->results[0], out);
 }
@@ -465,6 +393,7 @@ bool lower_dot(lower_state *s, ir_op *op) {
     return lower_dot_mma(s, op);
   }
   if (enc->kind == AT_BLOCKED) return lower_dot_fma(s, op);
+  if (enc->kind == AT_AMD_MFMA) return lower_dot_mfma(s, op);
   ir_op_error(s->ctx, op, "lowering of tt.dot with a %s result is not implemented (blocked or nvidia_mma v2 only)",
               ir_attr_kind_name(enc->kind));
   return false;

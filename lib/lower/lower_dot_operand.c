@@ -1,111 +1,12 @@
-/* MMA dot operands from shared memory: ldmatrix(.trans) read-back, and convert_layout to #ttg.dot_op via a swizzled buffer. */
-#include <stdio.h>
-#include <string.h>
-
-#include "lower_tensorcore.h"
-
-/*
- * ldmatrix.m8n8.x{1,2,4}[.trans].b16 reads 1, 2 or 4 matrices of 8x8 16-bit elements; lane L
- * gives the address of row L%8 of matrix L/8 (each row is 16 contiguous bytes). Without .trans
- * lane T receives row T/4, elements 2(T%4) and 2(T%4)+1 of each matrix (low half first); with
- * .trans it receives rows 2(T%4) and 2(T%4)+1 of column T/4. In terms of the element offsets of
- * the destination layout's bases (lower_smem_map), ldmatrix applies when
- *   non-trans: register bit 0 -> +1, lane bits 0,1 -> +2, +4 (a row is 8 contiguous elements);
- *              lane bits 2..4 pick the row;
- *   trans:     lane bits 2..4 -> +1, +2, +4; register bit 0, lane bits 0, 1 pick the row;
- * and every other basis (rows, warps, the remaining registers) moves by whole rows (multiples
- * of 8 elements, keeping the 16-byte alignment). Register bits 1 and 2 then select the matrices
- * of one .x4 load; higher register bits are separate loads.
- */
-
-static bool offsets_are(const int64_t *off, const int64_t *want, int n) {
-  for (int i = 0; i < n; i++)
-    if (off[i] != want[i]) return false;
-  return true;
-}
-
-bool lower_ldmatrix_plan(lower_state *s, lower_smem_loader *ld, const ir_type *tensor) {
-  const ir_attr *enc = tensor->encoding;
-  const lower_smem_map *m = &ld->m;
-  if (!enc || enc->kind != AT_DOT_OP || !enc->layout.parent || enc->layout.parent->kind != AT_NVIDIA_MMA) return false;
-  if (!(s->target->caps & GEMMC_CAP_LDMATRIX)) return false;
-  const ir_type *e = ir_type_element(tensor);
-  if (ir_type_bits(e) != 16 || e->kind != TY_FLOAT) return false; /* 8- and 32-bit types use ld.shared */
-  if (m->num_bases[1] != 5 || m->num_bases[0] < 1) return false;
-  static const int64_t unit[3] = {1, 2, 4};
-  int64_t row_base[3];
-  if (m->off[0][0] == 1 && offsets_are(m->off[1], unit + 1, 2)) {
-    ld->trans = false;
-    for (int i = 0; i < 3; i++) row_base[i] = m->off[1][2 + i];
-  } else if (offsets_are(m->off[1] + 2, unit, 3)) {
-    ld->trans = true;
-    row_base[0] = m->off[0][0];
-    row_base[1] = m->off[1][0];
-    row_base[2] = m->off[1][1];
-  } else {
-    return false;
-  }
-  /* Rows and every basis outside the row must keep 16-byte alignment. */
-  for (int i = 0; i < 3; i++)
-    if (row_base[i] % 8 != 0) return false;
-  for (int i = 1; i < m->num_bases[0]; i++)
-    if (m->off[0][i] % 8 != 0) return false;
-  for (int i = 0; i < m->num_bases[2]; i++)
-    if (m->off[2][i] % 8 != 0) return false;
-
-  int sel_bits = m->num_bases[0] - 1 < 2 ? m->num_bases[0] - 1 : 2;
-  ld->num_mats = 1 << sel_bits;
-  ld->group_shift = 1 + sel_bits;
-  /* Lane address: lane bits 0..2 walk the rows, bits 3.. pick the matrix (unused above x1/x2). */
-  int64_t lane_addr[5] = {row_base[0], row_base[1], row_base[2], 0, 0};
-  for (int i = 0; i < sel_bits; i++) lane_addr[3 + i] = m->off[0][1 + i];
-  LLVMValueRef la = lower_apply_bits(s, s->lane, lane_addr, 5);
-  LLVMValueRef wa = lower_apply_bits(s, s->warp, m->off[2], m->num_bases[2]);
-  ld->addr_lw = LLVMBuildXor(s->pro, la, wa, "");
-  ld->addr_mask = 0;
-  for (int i = 0; i < 5; i++) ld->addr_mask |= lane_addr[i];
-  for (int i = 0; i < m->num_bases[2]; i++) ld->addr_mask |= m->off[2][i];
-  ld->ldmatrix = true;
-  return true;
-}
-
-void lower_ldmatrix_group(lower_state *s, lower_smem_loader *ld, int64_t r0) {
-  char name[80];
-  snprintf(name, sizeof name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16.p3", ld->num_mats,
-           ld->trans ? ".trans" : "");
-  LLVMTypeRef rt = s->i32;
-  if (ld->num_mats > 1) {
-    LLVMTypeRef fields[4] = {s->i32, s->i32, s->i32, s->i32};
-    rt = LLVMStructTypeInContext(s->llctx, fields, (unsigned)ld->num_mats, 0);
-  }
-  LLVMValueRef off = lower_smem_offset(s, ld->addr_lw, ld->addr_mask, lower_smem_reg_offset(&ld->m, r0));
-  LLVMValueRef ptr = LLVMBuildGEP2(s->b, ld->et, ld->base, &off, 1, "");
-  LLVMValueRef res = lower_call(s, name, rt, &ptr, 1);
-  LLVMTypeRef pair = LLVMVectorType(ld->et, 2);
-  /* Matrix j holds registers r0 | j << 1 (low half) and r0 | j << 1 | 1 (high half). */
-  for (int j = 0; j < ld->num_mats; j++) {
-    LLVMValueRef word = ld->num_mats == 1 ? res : LLVMBuildExtractValue(s->b, res, (unsigned)j, "");
-    LLVMValueRef two = LLVMBuildBitCast(s->b, word, pair, "");
-    int64_t r = r0 | ((int64_t)j << 1);
-    ld->out->v[r] = LLVMBuildExtractElement(s->b, two, lower_i32(s, 0), "");
-    ld->out->v[r | 1] = LLVMBuildExtractElement(s->b, two, lower_i32(s, 1), "");
-  }
-}
-
-/* ---------------------------------------------------------------- convert_layout -> dot_op(mma) */
+/* MMA dot operands: convert_layout to #ttg.dot_op through a swizzled shared buffer, and operands whose shared-memory reads are deferred to their tt.dot. */
+#include "lower_dot_operand.h"
+#include "lower_ops.h"
 
 bool lower_is_convert_to_mma_operand(const ir_op *op) {
   if (op->kind != OP_CONVERT_LAYOUT) return false;
   const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
-  if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst) || !src->encoding || !dst->encoding) return false;
-  const ir_attr *e = dst->encoding;
-  return e->kind == AT_DOT_OP && e->layout.parent && e->layout.parent->kind == AT_NVIDIA_MMA &&
-         layout_is_distributed(src->encoding);
-}
-
-static void identity_project(const void *ctx, const int64_t *dst_coord, int64_t *src_coord) {
-  const int *rank = ctx;
-  memcpy(src_coord, dst_coord, sizeof(int64_t) * (size_t)*rank);
+  if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst)) return false;
+  return layout_is_mma_operand_conversion(src->encoding, dst->encoding);
 }
 
 /* The swizzled scratch buffer of a convert to an MMA operand (Triton's shared layout for the
@@ -138,9 +39,10 @@ bool lower_convert_to_dot_operand(lower_state *s, ir_op *op) {
     ir_op_error(s->ctx, op, "internal error: not a conversion to an MMA dot operand");
     return false;
   }
-  if (dot->layout.parent->layout.version_major != 2) {
-    ir_op_error(s->ctx, op, "dot operands of nvidia_mma v%d are not supported yet (only v2: mma.sync)",
-                dot->layout.parent->layout.version_major);
+  /* wgmma's A from registers (v3, operand 0) has mma.sync's per-warp A fragment. */
+  int version = dot->layout.parent->layout.version_major;
+  if (version != 2 && !(version == 3 && dot->layout.op_idx == 0)) {
+    ir_op_error(s->ctx, op, "dot operands of nvidia_mma v%d are not supported (mma.sync operands, wgmma's A)", version);
     return false;
   }
   const lower_values *vals = lower_get(s, op, src);
@@ -152,7 +54,7 @@ bool lower_convert_to_dot_operand(lower_state *s, ir_op *op) {
   /* Same lanes and warps: only registers move. */
   int *map = lower_alloc(s, sizeof(int) * (size_t)dl->num_regs);
   if (!map) return false;
-  if (lower_register_map(dl, sl, identity_project, &rank, map)) {
+  if (lower_register_map(dl, sl, layout_project_identity, &rank, map)) {
     lower_values *out = lower_values_new(s, op, dl->num_regs);
     if (!out) return false;
     for (int r = 0; r < dl->num_regs; r++) out->v[r] = lower_elem(vals, map[r]);

@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lower_internal.h"
+#include "lower_index.h"
+#include "lower_ops.h"
 
 static bool is_fp8(const ir_type *t) {
   const ir_type *e = ir_type_element(t);
@@ -41,24 +42,30 @@ static bool is_half_like(LLVMTypeRef t) {
   return k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind;
 }
 
-/* f32 transcendental through NVVM's approximate instructions, as Triton's libdevice-free path. */
+/* One of the target's approximate f32 special functions. */
+static LLVMValueRef special(lower_state *s, target_special_fn fn, LLVMValueRef x) {
+  return s->cg->special_f32(&s->em, fn, x);
+}
+
+/* f32 transcendentals from the target's approximate special functions, as Triton's
+ * libdevice-free path computes them. */
 static LLVMValueRef math_f32(lower_state *s, ir_op_kind kind, LLVMValueRef x) {
   LLVMBuilderRef b = s->b;
   switch (kind) {
   case OP_EXP: {
     LLVMValueRef y = LLVMBuildFMul(b, x, LLVMConstReal(s->f32, 1.4426950408889634), "");
-    return lower_call(s, "llvm.nvvm.ex2.approx.f", s->f32, &y, 1);
+    return special(s, TARGET_SPECIAL_EXP2, y);
   }
-  case OP_EXP2: return lower_call(s, "llvm.nvvm.ex2.approx.f", s->f32, &x, 1);
+  case OP_EXP2: return special(s, TARGET_SPECIAL_EXP2, x);
   case OP_LOG: {
-    LLVMValueRef y = lower_call(s, "llvm.nvvm.lg2.approx.f", s->f32, &x, 1);
+    LLVMValueRef y = special(s, TARGET_SPECIAL_LOG2, x);
     return LLVMBuildFMul(b, y, LLVMConstReal(s->f32, 0.6931471805599453), "");
   }
-  case OP_LOG2: return lower_call(s, "llvm.nvvm.lg2.approx.f", s->f32, &x, 1);
-  case OP_RSQRT: return lower_call(s, "llvm.nvvm.rsqrt.approx.f", s->f32, &x, 1);
-  case OP_SIN: return lower_call(s, "llvm.nvvm.sin.approx.f", s->f32, &x, 1);
-  case OP_COS: return lower_call(s, "llvm.nvvm.cos.approx.f", s->f32, &x, 1);
-  case OP_TANH: return lower_asm(s, "tanh.approx.f32 $0, $1;", "=f,f", s->f32, &x, 1, false);
+  case OP_LOG2: return special(s, TARGET_SPECIAL_LOG2, x);
+  case OP_RSQRT: return special(s, TARGET_SPECIAL_RSQRT, x);
+  case OP_SIN: return special(s, TARGET_SPECIAL_SIN, x);
+  case OP_COS: return special(s, TARGET_SPECIAL_COS, x);
+  case OP_TANH: return special(s, TARGET_SPECIAL_TANH, x);
   case OP_ERF: {
     /* Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): erf(|x|) = 1 - poly(t) e^{-x^2},
      * t = 1 / (1 + p|x|); the sign is copied back. */
@@ -71,7 +78,7 @@ static LLVMValueRef math_f32(lower_state *s, ir_op_kind kind, LLVMValueRef x) {
     poly = LLVMBuildFMul(b, poly, t, "");
     LLVMValueRef e = LLVMBuildFMul(b, LLVMBuildFNeg(b, LLVMBuildFMul(b, ax, ax, ""), ""),
                                    LLVMConstReal(s->f32, 1.4426950408889634), "");
-    e = lower_call(s, "llvm.nvvm.ex2.approx.f", s->f32, &e, 1);
+    e = special(s, TARGET_SPECIAL_EXP2, e);
     LLVMValueRef r = LLVMBuildFSub(b, one, LLVMBuildFMul(b, poly, e, ""), "");
     LLVMValueRef args[2] = {r, x};
     return call_overloaded(s, "copysign", args, 2);
@@ -102,23 +109,31 @@ static LLVMRealPredicate real_pred(const char *p, bool *ok) {
   return LLVMRealOEQ;
 }
 
-static const char *predicate_of(const ir_op *op) {
-  const ir_attr *a = ir_op_get_attr(op, "predicate");
-  if (!a) return NULL;
-  if (a->kind == AT_KEYWORD || a->kind == AT_STRING) return a->str;
-  if (a->kind == AT_INT) {
-    /* MLIR's integer encodings of the predicates. */
-    static const char *icmp[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
-    static const char *fcmp[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-                                 "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"};
-    if (op->kind == OP_CMPI && a->int_value >= 0 && a->int_value < 10) return icmp[a->int_value];
-    if (op->kind == OP_CMPF && a->int_value >= 0 && a->int_value < 16) return fcmp[a->int_value];
+/* fp8 <-> f16 / bf16 / f32 / f64: the target converts between fp8 and f16 or f32 (nearest even),
+ * bf16 and f64 go through f32. */
+static LLVMValueRef fp8_convert(lower_state *s, const ir_op *op, LLVMValueRef x, LLVMTypeRef to) {
+  const ir_type *from_e = ir_type_element(op->operands[0].value->type), *to_e = ir_type_element(op->results[0].type);
+  if (is_fp8(op->operands[0].value->type) && is_fp8(op->results[0].type)) {
+    if (from_e == to_e) return x;
+    x = s->cg->fp8_to_float(&s->em, x, from_e->float_kind == FLT_F8E4M3FN, s->f32);
+    return s->cg->float_to_fp8(&s->em, x, to_e->float_kind == FLT_F8E4M3FN);
   }
-  return NULL;
+  if (is_fp8(op->operands[0].value->type)) {
+    LLVMTypeRef half = LLVMHalfTypeInContext(s->llctx);
+    LLVMTypeRef via = to == half ? half : s->f32;
+    LLVMValueRef v = s->cg->fp8_to_float(&s->em, x, from_e->float_kind == FLT_F8E4M3FN, via);
+    if (via == to) return v;
+    return LLVMGetTypeKind(to) == LLVMDoubleTypeKind ? LLVMBuildFPExt(s->b, v, to, "") : LLVMBuildFPTrunc(s->b, v, to, "");
+  }
+  LLVMTypeRef t = LLVMTypeOf(x);
+  if (LLVMGetTypeKind(t) == LLVMBFloatTypeKind || LLVMGetTypeKind(t) == LLVMDoubleTypeKind)
+    x = LLVMGetTypeKind(t) == LLVMDoubleTypeKind ? LLVMBuildFPTrunc(s->b, x, s->f32, "") : LLVMBuildFPExt(s->b, x, s->f32, "");
+  return s->cg->float_to_fp8(&s->em, x, to_e->float_kind == FLT_F8E4M3FN);
 }
 
-/* tt.fp_to_fp between f16, bf16, f32 and f64; rtz downcasts through cvt.rz. */
+/* tt.fp_to_fp between f16, bf16, f32 and f64; rtz downcasts through the target's rounding toward zero. */
 static LLVMValueRef fp_to_fp(lower_state *s, const ir_op *op, LLVMValueRef x, LLVMTypeRef to) {
+  if (is_fp8(op->operands[0].value->type) || is_fp8(op->results[0].type)) return fp8_convert(s, op, x, to);
   LLVMTypeRef from = LLVMTypeOf(x);
   unsigned fb = LLVMGetTypeKind(from) == LLVMDoubleTypeKind ? 64 : LLVMGetTypeKind(from) == LLVMFloatTypeKind ? 32 : 16;
   unsigned tb = LLVMGetTypeKind(to) == LLVMDoubleTypeKind ? 64 : LLVMGetTypeKind(to) == LLVMFloatTypeKind ? 32 : 16;
@@ -133,9 +148,7 @@ static LLVMValueRef fp_to_fp(lower_state *s, const ir_op *op, LLVMValueRef x, LL
   if (!rtz) return LLVMBuildFPTrunc(s->b, x, to, "");
   if (fb == 64) x = LLVMBuildFPTrunc(s->b, x, s->f32, ""); /* double rounding is acceptable here */
   if (tb == 32) return x;
-  bool bf = LLVMGetTypeKind(to) == LLVMBFloatTypeKind;
-  LLVMValueRef bits = lower_asm(s, bf ? "cvt.rz.bf16.f32 $0, $1;" : "cvt.rz.f16.f32 $0, $1;", "=h,f", s->i16, &x, 1, false);
-  return LLVMBuildBitCast(s->b, bits, to, "");
+  return s->cg->truncate_rtz(&s->em, x, to);
 }
 
 /* One element of an elementwise op; NULL after reporting an error. */
@@ -175,12 +188,12 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, LLVMValueRef *a, LLVM
   case OP_SHRSI: return LLVMBuildAShr(b, a[0], a[1], "");
   case OP_SHRUI: return LLVMBuildLShr(b, a[0], a[1], "");
   case OP_CMPI: {
-    LLVMIntPredicate p = int_pred(predicate_of(op), &ok);
+    LLVMIntPredicate p = int_pred(cmp_predicate_of(op), &ok);
     if (!ok) break;
     return LLVMBuildICmp(b, p, a[0], a[1], "");
   }
   case OP_CMPF: {
-    LLVMRealPredicate p = real_pred(predicate_of(op), &ok);
+    LLVMRealPredicate p = real_pred(cmp_predicate_of(op), &ok);
     if (!ok) break;
     return LLVMBuildFCmp(b, p, a[0], a[1], "");
   }
@@ -242,7 +255,7 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, LLVMValueRef *a, LLVM
       LLVMValueRef r = math_f32(s, op->kind, LLVMBuildFPExt(b, a[0], s->f32, ""));
       return LLVMBuildFPTrunc(b, r, t, "");
     }
-    if (op->kind == OP_RSQRT) return lower_call(s, "llvm.nvvm.rsqrt.approx.d", t, a, 1);
+    if (op->kind == OP_RSQRT) return s->cg->rsqrt_f64(&s->em, a[0]);
     ir_op_error(s->ctx, op, "lowering of '%s' on f64 is not implemented yet", ir_op_name(op));
     return NULL;
   }
@@ -258,7 +271,10 @@ static LLVMValueRef constant_of(lower_state *s, const ir_op *op, const ir_attr *
   case AT_INT:
   case AT_BOOL: return LLVMConstInt(t, (unsigned long long)a->int_value, 1);
   case AT_FLOAT:
-    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind) break; /* fp8 */
+    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind) { /* fp8: its bits in an i8 */
+      const ir_type *e = ir_type_element(op->results[0].type);
+      return LLVMConstInt(t, ir_float_to_fp8_bits(e->float_kind, a->float_value), 0);
+    }
     return LLVMConstReal(t, a->float_value);
   default: break;
   }
@@ -303,12 +319,19 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
     for (int i = 0; i < n; i++) out->v[i] = c;
     return lower_set(s, &op->results[0], out);
   }
-  /* fp8 has no arithmetic here; conversions of fp8 come with the tensor-core work. */
+  /* fp8 has no arithmetic: it is moved, selected, bitcast and converted (tt.fp_to_fp) only. */
+  bool fp8_ok = op->kind == OP_SELECT || op->kind == OP_FP_TO_FP || op->kind == OP_BITCAST || op->kind == OP_TT_BITCAST;
   for (int k = 0; k < op->num_operands; k++)
-    if (is_fp8(op->operands[k].value->type) || (is_fp8(rty) && op->kind != OP_SELECT)) {
-      ir_op_error(s->ctx, op, "lowering of '%s' on fp8 types is not supported yet", ir_op_name(op));
+    if ((is_fp8(op->operands[k].value->type) || is_fp8(rty)) && !fp8_ok) {
+      ir_op_error(s->ctx, op, "lowering of '%s' on fp8 types is not supported (fp8 is converted with tt.fp_to_fp)",
+                  ir_op_name(op));
       return false;
     }
+  if (op->kind == OP_FP_TO_FP && (is_fp8(op->operands[0].value->type) || is_fp8(rty)) &&
+      (!s->cg->fp8_to_float || s->target->compute_capability < 89)) {
+    ir_op_error(s->ctx, op, "fp8 conversions need a target with fp8 instructions (sm_89 or newer), not %s", s->target->name);
+    return false;
+  }
   const lower_values *in[3] = {NULL, NULL, NULL};
   if (op->num_operands > 3) return false;
   for (int k = 0; k < op->num_operands; k++)
@@ -327,10 +350,6 @@ bool lower_program_id(lower_state *s, ir_op *op) {
     ir_op_error(s->ctx, op, "program id axis must be x, y or z");
     return false;
   }
-  static const char *const ctaid[3] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
-                                       "llvm.nvvm.read.ptx.sreg.ctaid.z"};
-  static const char *const nctaid[3] = {"llvm.nvvm.read.ptx.sreg.nctaid.x", "llvm.nvvm.read.ptx.sreg.nctaid.y",
-                                        "llvm.nvvm.read.ptx.sreg.nctaid.z"};
-  const char *name = op->kind == OP_GET_PROGRAM_ID ? ctaid[axis] : nctaid[axis];
-  return lower_set1(s, &op->results[0], lower_call(s, name, s->i32, NULL, 0));
+  LLVMValueRef id = op->kind == OP_GET_PROGRAM_ID ? s->cg->program_id(&s->em, axis) : s->cg->num_programs(&s->em, axis);
+  return lower_set1(s, &op->results[0], id);
 }

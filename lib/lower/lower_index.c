@@ -1,19 +1,12 @@
 /* Per-thread coordinates from linear layouts: lane/warp parts computed once in the prologue, register parts as constants. */
 #include <string.h>
 
-#include "lower_internal.h"
-
-static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-static int log2i(int64_t v) {
-  int k = 0;
-  while ((INT64_C(1) << k) < v) k++;
-  return k;
-}
+#include "lower_index.h"
 
 /* XOR over the set bits i of x of vals[i], emitted in the prologue. Runs of bits that map to
  * consecutive powers of two become one and+shift; terms with disjoint bits are or'ed. */
 LLVMValueRef lower_apply_bits(lower_state *s, LLVMValueRef x, const int64_t *vals, int nbits) {
-  LLVMBuilderRef b = s->pro;
+  LLVMBuilderRef b = s->threads->pro;
   LLVMValueRef acc = NULL;
   int64_t acc_bits = 0;
   for (int i = 0; i < nbits;) {
@@ -30,8 +23,9 @@ LLVMValueRef lower_apply_bits(lower_state *s, LLVMValueRef x, const int64_t *val
     while (j < nbits && vals[j] == vals[j - 1] * 2 && (run_bits & vals[j]) == 0) run_bits |= vals[j++];
     int64_t mask = ((INT64_C(1) << (j - i)) - 1) << i;
     term = LLVMBuildAnd(b, x, lower_i32(s, mask), "");
-    if (is_pow2(vals[i])) {
-      int shift = log2i(vals[i]) - i;
+    int log2_first = log2_exact(vals[i]);
+    if (log2_first >= 0) {
+      int shift = log2_first - i;
       if (shift > 0) term = LLVMBuildShl(b, term, lower_i32(s, shift), "");
       if (shift < 0) term = LLVMBuildLShr(b, term, lower_i32(s, -shift), "");
     } else {
@@ -52,12 +46,10 @@ LLVMValueRef lower_apply_bits(lower_state *s, LLVMValueRef x, const int64_t *val
   return acc ? acc : lower_i32(s, 0);
 }
 
-bool lower_bases_equal(const layout_linear *a, const layout_linear *b, layout_in_dim in) {
-  if (a->num_bases[in] != b->num_bases[in] || a->rank != b->rank) return false;
-  for (int i = 0; i < a->num_bases[in]; i++)
-    for (int d = 0; d < a->rank; d++)
-      if (a->bases[in][i][d] != b->bases[in][i][d]) return false;
-  return true;
+LLVMValueRef lower_lane_warp_offset(lower_state *s, const layout_offset_map *m) {
+  LLVMValueRef l = lower_apply_bits(s, s->threads->lane, m->off[LAYOUT_IN_LANE], m->num_bases[LAYOUT_IN_LANE]);
+  LLVMValueRef w = lower_apply_bits(s, s->threads->warp, m->off[LAYOUT_IN_WARP], m->num_bases[LAYOUT_IN_WARP]);
+  return LLVMBuildXor(s->threads->pro, l, w, "");
 }
 
 lower_layout_info *lower_layout_of(lower_state *s, const ir_op *op, const ir_type *t) {
@@ -66,7 +58,7 @@ lower_layout_info *lower_layout_of(lower_state *s, const ir_op *op, const ir_typ
                 ir_type_str(s->ctx, t));
     return NULL;
   }
-  for (lower_layout_info *li = s->layouts; li; li = li->next) {
+  for (lower_layout_info *li = s->threads->layouts; li; li = li->next) {
     if (li->layout != t->encoding || li->rank != t->rank) continue;
     if (memcmp(li->shape, t->shape, sizeof(int64_t) * (size_t)t->rank) == 0) return li;
   }
@@ -90,14 +82,14 @@ lower_layout_info *lower_layout_of(lower_state *s, const ir_op *op, const ir_typ
     int64_t lane_vals[LAYOUT_MAX_BASES], warp_vals[LAYOUT_MAX_BASES];
     for (int i = 0; i < ll->num_bases[LAYOUT_IN_LANE]; i++) lane_vals[i] = ll->bases[LAYOUT_IN_LANE][i][d];
     for (int i = 0; i < ll->num_bases[LAYOUT_IN_WARP]; i++) warp_vals[i] = ll->bases[LAYOUT_IN_WARP][i][d];
-    LLVMValueRef l = lower_apply_bits(s, s->lane, lane_vals, ll->num_bases[LAYOUT_IN_LANE]);
-    LLVMValueRef w = lower_apply_bits(s, s->warp, warp_vals, ll->num_bases[LAYOUT_IN_WARP]);
+    LLVMValueRef l = lower_apply_bits(s, s->threads->lane, lane_vals, ll->num_bases[LAYOUT_IN_LANE]);
+    LLVMValueRef w = lower_apply_bits(s, s->threads->warp, warp_vals, ll->num_bases[LAYOUT_IN_WARP]);
     /* Lane and warp bases of a blocked layout move disjoint bits, so or is exact; xor otherwise. */
     int64_t lane_bits = 0, warp_bits = 0;
     for (int i = 0; i < ll->num_bases[LAYOUT_IN_LANE]; i++) lane_bits |= lane_vals[i];
     for (int i = 0; i < ll->num_bases[LAYOUT_IN_WARP]; i++) warp_bits |= warp_vals[i];
     if (!LLVMIsConstant(l) && !LLVMIsConstant(w))
-      li->lw_coord[d] = (lane_bits & warp_bits) ? LLVMBuildXor(s->pro, l, w, "") : LLVMBuildOr(s->pro, l, w, "");
+      li->lw_coord[d] = (lane_bits & warp_bits) ? LLVMBuildXor(s->threads->pro, l, w, "") : LLVMBuildOr(s->threads->pro, l, w, "");
     else
       li->lw_coord[d] = LLVMIsConstant(l) ? w : l;
   }
@@ -114,12 +106,12 @@ lower_layout_info *lower_layout_of(lower_state *s, const ir_op *op, const ir_typ
       if (zero) *(in == LAYOUT_IN_LANE ? &lane_dup : &warp_dup) |= INT64_C(1) << i;
     }
   if (lane_dup || warp_dup) {
-    LLVMValueRef bits = LLVMBuildOr(s->pro, LLVMBuildAnd(s->pro, s->lane, lower_i32(s, lane_dup), ""),
-                                    LLVMBuildAnd(s->pro, s->warp, lower_i32(s, warp_dup), ""), "");
-    li->owner = LLVMBuildICmp(s->pro, LLVMIntEQ, bits, lower_i32(s, 0), "owner");
+    LLVMValueRef bits = LLVMBuildOr(s->threads->pro, LLVMBuildAnd(s->threads->pro, s->threads->lane, lower_i32(s, lane_dup), ""),
+                                    LLVMBuildAnd(s->threads->pro, s->threads->warp, lower_i32(s, warp_dup), ""), "");
+    li->owner = LLVMBuildICmp(s->threads->pro, LLVMIntEQ, bits, lower_i32(s, 0), "owner");
   }
-  li->next = s->layouts;
-  s->layouts = li;
+  li->next = s->threads->layouts;
+  s->threads->layouts = li;
   return li;
 }
 
@@ -138,24 +130,7 @@ LLVMValueRef lower_coord(lower_state *s, const lower_layout_info *li, int64_t r,
   return LLVMBuildXor(s->b, lw, lower_i32(s, c[d]), "");
 }
 
-bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, lower_project_fn project,
+bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, layout_project_fn project,
                         const void *project_ctx, int *map_out) {
-  for (int in = LAYOUT_IN_LANE; in <= LAYOUT_IN_WARP; in++) {
-    if (dst->ll.num_bases[in] != src->ll.num_bases[in]) return false;
-    for (int i = 0; i < dst->ll.num_bases[in]; i++) {
-      int64_t c[IR_MAX_RANK], p[IR_MAX_RANK];
-      for (int d = 0; d < dst->rank; d++) c[d] = dst->ll.bases[in][i][d];
-      project(project_ctx, c, p);
-      for (int d = 0; d < src->rank; d++)
-        if (p[d] != src->ll.bases[in][i][d]) return false;
-    }
-  }
-  for (int r = 0; r < dst->num_regs; r++) {
-    int64_t c[IR_MAX_RANK], p[IR_MAX_RANK], in[LAYOUT_IN_COUNT];
-    lower_reg_coord(dst, r, c);
-    project(project_ctx, c, p);
-    if (!layout_linear_invert(&src->ll, p, in) || in[LAYOUT_IN_LANE] || in[LAYOUT_IN_WARP]) return false;
-    map_out[r] = (int)in[LAYOUT_IN_REGISTER];
-  }
-  return true;
+  return layout_register_map(&dst->ll, &src->ll, project, project_ctx, map_out);
 }

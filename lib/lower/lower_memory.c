@@ -1,15 +1,24 @@
-/* Memory and shape ops: make_range, splat, expand_dims, broadcast, reshape, addptr, and vectorized, predicated tt.load / tt.store. */
+/* Memory and shape ops: make_range, splat, expand_dims, broadcast, reshape, addptr, and vectorized, predicated tt.load / tt.store through the target. */
+#include "lower_memory.h"
+
 #include <stdio.h>
 #include <string.h>
 
-#include "lower_internal.h"
+#include "lower_index.h"
+#include "lower_ops.h"
 
 /* ---------------------------------------------------------------- shape ops */
 
 typedef struct project_info {
   int src_rank, dst_rank, axis;
   const int64_t *src_shape, *dst_shape;
+  int perm[IR_MAX_RANK]; /* tt.trans: result dim d is source dim perm[d] */
 } project_info;
+
+static void project_permute(const void *ctx, const int64_t *c, int64_t *p) {
+  const project_info *pi = ctx;
+  for (int d = 0; d < pi->dst_rank; d++) p[pi->perm[d]] = c[d];
+}
 
 static void project_drop_axis(const void *ctx, const int64_t *c, int64_t *p) {
   const project_info *pi = ctx;
@@ -46,10 +55,19 @@ static bool lower_shape_op(lower_state *s, ir_op *op) {
   }
   lower_layout_info *sli = lower_layout_of(s, op, st);
   if (!sli) return false;
-  project_info pi = {st->rank, dt->rank, (int)ir_op_get_int_attr(op, "axis", 0), st->shape, dt->shape};
-  lower_project_fn fn = op->kind == OP_EXPAND_DIMS ? project_drop_axis
+  project_info pi = {st->rank, dt->rank, (int)ir_op_get_int_attr(op, "axis", 0), st->shape, dt->shape, {0}};
+  layout_project_fn fn = op->kind == OP_EXPAND_DIMS ? project_drop_axis
                         : op->kind == OP_BROADCAST ? project_broadcast
+                        : op->kind == OP_TRANS     ? project_permute
                                                    : project_reshape;
+  if (op->kind == OP_TRANS) {
+    const ir_attr *order = ir_op_get_attr(op, "order");
+    if (!order || order->kind != AT_DENSE_ARRAY || order->num_elems != dt->rank) {
+      ir_op_error(s->ctx, op, "tt.trans needs an 'order' permutation of its %d dims", dt->rank);
+      return false;
+    }
+    for (int d = 0; d < dt->rank; d++) pi.perm[d] = (int)order->ints[d];
+  }
   int *map = lower_alloc(s, sizeof(int) * (size_t)dli->num_regs);
   lower_values *out = lower_values_new(s, op, dli->num_regs);
   if (!map || !out) return false;
@@ -132,21 +150,16 @@ int lower_global_vector_width(lower_state *s, const ir_value *ptr, const ir_valu
   return (int)vec;
 }
 
-/* The PTX modifiers of a load/store from cacheModifier / evictionPolicy / isVolatile. */
-static void cache_modifiers(const ir_op *op, bool is_store, char *buf, size_t size) {
-  buf[0] = 0;
+/* The cache operator and eviction priority of a load/store (its cache / evict attributes). */
+static void cache_policy(const ir_op *op, target_global_access *a) {
+  static const char *const caches[] = {"", "ca", "cg", "cs", "cv", "wb", "wt"};
   const ir_attr *c = ir_op_get_attr(op, "cache"), *e = ir_op_get_attr(op, "evict");
-  const char *cache = c && c->str ? c->str : "none", *evict = e && e->str ? e->str : "evict_normal";
-  static const char *const load_ops[] = {"ca", "cg", "cs", "cv", NULL};
-  static const char *const store_ops[] = {"wb", "cg", "cs", "wt", NULL};
-  for (const char *const *p = is_store ? store_ops : load_ops; *p; p++)
-    if (strcmp(cache, *p) == 0) {
-      snprintf(buf, size, ".%s", cache);
-      return;
-    }
-  /* The eviction-priority form of ld/st cannot take a cache operator too. */
-  if (strcmp(evict, "evict_first") == 0) snprintf(buf, size, ".L1::evict_first");
-  else if (strcmp(evict, "evict_last") == 0) snprintf(buf, size, ".L1::evict_last");
+  a->cache = TARGET_CACHE_DEFAULT;
+  for (int i = 1; c && c->str && i < (int)(sizeof caches / sizeof caches[0]); i++)
+    if (strcmp(c->str, caches[i]) == 0) a->cache = (target_cache)i;
+  a->evict = TARGET_EVICT_NORMAL;
+  if (e && e->str && strcmp(e->str, "evict_first") == 0) a->evict = TARGET_EVICT_FIRST;
+  if (e && e->str && strcmp(e->str, "evict_last") == 0) a->evict = TARGET_EVICT_LAST;
 }
 
 /* Element -> integer of `bits` bits. */
@@ -204,20 +217,6 @@ static void unpack_words(lower_state *s, LLVMValueRef *words, int nw, int vec, i
   for (int j = 0; j < vec; j++) elems[j] = from_bits(s, LLVMBuildExtractElement(s->b, v, lower_i32(s, j), ""), et);
 }
 
-static const char *ptx_width(int nw, int total_bits) {
-  if (total_bits == 8) return ".b8";
-  if (total_bits == 16) return ".b16";
-  return nw == 4 ? ".v4.b32" : nw == 2 ? ".v2.b32" : ".b32";
-}
-
-static void word_list(char *buf, size_t size, int first, int nw) {
-  size_t len = 0;
-  if (nw > 1) len += (size_t)snprintf(buf + len, size - len, "{ ");
-  for (int k = 0; k < nw; k++)
-    len += (size_t)snprintf(buf + len, size - len, "%s$%d", k ? ", " : "", first + k);
-  if (nw > 1) snprintf(buf + len, size - len, " }");
-}
-
 static LLVMValueRef and_pred(lower_state *s, LLVMValueRef a, LLVMValueRef b) {
   if (!a) return b;
   if (!b) return a;
@@ -245,60 +244,30 @@ static bool lower_load(lower_state *s, ir_op *op) {
   int vec = lower_global_vector_width(s, ptr, mask, bits);
   lower_values *out = lower_values_new(s, op, n);
   if (!out) return false;
-  char mods[32];
-  cache_modifiers(op, false, mods, sizeof mods);
+  target_global_access access;
+  memset(&access, 0, sizeof access);
+  cache_policy(op, &access);
   const ir_attr *vol = ir_op_get_attr(op, "isVolatile");
-  bool is_volatile = vol && vol->kind == AT_BOOL && vol->int_value;
+  access.is_volatile = vol && vol->kind == AT_BOOL && vol->int_value;
   int total = vec * bits, nw = total < 32 ? 1 : total / 32;
+  access.words = nw;
+  access.bits = total;
   for (int r0 = 0; r0 < n; r0 += vec) {
     if (r0 & dup) { /* a broadcast copy of a register loaded already */
       for (int j = 0; j < vec; j++) out->v[r0 + j] = out->v[(r0 + j) & ~dup];
       continue;
     }
-    LLVMValueRef pred = m ? lower_elem(m, r0) : NULL;
-    LLVMValueRef args[12];
-    int na = 0;
-    args[na++] = lower_elem(p, r0);
-    if (pred) args[na++] = pred;
-    char text[512], constraints[128], list[96];
-    size_t tl = 0, cl = 0;
-    constraints[0] = 0;
-    for (int k = 0; k < nw; k++) cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, "%s=r", k ? "," : "");
-    cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, ",l%s", pred ? ",b" : "");
-    if (pred) {
-      /* Masked-off lanes keep `other` (or zero): move it in first, then load under the mask. */
-      LLVMValueRef ow[4] = {NULL, NULL, NULL, NULL};
-      if (o) {
-        LLVMValueRef oe[16];
-        for (int j = 0; j < vec; j++) oe[j] = lower_elem(o, r0 + j);
-        pack_words(s, oe, vec, bits, ow);
-      }
-      for (int k = 0; k < nw; k++) {
-        if (!ow[k] || LLVMIsAConstantInt(ow[k])) {
-          unsigned long long imm = ow[k] ? LLVMConstIntGetZExtValue(ow[k]) : 0;
-          tl += (size_t)snprintf(text + tl, sizeof text - tl, "mov.u32 $%d, 0x%llx;\n\t", k, imm);
-        } else {
-          tl += (size_t)snprintf(text + tl, sizeof text - tl, "mov.u32 $%d, $%d;\n\t", k, nw + na);
-          args[na++] = ow[k];
-          cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, ",r");
-        }
-      }
+    access.ptr = lower_elem(p, r0);
+    access.pred = m ? lower_elem(m, r0) : NULL;
+    memset(access.other, 0, sizeof access.other);
+    if (access.pred && o) {
+      /* Masked-off elements keep `other`. */
+      LLVMValueRef oe[16];
+      for (int j = 0; j < vec; j++) oe[j] = lower_elem(o, r0 + j);
+      pack_words(s, oe, vec, bits, access.other);
     }
-    word_list(list, sizeof list, 0, nw);
-    char guard[16] = "";
-    if (pred) snprintf(guard, sizeof guard, "@$%d ", nw + 1);
-    snprintf(text + tl, sizeof text - tl, "%sld%s.global%s%s %s, [ $%d + 0 ];", guard, is_volatile ? ".volatile" : "",
-             is_volatile ? "" : mods, ptx_width(nw, total), list, nw);
-    LLVMTypeRef rt = s->i32;
-    if (nw > 1) {
-      LLVMTypeRef fields[4] = {s->i32, s->i32, s->i32, s->i32};
-      rt = LLVMStructTypeInContext(s->llctx, fields, (unsigned)nw, 0);
-    }
-    LLVMValueRef call = lower_asm(s, text, constraints, rt, args, na, true);
     LLVMValueRef words[4];
-    if (nw == 1) words[0] = call;
-    else
-      for (int k = 0; k < nw; k++) words[k] = LLVMBuildExtractValue(s->b, call, (unsigned)k, "");
+    s->cg->load_global(&s->em, &access, words);
     unpack_words(s, words, nw, vec, bits, et, out->v + r0);
   }
   return lower_set(s, &op->results[0], out);
@@ -320,37 +289,24 @@ static bool lower_store(lower_state *s, ir_op *op) {
     dup = li->reg_dup_mask;
     owner = li->owner; /* broadcast copies on other lanes/warps must not store again */
   } else {
-    owner = LLVMBuildICmp(s->b, LLVMIntEQ, s->tid, lower_i32(s, 0), "");
+    owner = LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->tid, lower_i32(s, 0), "");
   }
   int bits = mem_bits(elem);
   int vec = lower_global_vector_width(s, ptr, mask, bits);
-  char mods[32];
-  cache_modifiers(op, true, mods, sizeof mods);
+  target_global_access access;
+  memset(&access, 0, sizeof access);
+  cache_policy(op, &access);
   int total = vec * bits;
+  access.bits = total;
   for (int r0 = 0; r0 < n; r0 += vec) {
     if (r0 & dup) continue;
     LLVMValueRef pred = and_pred(s, m ? lower_elem(m, r0) : NULL, owner);
-    LLVMValueRef elems[16], words[4], args[8];
+    LLVMValueRef elems[16], words[4];
     for (int j = 0; j < vec; j++) elems[j] = lower_elem(v, r0 + j);
-    int nw = pack_words(s, elems, vec, bits, words);
-    int na = 0;
-    args[na++] = lower_elem(p, r0);
-    char constraints[64] = "l", list[96], text[256];
-    size_t cl = 1;
-    for (int k = 0; k < nw; k++) {
-      args[na++] = words[k];
-      cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, ",r");
-    }
-    char guard[16] = "";
-    if (pred) {
-      args[na] = pred;
-      snprintf(guard, sizeof guard, "@$%d ", na);
-      na++;
-      snprintf(constraints + cl, sizeof constraints - cl, ",b");
-    }
-    word_list(list, sizeof list, 1, nw);
-    snprintf(text, sizeof text, "%sst.global%s%s [ $0 + 0 ], %s;", guard, mods, ptx_width(nw, total), list);
-    lower_asm(s, text, constraints, s->voidt, args, na, true);
+    access.words = pack_words(s, elems, vec, bits, words);
+    access.ptr = lower_elem(p, r0);
+    access.pred = pred;
+    s->cg->store_global(&s->em, &access, words);
   }
   return true;
 }
@@ -361,7 +317,8 @@ bool lower_memory(lower_state *s, ir_op *op) {
   case OP_SPLAT: return lower_splat(s, op);
   case OP_EXPAND_DIMS:
   case OP_BROADCAST:
-  case OP_RESHAPE: return lower_shape_op(s, op);
+  case OP_RESHAPE:
+  case OP_TRANS: return lower_shape_op(s, op);
   case OP_ADDPTR: return lower_addptr(s, op);
   case OP_LOAD: return lower_load(s, op);
   case OP_STORE: return lower_store(s, op);

@@ -1,7 +1,9 @@
 /* tt.reduce: combine within the thread, then across lanes with butterfly shuffles, then across warps through shared memory. */
 #include <string.h>
 
-#include "lower_internal.h"
+#include "lower_dispatch.h"
+#include "lower_index.h"
+#include "lower_ops.h"
 
 #define REDUCE_MAX_OPERANDS 8
 
@@ -18,8 +20,7 @@ static unsigned type_bits(LLVMTypeRef t) {
 }
 
 static LLVMValueRef shfl_i32(lower_state *s, LLVMValueRef x, int lane_mask) {
-  LLVMValueRef args[4] = {lower_i32(s, -1), x, lower_i32(s, lane_mask), lower_i32(s, 0x1f)};
-  return lower_call(s, "llvm.nvvm.shfl.sync.bfly.i32", s->i32, args, 4);
+  return s->cg->shuffle_xor(&s->em, x, lane_mask);
 }
 
 /* x from the lane whose id differs in lane_mask; 64-bit values go as two halves, narrow ones
@@ -59,13 +60,8 @@ static bool combine(lower_state *s, ir_op *op, int nops, LLVMValueRef *acc, LLVM
   }
   for (int k = 0; k < nops; k++)
     if (!lower_set1(s, block->args[k], acc[k]) || !lower_set1(s, block->args[nops + k], cur[k])) return false;
-  bool ok;
-  ir_op *ret = lower_block(s, block, &ok);
-  if (!ok) return false;
-  if (!ret || ret->kind != OP_REDUCE_RETURN || ret->num_operands != nops) {
-    ir_op_error(s->ctx, op, "the combine region of tt.reduce must end with tt.reduce.return of %d values", nops);
-    return false;
-  }
+  ir_op *ret = lower_block_until(s, op, block, OP_REDUCE_RETURN, nops, "the combine region of tt.reduce");
+  if (!ret) return false;
   for (int k = 0; k < nops; k++) {
     const lower_values *v = lower_get(s, ret, ret->operands[k].value);
     if (!v) return false;
@@ -185,7 +181,7 @@ bool lower_reduce(lower_state *s, ir_op *op) {
       int64_t bytes = nwarps_axis * out_elems * lower_elem_bytes(op->operands[k].value->type);
       base += (bytes + 15) / 16 * 16;
     }
-    LLVMValueRef waxis = lower_apply_bits(s, s->warp, warp_vals, ll->num_bases[LAYOUT_IN_WARP]);
+    LLVMValueRef waxis = lower_apply_bits(s, s->threads->warp, warp_vals, ll->num_bases[LAYOUT_IN_WARP]);
     LLVMValueRef wbase = LLVMBuildMul(s->b, waxis, lower_i32(s, out_elems), "");
     lower_barrier(s); /* the previous user of this scratch space is done */
     for (int g = 0; g < ng; g++) {

@@ -1,21 +1,7 @@
-/* Shared-memory lowering: register <-> shared maps from the layouts, vectorized st/ld.shared, and the ttg.local_* / memdesc_index ops. */
+/* Shared-memory access from registers: register <-> shared maps from the layouts, vectorized st.shared, and the loader (vectorized ld.shared or ldmatrix). */
+#include "lower_shared.h"
+
 #include <string.h>
-
-#include "lower_tensorcore.h"
-
-/* Barrier rule (until a membar analysis exists): every op that writes shared memory starts with a
- * barrier (earlier readers of the same bytes are done) and ends with one (its data is visible to
- * every reader). Readers need none. */
-
-LLVMValueRef lower_call_n(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n) {
-  LLVMTypeRef params[32];
-  if (n > 32) return NULL;
-  for (int i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
-  LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, 0);
-  LLVMValueRef f = LLVMGetNamedFunction(s->mod, name);
-  if (!f) f = LLVMAddFunction(s->mod, name, fty);
-  return LLVMBuildCall2(s->b, fty, f, args, (unsigned)n, "");
-}
 
 /* ---------------------------------------------------------------- register <-> shared map */
 
@@ -28,39 +14,19 @@ bool lower_smem_map_build(lower_state *s, const ir_op *op, const lower_layout_in
                 ir_attr_str(s->ctx, shared), rank);
     return false;
   }
-  static const layout_in_dim ins[3] = {LAYOUT_IN_REGISTER, LAYOUT_IN_LANE, LAYOUT_IN_WARP};
-  for (int k = 0; k < 3; k++) {
-    m->num_bases[k] = reg->ll.num_bases[ins[k]];
-    for (int i = 0; i < m->num_bases[k]; i++) {
-      int64_t coord[IR_MAX_RANK], in[LAYOUT_IN_COUNT];
-      bool zero = true;
-      for (int d = 0; d < rank; d++) {
-        coord[d] = reg->ll.bases[ins[k]][i][d];
-        zero &= coord[d] == 0;
-      }
-      if (zero) continue; /* a broadcast bit: same element, same offset */
-      if (!layout_linear_invert(&sll, coord, in)) {
-        ir_op_error(s->ctx, op, "cannot lower: layout %s does not map onto shared layout %s",
-                    ir_attr_str(s->ctx, reg->layout), ir_attr_str(s->ctx, shared));
-        return false;
-      }
-      m->off[k][i] = in[LAYOUT_IN_OFFSET];
-      if (k > 0) m->lw_mask |= m->off[k][i];
-    }
+  if (!layout_compose_shared(&reg->ll, shared, rank, shape, &m->map)) {
+    ir_op_error(s->ctx, op, "cannot lower: layout %s does not map onto shared layout %s",
+                ir_attr_str(s->ctx, reg->layout), ir_attr_str(s->ctx, shared));
+    return false;
   }
   /* Every lane/warp offset bit could be set: the mask is the OR of all their offsets. */
-  LLVMValueRef l = lower_apply_bits(s, s->lane, m->off[1], m->num_bases[1]);
-  LLVMValueRef w = lower_apply_bits(s, s->warp, m->off[2], m->num_bases[2]);
-  m->lw = LLVMBuildXor(s->pro, l, w, "");
+  for (int k = LAYOUT_IN_LANE; k <= LAYOUT_IN_WARP; k++)
+    for (int i = 0; i < m->map.num_bases[k]; i++) m->lw_mask |= m->map.off[k][i];
+  m->lw = lower_lane_warp_offset(s, &m->map);
   return true;
 }
 
-int64_t lower_smem_reg_offset(const lower_smem_map *m, int64_t r) {
-  int64_t off = 0;
-  for (int i = 0; i < m->num_bases[0]; i++)
-    if ((r >> i) & 1) off ^= m->off[0][i];
-  return off;
-}
+int64_t lower_smem_reg_offset(const lower_smem_map *m, int64_t r) { return layout_offset_map_register(&m->map, r); }
 
 LLVMValueRef lower_smem_offset(lower_state *s, LLVMValueRef lw, int64_t lw_mask, int64_t reg_offset) {
   int64_t xor_part = reg_offset & lw_mask, add_part = reg_offset & ~lw_mask;
@@ -71,25 +37,8 @@ LLVMValueRef lower_smem_offset(lower_state *s, LLVMValueRef lw, int64_t lw_mask,
   return v;
 }
 
-/* Elements per st/ld.shared: registers 0..v-1 at offsets 0..v-1, every other offset a multiple
- * of v, at most 16 bytes. */
 int lower_smem_vector_width(const lower_smem_map *m, int elem_bytes) {
-  int max_elems = elem_bytes >= 16 ? 1 : 16 / elem_bytes;
-  int v = 1, bits = 0;
-  while (bits < m->num_bases[0] && m->off[0][bits] == (INT64_C(1) << bits) && v * 2 <= max_elems) {
-    v *= 2;
-    bits++;
-  }
-  while (v > 1) {
-    bool aligned = true;
-    for (int k = 0; k < 3 && aligned; k++)
-      for (int i = k == 0 ? bits : 0; i < m->num_bases[k]; i++)
-        if (m->off[k][i] % v != 0) aligned = false;
-    if (aligned) break;
-    v /= 2;
-    bits--;
-  }
-  return v;
+  return layout_offset_map_vector_width(&m->map, elem_bytes >= 16 ? 1 : 16 / elem_bytes);
 }
 
 /* In memory an i1 takes a byte. */
@@ -131,6 +80,90 @@ bool lower_shared_store(lower_state *s, ir_op *op, LLVMValueRef base, const ir_a
   return true;
 }
 
+/* ---------------------------------------------------------------- the loader */
+
+/*
+ * ldmatrix.m8n8.x{1,2,4}[.trans].b16 reads 1, 2 or 4 matrices of 8x8 16-bit elements; lane L
+ * gives the address of row L%8 of matrix L/8 (each row is 16 contiguous bytes). Without .trans
+ * lane T receives row T/4, elements 2(T%4) and 2(T%4)+1 of each matrix (low half first); with
+ * .trans it receives rows 2(T%4) and 2(T%4)+1 of column T/4. In terms of the element offsets of
+ * the destination layout's bases (lower_smem_map), ldmatrix applies when
+ *   non-trans: register bit 0 -> +1, lane bits 0,1 -> +2, +4 (a row is 8 contiguous elements);
+ *              lane bits 2..4 pick the row;
+ *   trans:     lane bits 2..4 -> +1, +2, +4; register bit 0, lane bits 0, 1 pick the row;
+ * and every other basis (rows, warps, the remaining registers) moves by whole rows (multiples
+ * of 8 elements, keeping the 16-byte alignment). Register bits 1 and 2 then select the matrices
+ * of one .x4 load; higher register bits are separate loads.
+ */
+
+static bool offsets_are(const int64_t *off, const int64_t *want, int n) {
+  for (int i = 0; i < n; i++)
+    if (off[i] != want[i]) return false;
+  return true;
+}
+
+/* Decides whether ldmatrix can read this layout from this buffer and fills the loader's plan. */
+static bool plan_ldmatrix(lower_state *s, lower_smem_loader *ld, const ir_type *tensor) {
+  const ir_attr *enc = tensor->encoding;
+  const layout_offset_map *m = &ld->m.map;
+  if (!enc || enc->kind != AT_DOT_OP || !enc->layout.parent || enc->layout.parent->kind != AT_NVIDIA_MMA) return false;
+  if (!(s->target->caps & GEMMC_CAP_LDMATRIX) || !s->cg->load_matrices) return false;
+  const ir_type *e = ir_type_element(tensor);
+  if (ir_type_bits(e) != 16 || e->kind != TY_FLOAT) return false; /* 8- and 32-bit types use ld.shared */
+  if (m->num_bases[1] != 5 || m->num_bases[0] < 1) return false;
+  static const int64_t unit[3] = {1, 2, 4};
+  int64_t row_base[3];
+  if (m->off[0][0] == 1 && offsets_are(m->off[1], unit + 1, 2)) {
+    ld->trans = false;
+    for (int i = 0; i < 3; i++) row_base[i] = m->off[1][2 + i];
+  } else if (offsets_are(m->off[1] + 2, unit, 3)) {
+    ld->trans = true;
+    row_base[0] = m->off[0][0];
+    row_base[1] = m->off[1][0];
+    row_base[2] = m->off[1][1];
+  } else {
+    return false;
+  }
+  /* Rows and every basis outside the row must keep 16-byte alignment. */
+  for (int i = 0; i < 3; i++)
+    if (row_base[i] % 8 != 0) return false;
+  for (int i = 1; i < m->num_bases[0]; i++)
+    if (m->off[0][i] % 8 != 0) return false;
+  for (int i = 0; i < m->num_bases[2]; i++)
+    if (m->off[2][i] % 8 != 0) return false;
+
+  int sel_bits = m->num_bases[0] - 1 < 2 ? m->num_bases[0] - 1 : 2;
+  ld->num_mats = 1 << sel_bits;
+  ld->group_shift = 1 + sel_bits;
+  /* Lane address: lane bits 0..2 walk the rows, bits 3.. pick the matrix (unused above x1/x2). */
+  int64_t lane_addr[5] = {row_base[0], row_base[1], row_base[2], 0, 0};
+  for (int i = 0; i < sel_bits; i++) lane_addr[3 + i] = m->off[0][1 + i];
+  LLVMValueRef la = lower_apply_bits(s, s->threads->lane, lane_addr, 5);
+  LLVMValueRef wa = lower_apply_bits(s, s->threads->warp, m->off[2], m->num_bases[2]);
+  ld->addr_lw = LLVMBuildXor(s->threads->pro, la, wa, "");
+  ld->addr_mask = 0;
+  for (int i = 0; i < 5; i++) ld->addr_mask |= lane_addr[i];
+  for (int i = 0; i < m->num_bases[2]; i++) ld->addr_mask |= m->off[2][i];
+  ld->ldmatrix = true;
+  return true;
+}
+
+/* The ldmatrix of the group starting at register r0. */
+static void load_matrix_group(lower_state *s, lower_smem_loader *ld, int64_t r0) {
+  LLVMValueRef off = lower_smem_offset(s, ld->addr_lw, ld->addr_mask, lower_smem_reg_offset(&ld->m, r0));
+  LLVMValueRef ptr = LLVMBuildGEP2(s->b, ld->et, ld->base, &off, 1, "");
+  LLVMValueRef res = s->cg->load_matrices(&s->em, ptr, ld->num_mats, ld->trans);
+  LLVMTypeRef pair = LLVMVectorType(ld->et, 2);
+  /* Matrix j holds registers r0 | j << 1 (low half) and r0 | j << 1 | 1 (high half). */
+  for (int j = 0; j < ld->num_mats; j++) {
+    LLVMValueRef word = ld->num_mats == 1 ? res : LLVMBuildExtractValue(s->b, res, (unsigned)j, "");
+    LLVMValueRef two = LLVMBuildBitCast(s->b, word, pair, "");
+    int64_t r = r0 | ((int64_t)j << 1);
+    ld->out->v[r] = LLVMBuildExtractElement(s->b, two, lower_i32(s, 0), "");
+    ld->out->v[r | 1] = LLVMBuildExtractElement(s->b, two, lower_i32(s, 1), "");
+  }
+}
+
 bool lower_smem_loader_init(lower_state *s, ir_op *op, lower_smem_loader *ld, LLVMValueRef base, const ir_attr *shared,
                             int rank, const int64_t *shape, const ir_type *tensor) {
   memset(ld, 0, sizeof *ld);
@@ -147,7 +180,7 @@ bool lower_smem_loader_init(lower_state *s, ir_op *op, lower_smem_loader *ld, LL
   ld->bytes = lower_elem_bytes(tensor);
   ld->out = lower_values_new(s, op, li->num_regs);
   if (!ld->out) return false;
-  if (!lower_ldmatrix_plan(s, ld, tensor)) ld->vec = lower_smem_vector_width(&ld->m, ld->bytes);
+  if (!plan_ldmatrix(s, ld, tensor)) ld->vec = lower_smem_vector_width(&ld->m, ld->bytes);
   return true;
 }
 
@@ -169,7 +202,7 @@ LLVMValueRef lower_smem_loader_get(lower_state *s, lower_smem_loader *ld, int64_
   if (ld->out->v[r]) return ld->out->v[r];
   int64_t dup = ld->li->reg_dup_mask;
   if (r & dup) return ld->out->v[r] = lower_smem_loader_get(s, ld, r & ~dup); /* a copy of another register */
-  if (ld->ldmatrix) lower_ldmatrix_group(s, ld, r & ~((INT64_C(1) << ld->group_shift) - 1));
+  if (ld->ldmatrix) load_matrix_group(s, ld, r & ~((INT64_C(1) << ld->group_shift) - 1));
   else load_vector(s, ld, r & ~(int64_t)(ld->vec - 1));
   return ld->out->v[r];
 }
@@ -181,107 +214,4 @@ bool lower_shared_load(lower_state *s, ir_op *op, LLVMValueRef base, const ir_at
   for (int r = 0; r < ld.li->num_regs; r++) lower_smem_loader_get(s, &ld, r);
   *out = ld.out;
   return true;
-}
-
-/* ---------------------------------------------------------------- ttg.local_* and memdesc_index */
-
-static bool check_memdesc(lower_state *s, const ir_op *op, const ir_type *t) {
-  if (t->kind != TY_MEMDESC || !t->encoding || !layout_is_shared(t->encoding)) {
-    ir_op_error(s->ctx, op, "cannot lower '%s': shared memory needs a swizzled_shared or nvmma_shared layout",
-                ir_type_str(s->ctx, t));
-    return false;
-  }
-  return true;
-}
-
-static LLVMValueRef memdesc_base(lower_state *s, const ir_op *op, const ir_value *v) {
-  const lower_values *vals = lower_get(s, op, v);
-  return vals ? vals->v[0] : NULL;
-}
-
-static bool lower_local_alloc(lower_state *s, ir_op *op) {
-  const ir_type *mt = op->results[0].type;
-  if (!check_memdesc(s, op, mt)) return false;
-  int64_t offset = gemmc_allocation_offset(s->alloc, op);
-  if (offset < 0) {
-    ir_op_error(s->ctx, op, "internal error: the shared-memory allocation gave this buffer no offset");
-    return false;
-  }
-  LLVMValueRef off = lower_i32(s, offset);
-  LLVMValueRef base = LLVMBuildGEP2(s->b, s->i8, s->smem, &off, 1, "");
-  if (op->num_operands == 1) {
-    const lower_values *vals = lower_get(s, op, op->operands[0].value);
-    if (!vals) return false;
-    lower_barrier(s);
-    if (!lower_shared_store(s, op, base, mt->encoding, mt->rank, mt->shape, op->operands[0].value->type, vals))
-      return false;
-    lower_barrier(s);
-  }
-  return lower_set1(s, &op->results[0], base);
-}
-
-static bool lower_local_load(lower_state *s, ir_op *op) {
-  const ir_type *mt = op->operands[0].value->type;
-  if (!check_memdesc(s, op, mt)) return false;
-  LLVMValueRef base = memdesc_base(s, op, op->operands[0].value);
-  if (!base) return false;
-  if (lower_operand_is_deferred(op)) {
-    /* The tt.dot reads the buffer itself; nothing may read these placeholders. */
-    lower_layout_info *li = lower_layout_of(s, op, op->results[0].type);
-    lower_values *none = li ? lower_values_new(s, op, li->num_regs) : NULL;
-    if (!none) return false;
-    for (int r = 0; r < li->num_regs; r++) none->v[r] = LLVMGetUndef(lower_elem_type(s, op->results[0].type));
-    return lower_set(s, &op->results[0], none);
-  }
-  lower_values *vals = NULL;
-  if (!lower_shared_load(s, op, base, mt->encoding, mt->rank, mt->shape, op->results[0].type, &vals)) return false;
-  return lower_set(s, &op->results[0], vals);
-}
-
-static bool lower_local_store(lower_state *s, ir_op *op) {
-  const ir_type *mt = op->operands[1].value->type;
-  if (!check_memdesc(s, op, mt)) return false;
-  LLVMValueRef base = memdesc_base(s, op, op->operands[1].value);
-  const lower_values *vals = lower_get(s, op, op->operands[0].value);
-  if (!base || !vals) return false;
-  lower_barrier(s);
-  if (!lower_shared_store(s, op, base, mt->encoding, mt->rank, mt->shape, op->operands[0].value->type, vals))
-    return false;
-  lower_barrier(s);
-  return true;
-}
-
-/* A view of one slice along the leading dim: its offset is index * (offset of coordinate
- * (1, 0, ..)), which must be the slice size so that the view has the same layout. */
-static bool lower_memdesc_index(lower_state *s, ir_op *op) {
-  const ir_type *src = op->operands[0].value->type;
-  if (!check_memdesc(s, op, src)) return false;
-  int64_t coord[IR_MAX_RANK] = {0};
-  coord[0] = 1;
-  int64_t slice_elems = 1;
-  for (int d = 1; d < src->rank; d++) slice_elems *= src->shape[d];
-  int64_t stride = src->shape[0] > 1 ? layout_shared_offset(src->encoding, src->rank, src->shape, coord) : slice_elems;
-  if (stride != slice_elems) {
-    ir_op_error(s->ctx, op, "cannot lower: in %s the leading dim is not the outermost one of the shared layout",
-                ir_type_str(s->ctx, src));
-    return false;
-  }
-  LLVMValueRef base = memdesc_base(s, op, op->operands[0].value);
-  const lower_values *idx = lower_get(s, op, op->operands[1].value);
-  if (!base || !idx) return false;
-  LLVMValueRef bytes = LLVMBuildMul(s->b, idx->v[0], lower_i32(s, slice_elems * lower_elem_bytes(src)), "");
-  return lower_set1(s, &op->results[0], LLVMBuildGEP2(s->b, s->i8, base, &bytes, 1, ""));
-}
-
-bool lower_local_memory(lower_state *s, ir_op *op) {
-  switch (op->kind) {
-  case OP_LOCAL_ALLOC: return lower_local_alloc(s, op);
-  case OP_LOCAL_LOAD: return lower_local_load(s, op);
-  case OP_LOCAL_STORE: return lower_local_store(s, op);
-  case OP_LOCAL_DEALLOC: return true; /* the allocation analysis already ended its lifetime */
-  case OP_MEMDESC_INDEX: return lower_memdesc_index(s, op);
-  default:
-    ir_op_error(s->ctx, op, "internal error: '%s' is not a shared-memory op", ir_op_name(op));
-    return false;
-  }
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemmc/layout.h"
 #include "parse_state.h"
 #include "parser.h"
 
@@ -56,6 +57,35 @@ const ir_type *parse_tensor_type(parse_state *ps, const parsed_shaped *sh, const
     return NULL;
   }
   return ir_tensor_type(ps->ctx, sh->rank, sh->shape, sh->elem, encoding);
+}
+
+/* !tt.tensordesc<tensor<128x64xf16, #shared>> (Triton 3.6) or <128x64xf16, #shared> (later). */
+static const ir_type *parse_tensordesc_type(parse_state *ps, const parsed_shaped *sh, pvec *params, src_pos pos) {
+  int np = params ? params->n : 0;
+  int rank = sh->rank;
+  const int64_t *shape = sh->shape;
+  const ir_type *elem = sh->elem;
+  const ir_attr *enc = NULL;
+  if (rank == 0 && elem && elem->kind == TY_TENSOR && np == 0) {
+    rank = elem->rank;
+    shape = elem->shape;
+    enc = elem->encoding;
+    elem = elem->elem;
+  } else if (np == 1 && ((type_param *)params->items[0])->kind == TP_ATTR) {
+    enc = ((type_param *)params->items[0])->attr;
+  } else if (np != 0) {
+    parse_error_at(ps, pos, "!tt.tensordesc takes a block type and at most a shared layout");
+    return NULL;
+  }
+  if (rank < 1 || !elem || (elem->kind != TY_INT && elem->kind != TY_FLOAT)) {
+    parse_error_at(ps, pos, "!tt.tensordesc needs a block shape of integers or floats, as 'tensor<128x64xf16>'");
+    return NULL;
+  }
+  if (enc && !layout_is_shared(enc)) {
+    parse_error_at(ps, pos, "the layout of a !tt.tensordesc must be a shared layout, found %s", ir_attr_kind_name(enc->kind));
+    return NULL;
+  }
+  return ir_tensordesc_type(ps->ctx, rank, shape, elem, enc);
 }
 
 const ir_type *parse_dialect_type(parse_state *ps, const char *name, const parsed_shaped *sh, pvec *params,
@@ -127,6 +157,7 @@ const ir_type *parse_dialect_type(parse_state *ps, const char *name, const parse
     }
     return ir_memdesc_type(ps->ctx, sh->rank, sh->shape, sh->elem, enc, space, is_mutable, alloc_rank, alloc_shape);
   }
+  if (strcmp(name, "tt.tensordesc") == 0) return parse_tensordesc_type(ps, sh, params, pos);
   parse_error_at(ps, pos, "unknown type '!%s'", name);
   return NULL;
 }
@@ -495,13 +526,14 @@ static const ir_attr *read_layout(parse_state *ps, ir_attr_kind kind, const char
     if (!(lp.parent = field_layout(&r, "parent"))) return NULL;
     if (!field_int(&r, "kWidth", false, &lp.k_width)) return NULL;
     break;
-  case AT_SWIZZLED_SHARED: {
+  case AT_SWIZZLED_SHARED:
+  case AT_AMD_ROTATING_SHARED: {
     if (!field_int(&r, "vec", true, &lp.vec) || !field_int(&r, "perPhase", true, &lp.per_phase) ||
         !field_int(&r, "maxPhase", true, &lp.max_phase))
       return NULL;
     int o = field_ints(&r, "order", true, lp.order, IR_MAX_RANK);
     if (o <= 0) {
-      if (!r.ps->failed) parse_error_at(ps, pos, "#ttg.swizzled_shared needs a non-empty order");
+      if (!r.ps->failed) parse_error_at(ps, pos, "#%s needs a non-empty order", what);
       return NULL;
     }
     lp.rank = o;
@@ -542,6 +574,7 @@ static const struct {
     {"ttg.nvidia_mma", AT_NVIDIA_MMA},   {"ttg.amd_mfma", AT_AMD_MFMA},
     {"ttg.dot_op", AT_DOT_OP},           {"ttg.swizzled_shared", AT_SWIZZLED_SHARED},
     {"ttg.nvmma_shared", AT_NVMMA_SHARED}, {"ttg.linear", AT_LINEAR},
+    {"ttg.amd_rotating_shared", AT_AMD_ROTATING_SHARED},
 };
 
 const ir_attr *parse_dialect_attr(parse_state *ps, const char *name, const ir_attr *body, src_pos pos) {

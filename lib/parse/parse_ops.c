@@ -4,6 +4,7 @@
 
 #include "parse_state.h"
 #include "parser.h"
+#include "util.h"
 
 parsed_op *parse_new_op(parse_state *ps, int kind, src_pos pos) {
   parsed_op *p = ir_alloc(ps->ctx, sizeof *p);
@@ -116,8 +117,10 @@ static bool apply_attrs(parse_state *ps, parsed_op *p, ir_op *op) {
 }
 
 static ir_op *make(parse_state *ps, parsed_op *p, int nres, const ir_type *const *res, ir_loc *loc) {
+  int nregions = ir_op_info_of(p->kind)->num_regions;
+  if (nregions < 0) nregions = p->regions.n; /* variadic regions (ttg.warp_specialize) */
   ir_op *op = ir_op_create(ps->ctx, p->kind, p->operands.n, (ir_value *const *)p->operands.items, nres, res,
-                           ir_op_info_of(p->kind)->num_regions, loc);
+                           nregions, loc);
   op->src_loc = parse_src_loc(ps, p->pos);
   return op;
 }
@@ -366,10 +369,6 @@ static ir_op *build_tokens(parse_state *ps, parsed_op *p, ir_loc *loc) {
   return apply_attrs(ps, p, op) ? op : NULL;
 }
 
-static const char *const cmpi_preds[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge", NULL};
-static const char *const cmpf_preds[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-                                         "ueq",   "ugt", "uge", "ult", "ule", "une", "uno", "true", NULL};
-
 static ir_op *build_plain(parse_state *ps, parsed_op *p, ir_loc *loc) {
   ir_op_format fmt = ir_op_info_of(p->kind)->format;
   const ir_op_info *info = ir_op_info_of(p->kind);
@@ -390,7 +389,7 @@ static ir_op *build_plain(parse_state *ps, parsed_op *p, ir_loc *loc) {
   }
   case FMT_CMP: {
     if (!want_operands(ps, p, 2, 2)) return NULL;
-    if (!word_in(p->word, p->kind == OP_CMPI ? cmpi_preds : cmpf_preds)) {
+    if (cmp_predicate_index(p->kind, p->word) < 0) {
       parse_error_at(ps, p->pos, "invalid predicate '%s' for '%s'", p->word, opname(p));
       return NULL;
     }
@@ -495,7 +494,22 @@ static ir_op *build_plain(parse_state *ps, parsed_op *p, ir_loc *loc) {
     if (!keyword_clause(ps, p, "inputPrecision", "inputPrecision", precisions, op)) return NULL;
     return no_more_clauses(ps, p) ? op : NULL;
   }
-  case FMT_OPERANDS_TYPES: return build_operands_types(ps, p, loc);
+  case FMT_IMMEDIATE: {
+    int bits = 32;
+    const char *name = ir_op_immediate_attr((ir_op_kind)p->kind, &bits);
+    char *end = NULL;
+    long long v = p->word ? strtoll(p->word, &end, 10) : -1;
+    if (!name || !p->word || *end || v < 0 || (bits < 64 && v >= (1LL << (bits - 1)))) {
+      parse_error_at(ps, p->pos, "'%s' expects an integer that fits i%d", opname(p), bits);
+      return NULL;
+    }
+    ir_op *op = make(ps, p, 0, NULL, loc);
+    if (!apply_attrs(ps, p, op)) return NULL;
+    ir_op_set_attr(ps->ctx, op, name, ir_int_attr(ps->ctx, v, ir_int_type(ps->ctx, bits)));
+    return op;
+  }
+  case FMT_OPERANDS_TYPES:
+  case FMT_YIELD: return build_operands_types(ps, p, loc);
   case FMT_CONVERT:
   case FMT_LOCAL_LOAD:
   case FMT_LOCAL_STORE:
@@ -621,10 +635,48 @@ ir_op *parse_build_op(parse_state *ps, parsed_op *p, ir_loc *loc) {
     case FMT_CONSTANT: op = build_constant(ps, p, loc); break;
     case FMT_ATOMIC_RMW:
     case FMT_ATOMIC_CAS: op = build_atomic(ps, p, loc); break;
+    case FMT_MAKE_DESC:
+    case FMT_MAKE_TENSOR_PTR:
+    case FMT_ADVANCE:
+    case FMT_DESC_LOAD:
+    case FMT_DESC_STORE:
+    case FMT_DESC_GATHER:
+    case FMT_DESC_SCATTER:
+    case FMT_TMA_LOAD:
+    case FMT_TMA_STORE:
+    case FMT_BARRIER_COUNT:
+    case FMT_BARRIER_EXPECT:
+    case FMT_WAIT_BARRIER:
+    case FMT_SUBSLICE:
+    case FMT_TENSORMAP_CREATE:
+    case FMT_WARP_SPECIALIZE: op = parse_build_nvgpu_op(ps, p, loc); break;
     default: op = build_plain(ps, p, loc); break;
     }
   if (op && !op->loc) op->loc = op->src_loc;
   return ps->failed ? NULL : op;
+}
+
+/* ------------------------------------------------------------------ shared with parse_nvgpu.c */
+
+const char *const *const parse_cache_modifiers = cache_modifiers;
+const char *const *const parse_evict_policies = evict_policies;
+
+ir_op *parse_make_op(parse_state *ps, parsed_op *p, int nres, const ir_type *const *res, ir_loc *loc) {
+  return make(ps, p, nres, res, loc);
+}
+bool parse_apply_attrs(parse_state *ps, parsed_op *p, ir_op *op) { return apply_attrs(ps, p, op); }
+bool parse_attach_regions(parse_state *ps, parsed_op *p, ir_op *op) { return attach_regions(ps, p, op); }
+bool parse_keyword_clause(parse_state *ps, parsed_op *p, const char *clause_name, const char *attr_name,
+                          const char *const *allowed, ir_op *op) {
+  return keyword_clause(ps, p, clause_name, attr_name, allowed, op);
+}
+parsed_clause *parse_take_clause(parsed_op *p, const char *name) { return take_clause(p, name); }
+bool parse_no_more_clauses(parse_state *ps, parsed_op *p) { return no_more_clauses(ps, p); }
+bool parse_want_type_form(parse_state *ps, parsed_op *p, int form, int ntypes, int nresults, const char *example) {
+  return want_type_form(ps, p, form, ntypes, nresults, example);
+}
+bool parse_operand_has_type(parse_state *ps, parsed_op *p, int i, const ir_type *t) {
+  return operand_has_type(ps, p, i, t);
 }
 
 /* ------------------------------------------------------------------ entry blocks */

@@ -159,8 +159,24 @@ int parse_classify_word(parse_state *ps, const char *text, int len, void *lval) 
     case FMT_CONSTANT: return OPTOK_CONSTANT;
     case FMT_FOR: return OPTOK_FOR;
     case FMT_IF: return OPTOK_IF;
+    case FMT_IMMEDIATE: return OPTOK_IMMEDIATE;
     case FMT_ATOMIC_RMW:
     case FMT_ATOMIC_CAS: return OPTOK_ATOMIC;
+    case FMT_YIELD: return OPTOK_YIELD;
+    case FMT_WARP_SPECIALIZE: return OPTOK_WS;
+    case FMT_MAKE_DESC:
+    case FMT_MAKE_TENSOR_PTR:
+    case FMT_ADVANCE:
+    case FMT_DESC_LOAD:
+    case FMT_DESC_STORE:
+    case FMT_DESC_GATHER:
+    case FMT_DESC_SCATTER:
+    case FMT_TMA_LOAD:
+    case FMT_TMA_STORE:
+    case FMT_BARRIER_COUNT:
+    case FMT_BARRIER_EXPECT:
+    case FMT_SUBSLICE:
+    case FMT_TENSORMAP_CREATE: return OPTOK_SEG;
     default: return OPTOK_PLAIN;
     }
   }

@@ -75,6 +75,34 @@ typedef struct type_param {
   src_pos pos;
 } type_param;
 
+/* One piece of the operand list of an op written with bracketed groups (`%d[%i, %j] %buf, ...`,
+ * `%p, [%a, %b], [%c, %d]`, `%bar, 16384 {attrs}, %pred`), kept in order for the op's builder. */
+typedef struct seg_item {
+  enum { SEG_VALUE, SEG_INDEXED, SEG_GROUP, SEG_INT, SEG_ATTRS, SEG_WORD, SEG_KV, SEG_KV_GROUP } kind;
+  bool juxtaposed;     /* written right after the previous item, without a comma */
+  ir_value *value;     /* SEG_VALUE, SEG_INDEXED (the value before '[') */
+  pvec values;         /* SEG_INDEXED, SEG_GROUP, SEG_KV_GROUP: ir_value* */
+  pvec ints;           /* SEG_INDEXED with integers (`%m[16, 32]`): digit strings */
+  const char *text;    /* SEG_INT digits; SEG_WORD, SEG_KV, SEG_KV_GROUP name */
+  const char *word;    /* SEG_KV value */
+  pvec *attrs;         /* SEG_ATTRS: parsed_entry* */
+  src_pos pos;
+} seg_item;
+
+/* `<...>` in a type list where the op says which dialect type it is (`: <f16>, <tensor<..>>`). */
+typedef struct parsed_bare_type {
+  parsed_shaped *shaped;
+  pvec *params;
+  src_pos pos;
+} parsed_bare_type;
+
+/* One `partitionN(%a: T, ...) num_warps(W) {...}` of ttg.warp_specialize. */
+typedef struct parsed_partition {
+  const char *name, *keyword, *num_warps; /* "partitionN", "num_warps", the digits */
+  ir_region *region;
+  src_pos pos;
+} parsed_partition;
+
 /* Everything a pretty or generic op form can carry; each format's builder reads its parts. */
 typedef struct parsed_op {
   ir_op_kind kind;
@@ -95,9 +123,13 @@ typedef struct parsed_op {
   ir_value *index;     /* memdesc_index [%i] */
   ir_block *entry;     /* tt.func / scf.for: pre-made entry block */
   bool has_else;
+  pvec items;          /* seg_item*: operand lists with bracketed groups */
+  pvec bare_types;     /* parsed_bare_type*: `: <..>, <..>` (type_form TYPES_BARE) */
+  pvec partitions;     /* parsed_partition*: ttg.warp_specialize */
+  const char *region_word; /* ttg.warp_specialize: the word before the first region ("default") */
 } parsed_op;
 
-enum { TYPES_PLAIN, TYPES_ARROW, TYPES_TO, TYPES_STAR_ARROW, TYPES_FUNCTIONAL, TYPES_NONE };
+enum { TYPES_PLAIN, TYPES_ARROW, TYPES_TO, TYPES_STAR_ARROW, TYPES_FUNCTIONAL, TYPES_NONE, TYPES_BARE };
 
 /* A binding of an SSA name: one value, or an op's results for `%x:N` / `%x#i`. */
 typedef struct name_binding {
@@ -218,5 +250,26 @@ bool parse_func_entry(parse_state *ps, parsed_op *p, pvec *args);
 bool parse_for_entry(parse_state *ps, parsed_op *p, const char *iv_name, src_pos iv_pos, pvec *bindings,
                      const ir_type *iv_type);
 bool parse_finish_module(parse_state *ps);
+
+/* Hopper ops (parse_nvgpu.c): formats with bracketed operand groups, tensor descriptors,
+ * mbarriers, TMA copies, ttg.warp_specialize. */
+ir_op *parse_build_nvgpu_op(parse_state *ps, parsed_op *p, ir_loc *loc);
+/* The entry block of a warp_specialize partition: its arguments bound, taken by the next region. */
+bool parse_partition_entry(parse_state *ps, pvec *args, src_pos pos);
+/* The dialect type a bare `<...>` stands for, as the op's format says (`tt.ptr`, `tt.tensordesc`). */
+const ir_type *parse_bare_type(parse_state *ps, const parsed_bare_type *b, const char *dialect_type);
+
+/* Shared by the op builders of parse_ops.c and parse_nvgpu.c. */
+ir_op *parse_make_op(parse_state *ps, parsed_op *p, int nres, const ir_type *const *res, ir_loc *loc);
+bool parse_apply_attrs(parse_state *ps, parsed_op *p, ir_op *op);
+bool parse_attach_regions(parse_state *ps, parsed_op *p, ir_op *op);
+bool parse_keyword_clause(parse_state *ps, parsed_op *p, const char *clause_name, const char *attr_name,
+                          const char *const *allowed, ir_op *op);
+parsed_clause *parse_take_clause(parsed_op *p, const char *name);
+bool parse_no_more_clauses(parse_state *ps, parsed_op *p);
+bool parse_want_type_form(parse_state *ps, parsed_op *p, int form, int ntypes, int nresults, const char *example);
+bool parse_operand_has_type(parse_state *ps, parsed_op *p, int i, const ir_type *t);
+extern const char *const *const parse_cache_modifiers;
+extern const char *const *const parse_evict_policies;
 
 #endif

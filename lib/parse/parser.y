@@ -5,6 +5,7 @@
 typedef struct type_sig {
   int form;
   pvec types, results;
+  pvec bare; /* parsed_bare_type*: TYPES_BARE */
 } type_sig;
 }
 
@@ -67,6 +68,13 @@ static type_param *tparam(parse_state *ps, int kind, const ir_attr *a, const cha
   return t;
 }
 
+static seg_item *seg(parse_state *ps, int kind, src_pos pos) {
+  seg_item *it = ir_alloc(ps->ctx, sizeof *it);
+  it->kind = kind;
+  it->pos = pos;
+  return it;
+}
+
 static type_sig *sig_new(parse_state *ps, int form) {
   type_sig *s = ir_alloc(ps->ctx, sizeof *s);
   s->form = form;
@@ -105,6 +113,9 @@ static type_sig *sig_new(parse_state *ps, int form) {
   type_param *tparam;
   ir_region *region;
   struct type_sig *sig;
+  seg_item *sitem;
+  parsed_partition *part;
+  parsed_bare_type *bare;
 }
 
 %token <str> VALUE_ID "SSA value" VALUE_DEF "SSA definition" HASH_ID "#attribute" BANG_ID "!type" AT_ID "@symbol"
@@ -117,6 +128,9 @@ static type_sig *sig_new(parse_state *ps, int form) {
 %token <ival> OPTOK_PLAIN "operation" OPTOK_CMP "comparison" OPTOK_ATOMIC "atomic operation"
 %token <ival> OPTOK_CONSTANT "'arith.constant'" OPTOK_CALL "'tt.call'" OPTOK_FOR "'scf.for'" OPTOK_IF "'scf.if'"
 %token <ival> OPTOK_FUNC "'tt.func'" OPTOK_MODULE "'module'" OPTOK_GENERIC_ONLY "generic-form operation"
+%token <ival> OPTOK_IMMEDIATE "operation with an immediate"
+%token <ival> OPTOK_SEG "operation with bracketed operands" OPTOK_WS "'ttg.warp_specialize'"
+%token <ival> OPTOK_YIELD "terminator"
 %token LEX_ERROR "invalid token"
 
 %type <op> op_body plain_op opt_operands operand_items func_header for_header
@@ -140,6 +154,10 @@ static type_sig *sig_new(parse_state *ps, int form) {
 %type <region> region opt_else
 %type <str> kv_word word opt_sym opt_visibility cmp_word result_group
 %type <ival> opt_colon_int
+%type <vec> seg_items int_list bare_type_list ws_partitions opt_partition_args
+%type <sitem> seg_item seg_juxt
+%type <part> ws_partition
+%type <bare> bare_type
 
 %%
 
@@ -200,6 +218,11 @@ op_body:
       if ($5) { $$->type_form = $5->form; $$->types = $5->types; $$->result_types = $5->results; }
       else $$->type_form = TYPES_NONE;
     }
+  | OPTOK_IMMEDIATE INTEGER opt_attr_dict {
+      $$ = parse_new_op(ps, $1, POS(@1)); $$->word = $2;
+      if ($3) $$->attrs = *$3;
+      $$->type_form = TYPES_NONE;
+    }
   | OPTOK_CONSTANT opt_attr_dict attribute {
       $$ = parse_new_op(ps, $1, POS(@1)); $$->value = $3;
       if ($2) $$->attrs = *$2;
@@ -254,6 +277,84 @@ op_body:
       parse_error_at(ps, POS(@1), "unknown operation '%s'", $1);
       YYABORT;
     }
+  | OPTOK_SEG seg_items opt_type_sig {
+      $$ = parse_new_op(ps, $1, POS(@1)); $$->items = *$2;
+      if ($3) {
+        $$->type_form = $3->form; $$->types = $3->types; $$->result_types = $3->results; $$->bare_types = $3->bare;
+      }
+    }
+  | OPTOK_YIELD opt_attr_dict opt_operands opt_type_sig {
+      $$ = $3; $$->kind = $1; $$->pos = POS(@1);
+      if ($2) $$->attrs = *$2;
+      if ($4) { $$->type_form = $4->form; $$->types = $4->types; $$->result_types = $4->results; $$->bare_types = $4->bare; }
+      else $$->type_form = TYPES_NONE;
+    }
+  | OPTOK_WS '(' opt_operands ')' opt_attributes_kw BARE_ID region ws_partitions ':' type {
+      $$ = $3; $$->kind = $1; $$->pos = POS(@1);
+      if ($5) for (int i = 0; i < $5->num_elems; i++)
+        pv_push(ps, &$$->attrs, entry(ps, $5->names[i], $5->elems[i], POS(@5)));
+      $$->region_word = $6;
+      pv_push(ps, &$$->regions, $7);
+      if ($8) $$->partitions = *$8;
+      $$->type_form = TYPES_PLAIN;
+      pv_push(ps, &$$->types, (void *)$10);
+    }
+  ;
+
+/* ------------------------------------------------------------------ bracketed operand lists */
+
+/* `%d[%i, %j] %buf, %bar, %pred cacheModifier = cg`, `%p, [%a, %b], [%c, %d]`,
+ * `%bar, 16384 {attrs}, %pred`, `%m[16, 32]`: the builder reads the items in order. */
+seg_items:
+    seg_item                 { $$ = vec1(ps, $1); }
+  | seg_items ',' seg_item   { $$ = $1; pv_push(ps, $$, $3); }
+  | seg_items seg_juxt       { $$ = $1; $2->juxtaposed = true; pv_push(ps, $$, $2); }
+  ;
+
+seg_item:
+    seg_juxt                 { $$ = $1; }
+  | value_use '[' ']'        { $$ = seg(ps, SEG_INDEXED, POS(@1)); $$->value = $1; }
+  | value_use '[' value_list ']' { $$ = seg(ps, SEG_INDEXED, POS(@1)); $$->value = $1; $$->values = *$3; }
+  | value_use '[' int_list ']' { $$ = seg(ps, SEG_INDEXED, POS(@1)); $$->value = $1; $$->ints = *$3; }
+  | '[' ']'                  { $$ = seg(ps, SEG_GROUP, POS(@1)); }
+  | '[' value_list ']'       { $$ = seg(ps, SEG_GROUP, POS(@1)); $$->values = *$2; }
+  | INTEGER                  { $$ = seg(ps, SEG_INT, POS(@1)); $$->text = $1; }
+  ;
+
+/* Items that may also follow the previous one without a comma. */
+seg_juxt:
+    value_use                { $$ = seg(ps, SEG_VALUE, POS(@1)); $$->value = $1; }
+  | attr_dict                { $$ = seg(ps, SEG_ATTRS, POS(@1)); $$->attrs = $1; }
+  | BARE_ID                  { $$ = seg(ps, SEG_WORD, POS(@1)); $$->text = $1; }
+  | BARE_ID '=' kv_word      { $$ = seg(ps, SEG_KV, POS(@1)); $$->text = $1; $$->word = $3; }
+  | BARE_ID '=' '[' ']'      { $$ = seg(ps, SEG_KV_GROUP, POS(@1)); $$->text = $1; }
+  | BARE_ID '=' '[' value_list ']' { $$ = seg(ps, SEG_KV_GROUP, POS(@1)); $$->text = $1; $$->values = *$4; }
+  ;
+
+int_list:
+    INTEGER                  { $$ = vec1(ps, (void *)$1); }
+  | int_list ',' INTEGER     { $$ = $1; pv_push(ps, $$, (void *)$3); }
+  ;
+
+/* ------------------------------------------------------------------ ttg.warp_specialize */
+
+ws_partitions:
+    %empty                   { $$ = NULL; }
+  | ws_partitions ws_partition { $$ = $1 ? $1 : vec_new(ps); pv_push(ps, $$, $2); }
+  ;
+
+ws_partition:
+    BARE_ID '(' opt_partition_args ')' BARE_ID '(' INTEGER ')'
+      { CHECK(parse_partition_entry(ps, $3 ? $3 : vec_new(ps), POS(@1))); }
+    region {
+      $$ = ir_alloc(ps->ctx, sizeof *$$);
+      $$->name = $1; $$->keyword = $5; $$->num_warps = $7; $$->region = $10; $$->pos = POS(@1);
+    }
+  ;
+
+opt_partition_args:
+    %empty                   { $$ = NULL; }
+  | block_args               { $$ = $1; }
   ;
 
 plain_op:
@@ -362,6 +463,20 @@ type_sig:
       $$ = sig_new(ps, TYPES_STAR_ARROW);
       pv_push(ps, &$$->types, (void *)$1); pv_push(ps, &$$->types, (void *)$3);
       pv_push(ps, &$$->results, (void *)$5);
+    }
+  | bare_type_list           { $$ = sig_new(ps, TYPES_BARE); $$->bare = *$1; }
+  ;
+
+/* Types printed without their dialect prefix (`<f16>`, `<tensor<128x64xf16>>`); the op's format says
+ * which type each one is. */
+bare_type_list:
+    bare_type                { $$ = vec1(ps, $1); }
+  | bare_type_list ',' bare_type { $$ = $1; pv_push(ps, $$, $3); }
+  ;
+
+bare_type:
+    '<' shaped_or_scalar dims_params '>' {
+      $$ = ir_alloc(ps->ctx, sizeof *$$); $$->shaped = $2; $$->params = $3; $$->pos = POS(@1);
     }
   ;
 
@@ -645,6 +760,9 @@ word:
   | DOTTED_ID                { $$ = $1; }
   | STRING                   { $$ = $1; }
   | OPTOK_PLAIN                 { $$ = ir_op_info_of((ir_op_kind)$1)->name; }
+  | OPTOK_SEG                { $$ = ir_op_info_of((ir_op_kind)$1)->name; }
+  | OPTOK_WS                 { $$ = ir_op_info_of((ir_op_kind)$1)->name; }
+  | OPTOK_YIELD              { $$ = ir_op_info_of((ir_op_kind)$1)->name; }
   | KW_LOC                   { $$ = "loc"; }
   | KW_ELSE                  { $$ = "else"; }
   | KW_ATTRIBUTES            { $$ = "attributes"; }

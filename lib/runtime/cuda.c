@@ -20,6 +20,7 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef int CUjit_option;
+typedef struct CUlinkState_st *CUlinkState;
 
 enum {
   CUDA_SUCCESS = 0,
@@ -47,6 +48,7 @@ enum {
   CU_JIT_ERROR_LOG_BUFFER = 5,
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
 };
+enum { CU_JIT_INPUT_PTX = 1 };
 enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
 
 /* Every driver entry point used: (field, symbol, fallback symbol or NULL, return, parameters).
@@ -71,6 +73,13 @@ enum { CU_STREAM_NON_BLOCKING = 1, CU_EVENT_DEFAULT = 0 };
     (CUmodule * module, const void *image, unsigned num_options, CUjit_option *options,            \
      void **values))                                                                               \
   X(module_unload, "cuModuleUnload", NULL, (CUmodule module))                                      \
+  X(link_create, "cuLinkCreate_v2", "cuLinkCreate",                                                \
+    (unsigned num_options, CUjit_option *options, void **values, CUlinkState *state))              \
+  X(link_add_data, "cuLinkAddData_v2", "cuLinkAddData",                                            \
+    (CUlinkState state, int type, void *data, size_t size, const char *name, unsigned num_options, \
+     CUjit_option *options, void **values))                                                        \
+  X(link_complete, "cuLinkComplete", NULL, (CUlinkState state, void **cubin, size_t *size))        \
+  X(link_destroy, "cuLinkDestroy", NULL, (CUlinkState state))                                      \
   X(module_get_function, "cuModuleGetFunction", NULL,                                              \
     (CUfunction * function, CUmodule module, const char *name))                                    \
   X(func_get_attribute, "cuFuncGetAttribute", NULL, (int *value, int attribute, CUfunction f))     \
@@ -114,10 +123,14 @@ static const cuda_symbol cuda_symbols[] = {
 #undef SYMBOL_ENTRY
 };
 
+/* Optional: looked up, not required (a stand-in driver may lack it). */
+typedef CUresult (*module_get_global_fn)(CUdeviceptr *ptr, size_t *bytes, CUmodule module, const char *name);
+
 typedef struct cuda_runtime {
   gemmc_runtime base; /* first: a gemmc_runtime * points here */
   void *library;      /* dlopen handle of libcuda.so.1 */
   cuda_driver_api api;
+  module_get_global_fn module_get_global;
   CUdevice device;
   CUcontext context; /* the device's primary context, retained */
 } cuda_runtime;
@@ -165,6 +178,8 @@ static gemmc_status load_driver_symbols(cuda_runtime *cu) {
     /* POSIX guarantees that a function address from dlsym survives this conversion. */
     memcpy((char *)&cu->api + s->offset, &fn, sizeof fn);
   }
+  void *get_global = dlsym(cu->library, "cuModuleGetGlobal_v2");
+  if (get_global) memcpy(&cu->module_get_global, &get_global, sizeof get_global);
   return runtime_ok();
 }
 
@@ -326,7 +341,65 @@ static gemmc_status cuda_module_load(gemmc_runtime *rt, const void *image, size_
     }
     return status;
   }
+  /* Persistent kernels loop over their programs with one block per multiprocessor: they read
+   * the count from this global (GEMMC_SM_COUNT_GLOBAL; 0 leaves them on %nsmid, which counts
+   * SM ids and may be larger than the SMs there are). */
+  CUdeviceptr count_ptr = 0;
+  size_t count_bytes = 0;
+  if (cu->module_get_global &&
+      cu->module_get_global(&count_ptr, &count_bytes, module, GEMMC_SM_COUNT_GLOBAL) == CUDA_SUCCESS &&
+      count_bytes == sizeof(int)) {
+    int count = rt->info.multiprocessor_count;
+    CUDA_CALL(cu, cu->api.memcpy_htod(count_ptr, &count, sizeof count), "cuMemcpyHtoD (SM count)");
+  }
   *out = (gemmc_runtime_module *)module;
+  return runtime_ok();
+}
+
+/* The driver's PTX JIT into a cubin we keep (cuLink*), the error log appended on failure. */
+static gemmc_status cuda_compile_ptx(gemmc_runtime *rt, const char *ptx, size_t len, void **cubin_out,
+                                     size_t *len_out) {
+  cuda_runtime *cu = as_cuda(rt);
+  char *ptx_copy = malloc(len + 1); /* cuLinkAddData reads PTX up to a NUL */
+  if (!ptx_copy)
+    return runtime_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, 0, "out of memory copying the PTX");
+  memcpy(ptx_copy, ptx, len);
+  ptx_copy[len] = '\0';
+  char error_log[8192] = "";
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {error_log, (void *)(uintptr_t)sizeof error_log};
+  CUlinkState state = NULL;
+  CUresult result = cu->api.link_create(2, options, values, &state);
+  const char *what = "cuLinkCreate";
+  if (result == CUDA_SUCCESS) {
+    what = "cuLinkAddData(PTX)";
+    result = cu->api.link_add_data(state, CU_JIT_INPUT_PTX, ptx_copy, len + 1, "gemmc.ptx", 0, NULL, NULL);
+  }
+  void *cubin = NULL;
+  size_t size = 0;
+  if (result == CUDA_SUCCESS) {
+    what = "cuLinkComplete";
+    result = cu->api.link_complete(state, &cubin, &size);
+  }
+  /* The cubin belongs to the link state: copy it out before destroying that. */
+  void *copy = NULL;
+  if (result == CUDA_SUCCESS && (copy = malloc(size ? size : 1)) != NULL)
+    memcpy(copy, cubin, size);
+  if (state)
+    cu->api.link_destroy(state);
+  free(ptx_copy);
+  if (result != CUDA_SUCCESS) {
+    gemmc_status status = cuda_failure(cu, result, what);
+    size_t used = strlen(status.message);
+    error_log[sizeof error_log - 1] = '\0';
+    if (error_log[0] && used + 2 < sizeof status.message)
+      snprintf(status.message + used, sizeof status.message - used, "\n%s", error_log);
+    return status;
+  }
+  if (!copy)
+    return runtime_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, 0, "out of memory copying the cubin");
+  *cubin_out = copy;
+  *len_out = size;
   return runtime_ok();
 }
 
@@ -515,6 +588,7 @@ static const gemmc_runtime_ops cuda_ops = {
     .make_current = cuda_make_current,
     .synchronize = cuda_synchronize,
     .module_load = cuda_module_load,
+    .compile_ptx = cuda_compile_ptx,
     .module_unload = cuda_module_unload,
     .module_get_kernel = cuda_module_get_kernel,
     .kernel_get_info = cuda_kernel_get_info,

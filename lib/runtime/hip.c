@@ -1,10 +1,12 @@
-/* HIP backend of the runtime (skeleton): libamdhip64.so through dlopen, never run on AMD hardware. */
-/* Status: this mirrors cuda.c call for call with HIP's module API, but no AMD GPU has been
- * available to test it. What is missing on purpose: device attributes other than the name,
- * compute capability, memory and driver version (the values of hipDeviceAttribute_t moved in
- * ROCm 6, so they are not hard-coded blind), kernel attribute queries and the JIT log (HIP loads
- * finished code objects; there is no PTX-like JIT step). Treat every result as unverified. */
+/* HIP backend of the runtime: libamdhip64 through dlopen, code objects with their metadata note, launches with a kernarg buffer laid out by the note. */
+/* No AMD GPU has run this yet: it is tested against a stand-in libamdhip64 (test/unit/fake_hip.c)
+ * that records every call, so the calls, the argument buffers and the errors are checked, but
+ * not the real runtime's behaviour. Device attributes are read through hipDeviceGetAttribute
+ * with the ROCm 6 enum values (stable since ROCm 5: retired entries keep their numbers as
+ * hipDeviceAttributeUnusedN). */
 #include "runtime_internal.h"
+
+#include "gemmc/amdgpu.h"
 
 #include <dlfcn.h>
 #include <stddef.h>
@@ -22,7 +24,21 @@ typedef struct ihipStream_t *hipStream_t;
 typedef struct ihipEvent_t *hipEvent_t;
 typedef void *hipDeviceptr_t;
 
-enum { hipSuccess = 0, hipErrorNoDevice = 100 };
+enum { hipSuccess = 0, hipErrorNoDevice = 100, hipErrorInsufficientDriver = 35 };
+/* hipDeviceAttribute_t values (ROCm 6 hip_runtime_api.h). */
+enum {
+  hipDeviceAttributeMaxSharedMemoryPerBlock = 74,
+  hipDeviceAttributeMultiprocessorCount = 63,
+  hipDeviceAttributeWarpSize = 87,
+};
+/* The `extra` argument of hipModuleLaunchKernel: a kernarg buffer instead of per-argument
+ * pointers (hip_runtime_api.h: HIP_LAUNCH_PARAM_BUFFER_POINTER etc.). */
+#define HIP_LAUNCH_PARAM_BUFFER_POINTER ((void *)(uintptr_t)0x01)
+#define HIP_LAUNCH_PARAM_BUFFER_SIZE ((void *)(uintptr_t)0x02)
+#define HIP_LAUNCH_PARAM_END ((void *)(uintptr_t)0x03)
+
+/* The kernarg segment of one dispatch is at most 4 KiB (HIP's limit); bigger layouts take the heap. */
+#define KERNARG_STACK_BYTES 4096
 
 /* (field, symbol, return type, parameters) for every HIP entry point used. */
 #define HIP_FUNCTIONS(X)                                                                           \
@@ -33,6 +49,7 @@ enum { hipSuccess = 0, hipErrorNoDevice = 100 };
   X(device_get_name, "hipDeviceGetName", hipError_t, (char *name, int len, hipDevice_t device))    \
   X(device_compute_capability, "hipDeviceComputeCapability", hipError_t,                           \
     (int *major, int *minor, hipDevice_t device))                                                  \
+  X(device_get_attribute, "hipDeviceGetAttribute", hipError_t, (int *value, int attribute, int device)) \
   X(device_total_mem, "hipDeviceTotalMem", hipError_t, (size_t * bytes, hipDevice_t device))       \
   X(driver_get_version, "hipDriverGetVersion", hipError_t, (int *version))                         \
   X(device_synchronize, "hipDeviceSynchronize", hipError_t, (void))                                \
@@ -46,8 +63,8 @@ enum { hipSuccess = 0, hipErrorNoDevice = 100 };
     (hipFunction_t f, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,         \
      unsigned block_y, unsigned block_z, unsigned shared_bytes, hipStream_t stream,                \
      void **params, void **extra))                                                                 \
-  X(mem_alloc, "hipMalloc", hipError_t, (void **ptr, size_t bytes))                                   \
-  X(mem_free, "hipFree", hipError_t, (void *ptr))                                                      \
+  X(mem_alloc, "hipMalloc", hipError_t, (void **ptr, size_t bytes))                                \
+  X(mem_free, "hipFree", hipError_t, (void *ptr))                                                  \
   X(memcpy_htod, "hipMemcpyHtoD", hipError_t, (hipDeviceptr_t dst, void *src, size_t bytes))       \
   X(memcpy_dtoh, "hipMemcpyDtoH", hipError_t, (void *dst, hipDeviceptr_t src, size_t bytes))       \
   X(memcpy_dtod, "hipMemcpyDtoD", hipError_t,                                                      \
@@ -86,6 +103,21 @@ typedef struct hip_runtime {
   int ordinal; /* HIP keeps a current device per thread instead of a context */
 } hip_runtime;
 
+/* A loaded code object: HIP's module, the note that lays out every kernel's arguments, and the
+ * kernels looked up so far (they live as long as the module). */
+typedef struct hip_kernel {
+  hipFunction_t function;
+  const gemmc_amdgpu_kernel_info *info;
+  struct hip_kernel *next;
+} hip_kernel;
+
+typedef struct hip_module {
+  hipModule_t module;
+  gemmc_amdgpu_code_object *code_object;
+  void *image; /* our copy: the runtime may read the ELF after hipModuleLoadData returns */
+  hip_kernel *kernels;
+} hip_module;
+
 static hip_runtime *as_hip(gemmc_runtime *rt) { return (hip_runtime *)rt; }
 
 static gemmc_status hip_failure(const hip_runtime *h, hipError_t error, const char *what) {
@@ -109,22 +141,73 @@ static void hip_destroy(gemmc_runtime *rt) {
   free(rt);
 }
 
-/* ROCm installs libamdhip64.so only with the development package; the versioned names ship
- * with the runtime itself. */
-static void *open_hip_library(void) {
-  static const char *const names[] = {"libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6"};
+/* $GEMMC_HIP_LIBRARY when set (a path); else the loader's search for the development name and
+ * the versioned ones the runtime package ships; else ROCm's default folder, which is often
+ * not on the loader's path. */
+static void *open_hip_library(char *why, size_t why_len) {
+  const char *explicit_path = getenv("GEMMC_HIP_LIBRARY");
+  if (explicit_path && *explicit_path) {
+    void *library = dlopen(explicit_path, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      const char *e = dlerror();
+      snprintf(why, why_len, "GEMMC_HIP_LIBRARY=%s cannot be loaded: %s", explicit_path, e ? e : "?");
+    }
+    return library;
+  }
+  static const char *const names[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.7",
+                                      "/opt/rocm/lib/libamdhip64.so"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     void *library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (library)
       return library;
   }
+  snprintf(why, why_len, "libamdhip64.so not found");
   return NULL;
 }
 
+/* The gemmc target of the device. HIP reports gfx942 as compute capability 9.4; 9.0 is every
+ * gfx9 before it (gfx900, gfx906, gfx908, gfx90a), of which the MI200 series (MI210, MI250,
+ * MI250X) are gfx90a. */
+static void set_target_name(gemmc_device_info *info) {
+  int major = info->compute_capability_major, minor = info->compute_capability_minor;
+  if (major == 9 && minor == 4)
+    snprintf(info->target_name, sizeof info->target_name, "gfx942");
+  else if (major == 9 && minor == 0 && strstr(info->name, "MI2"))
+    snprintf(info->target_name, sizeof info->target_name, "gfx90a");
+}
+
+static gemmc_status query_device_info(hip_runtime *h, int device) {
+  hipDevice_t handle = 0;
+  gemmc_device_info *info = &h->base.info;
+  info->backend = GEMMC_BACKEND_HIP;
+  info->ordinal = device;
+  HIP_CALL(h, h->api.set_device(device), "hipSetDevice");
+  HIP_CALL(h, h->api.device_get(&handle, device), "hipDeviceGet");
+  HIP_CALL(h, h->api.device_get_name(info->name, (int)sizeof info->name - 1, handle), "hipDeviceGetName");
+  HIP_CALL(h,
+           h->api.device_compute_capability(&info->compute_capability_major, &info->compute_capability_minor,
+                                            handle),
+           "hipDeviceComputeCapability");
+  HIP_CALL(h, h->api.device_total_mem(&info->total_memory, handle), "hipDeviceTotalMem");
+  HIP_CALL(h, h->api.driver_get_version(&info->driver_version), "hipDriverGetVersion");
+  HIP_CALL(h, h->api.device_get_attribute(&info->warp_size, hipDeviceAttributeWarpSize, device),
+           "hipDeviceGetAttribute(WarpSize)");
+  HIP_CALL(h, h->api.device_get_attribute(&info->multiprocessor_count, hipDeviceAttributeMultiprocessorCount, device),
+           "hipDeviceGetAttribute(MultiprocessorCount)");
+  /* AMD GPUs have no opt-in: a work-group may use all of its LDS (64 KiB on CDNA). */
+  HIP_CALL(h,
+           h->api.device_get_attribute(&info->max_shared_mem_per_block_optin, hipDeviceAttributeMaxSharedMemoryPerBlock,
+                                       device),
+           "hipDeviceGetAttribute(MaxSharedMemoryPerBlock)");
+  set_target_name(info);
+  return runtime_ok();
+}
+
 gemmc_status runtime_hip_create(int device, gemmc_runtime **out) {
-  void *library = open_hip_library();
+  char why[512] = "";
+  void *library = open_hip_library(why, sizeof why);
   if (!library)
-    return runtime_error(GEMMC_ERROR_NO_DRIVER, 0, "no HIP runtime (libamdhip64.so not found)");
+    return runtime_error(GEMMC_ERROR_NO_DRIVER, 0, "no HIP runtime (%s)", why);
   hip_runtime *h = calloc(1, sizeof *h);
   if (!h)
     return runtime_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, 0, "out of memory");
@@ -139,11 +222,13 @@ gemmc_status runtime_hip_create(int device, gemmc_runtime **out) {
                              hip_symbols[i].name);
       goto fail;
     }
+    /* POSIX guarantees that a function address from dlsym survives this conversion. */
     memcpy((char *)&h->api + hip_symbols[i].offset, &fn, sizeof fn);
   }
   hipError_t error = h->api.init(0);
-  if (error == hipErrorNoDevice) {
-    status = runtime_error(GEMMC_ERROR_NO_DRIVER, error, "no HIP device (hipInit: no device)");
+  if (error == hipErrorNoDevice || error == hipErrorInsufficientDriver) {
+    status = runtime_error(GEMMC_ERROR_NO_DRIVER, error, "no HIP device (hipInit: %s)",
+                           error == hipErrorNoDevice ? "no device" : "no AMD GPU driver");
     goto fail;
   }
   int count = 0;
@@ -155,30 +240,12 @@ gemmc_status runtime_hip_create(int device, gemmc_runtime **out) {
   }
   if (device >= count) {
     status = runtime_error(count ? GEMMC_ERROR_INVALID_ARGUMENT : GEMMC_ERROR_NO_DRIVER, 0,
-                           "HIP device %d does not exist (%d devices)", device, count);
+                           "HIP device %d does not exist (%d device%s)", device, count, count == 1 ? "" : "s");
     goto fail;
   }
-  hipDevice_t handle = 0;
-  gemmc_device_info *info = &h->base.info;
-  info->backend = GEMMC_BACKEND_HIP;
-  info->ordinal = device;
-  info->warp_size = 64;                           /* CDNA; RDNA would be 32 */
-  info->max_shared_mem_per_block_optin = 64 * 1024; /* LDS per workgroup on CDNA */
-  if ((error = h->api.set_device(device)) != hipSuccess ||
-      (error = h->api.device_get(&handle, device)) != hipSuccess ||
-      (error = h->api.device_get_name(info->name, (int)sizeof info->name - 1, handle)) !=
-          hipSuccess ||
-      (error = h->api.device_compute_capability(&info->compute_capability_major,
-                                                &info->compute_capability_minor, handle)) !=
-          hipSuccess ||
-      (error = h->api.device_total_mem(&info->total_memory, handle)) != hipSuccess ||
-      (error = h->api.driver_get_version(&info->driver_version)) != hipSuccess) {
-    status = hip_failure(h, error, "querying the HIP device");
+  status = query_device_info(h, device);
+  if (status.code != GEMMC_OK)
     goto fail;
-  }
-  /* gfx942 reports compute capability 9.4. */
-  if (info->compute_capability_major == 9 && info->compute_capability_minor == 4)
-    snprintf(info->target_name, sizeof info->target_name, "gfx942");
   *out = &h->base;
   return runtime_ok();
 
@@ -199,57 +266,135 @@ static gemmc_status hip_synchronize(gemmc_runtime *rt) {
   return runtime_ok();
 }
 
-static gemmc_status hip_module_load(gemmc_runtime *rt, const void *image, size_t size,
-                                    gemmc_runtime_module **out) {
-  (void)size; /* a code object is ELF and carries its own size */
+static void free_module(hip_module *m) {
+  while (m->kernels) {
+    hip_kernel *next = m->kernels->next;
+    free(m->kernels);
+    m->kernels = next;
+  }
+  gemmc_amdgpu_code_object_free(m->code_object);
+  free(m->image);
+  free(m);
+}
+
+/* The note is read first: a launch needs every kernel's argument layout, and anything that is
+ * not an AMDGPU code object (PTX, a cubin) is refused before HIP sees it. */
+static gemmc_status hip_module_load(gemmc_runtime *rt, const void *image, size_t size, gemmc_runtime_module **out) {
   hip_runtime *h = as_hip(rt);
-  hipModule_t module = NULL;
-  HIP_CALL(h, h->api.module_load_data(&module, image), "hipModuleLoadData");
-  *out = (gemmc_runtime_module *)module;
+  hip_module *m = calloc(1, sizeof *m);
+  if (!m || !(m->image = malloc(size))) {
+    free(m);
+    return runtime_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, 0, "out of memory loading a code object");
+  }
+  memcpy(m->image, image, size);
+  char err[512];
+  if (!gemmc_amdgpu_read_code_object(m->image, size, &m->code_object, err, sizeof err)) {
+    free_module(m);
+    return runtime_error(GEMMC_ERROR_INVALID_ARGUMENT, 0, "hipModuleLoadData: not a usable AMDGPU code object: %s",
+                         err);
+  }
+  hipError_t error = h->api.module_load_data(&m->module, m->image);
+  if (error != hipSuccess) {
+    gemmc_status status = hip_failure(h, error, "hipModuleLoadData");
+    size_t used = strlen(status.message);
+    snprintf(status.message + used, sizeof status.message - used, " (code object for %s; device %s)",
+             m->code_object->target ? m->code_object->target : "?",
+             rt->info.target_name[0] ? rt->info.target_name : rt->info.name);
+    free_module(m);
+    return status;
+  }
+  *out = (gemmc_runtime_module *)m;
   return runtime_ok();
 }
 
 static gemmc_status hip_module_unload(gemmc_runtime *rt, gemmc_runtime_module *module) {
   hip_runtime *h = as_hip(rt);
-  HIP_CALL(h, h->api.module_unload((hipModule_t)module), "hipModuleUnload");
+  hip_module *m = (hip_module *)module;
+  hipError_t error = h->api.module_unload(m->module);
+  free_module(m);
+  HIP_CALL(h, error, "hipModuleUnload");
   return runtime_ok();
 }
 
-static gemmc_status hip_module_get_kernel(gemmc_runtime *rt, gemmc_runtime_module *module,
-                                          const char *name, gemmc_runtime_kernel **out) {
+static gemmc_status hip_module_get_kernel(gemmc_runtime *rt, gemmc_runtime_module *module, const char *name,
+                                          gemmc_runtime_kernel **out) {
   hip_runtime *h = as_hip(rt);
+  hip_module *m = (hip_module *)module;
+  const gemmc_amdgpu_kernel_info *info = gemmc_amdgpu_code_object_kernel(m->code_object, name);
+  if (!info)
+    return runtime_error(GEMMC_ERROR_INVALID_ARGUMENT, 0, "the code object has no kernel \"%.256s\"", name);
   hipFunction_t function = NULL;
-  HIP_CALL(h, h->api.module_get_function(&function, (hipModule_t)module, name),
-           "hipModuleGetFunction");
-  *out = (gemmc_runtime_kernel *)function;
+  hipError_t error = h->api.module_get_function(&function, m->module, name);
+  if (error != hipSuccess) {
+    char what[320];
+    snprintf(what, sizeof what, "hipModuleGetFunction(\"%.256s\")", name);
+    return hip_failure(h, error, what);
+  }
+  hip_kernel *k = calloc(1, sizeof *k);
+  if (!k)
+    return runtime_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, 0, "out of memory");
+  k->function = function;
+  k->info = info;
+  k->next = m->kernels;
+  m->kernels = k;
+  *out = (gemmc_runtime_kernel *)k;
   return runtime_ok();
 }
 
-static gemmc_status hip_kernel_get_info(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,
-                                        gemmc_kernel_info *out) {
-  (void)rt, (void)kernel, (void)out;
-  return runtime_error(GEMMC_ERROR_UNSUPPORTED, 0, "kernel attributes are not queried on HIP yet");
+/* From the note, as the CUDA backend reads them from the driver: VGPRs per lane, scratch per
+ * work-item, static LDS, the flat work-group size bound. */
+static gemmc_status hip_kernel_get_info(gemmc_runtime *rt, gemmc_runtime_kernel *kernel, gemmc_kernel_info *out) {
+  (void)rt;
+  const gemmc_amdgpu_kernel_info *k = ((hip_kernel *)kernel)->info;
+  out->num_registers = k->vgpr_count;
+  out->local_bytes = (int)k->private_segment_fixed_size;
+  out->static_shared_bytes = (int)k->group_segment_fixed_size;
+  out->max_threads_per_block = k->max_flat_workgroup_size;
+  return runtime_ok();
 }
 
-/* AMD GPUs need no opt-in for LDS: anything up to the 64 KiB limit works as is. */
-static gemmc_status hip_kernel_set_max_dynamic_shared(gemmc_runtime *rt,
-                                                      gemmc_runtime_kernel *kernel, int bytes) {
-  (void)kernel;
-  if (bytes > rt->info.max_shared_mem_per_block_optin)
+/* AMD GPUs need no opt-in for LDS: static plus dynamic LDS only has to fit the device. */
+static gemmc_status hip_kernel_set_max_dynamic_shared(gemmc_runtime *rt, gemmc_runtime_kernel *kernel, int bytes) {
+  int64_t fixed = ((hip_kernel *)kernel)->info->group_segment_fixed_size;
+  if (fixed + bytes > rt->info.max_shared_mem_per_block_optin)
     return runtime_error(GEMMC_ERROR_INVALID_ARGUMENT, 0,
-                         "%d bytes of dynamic shared memory exceed the device's %d", bytes,
+                         "%d bytes of dynamic LDS and %lld static exceed the device's %d", bytes, (long long)fixed,
                          rt->info.max_shared_mem_per_block_optin);
   return runtime_ok();
 }
 
-static gemmc_status hip_launch(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,
-                               const gemmc_launch_config *c, void **args) {
+/* args[i] points at the i-th explicit argument, as for CUDA; they are packed into one kernarg
+ * buffer at the offsets of the code object's note, and HIP appends the hidden arguments. */
+static gemmc_status hip_launch(gemmc_runtime *rt, gemmc_runtime_kernel *kernel, const gemmc_launch_config *c,
+                               void **args) {
   hip_runtime *h = as_hip(rt);
-  HIP_CALL(h,
-           h->api.module_launch_kernel((hipFunction_t)kernel, c->grid[0], c->grid[1], c->grid[2],
-                                       c->block[0], c->block[1], c->block[2],
-                                       c->dynamic_shared_bytes, (hipStream_t)c->stream, args, NULL),
-           "hipModuleLaunchKernel");
+  const hip_kernel *k = (const hip_kernel *)kernel;
+  size_t bytes = gemmc_amdgpu_explicit_kernarg_bytes(k->info);
+  _Alignas(16) unsigned char stack_buffer[KERNARG_STACK_BYTES];
+  unsigned char *buffer = bytes <= sizeof stack_buffer ? stack_buffer : malloc(bytes);
+  if (!buffer)
+    return runtime_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, 0, "out of memory (%zu bytes of kernel arguments)", bytes);
+  char err[512];
+  size_t used = 0;
+  if (!gemmc_amdgpu_pack_kernargs(k->info, args, k->info->num_explicit_kernargs, buffer, bytes, &used, err,
+                                  sizeof err)) {
+    if (buffer != stack_buffer)
+      free(buffer);
+    return runtime_error(GEMMC_ERROR_INVALID_ARGUMENT, 0, "%s", err);
+  }
+  void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, buffer, HIP_LAUNCH_PARAM_BUFFER_SIZE, &used,
+                   HIP_LAUNCH_PARAM_END};
+  hipError_t error = h->api.module_launch_kernel(k->function, c->grid[0], c->grid[1], c->grid[2], c->block[0],
+                                                 c->block[1], c->block[2], c->dynamic_shared_bytes,
+                                                 (hipStream_t)c->stream, NULL, extra);
+  if (buffer != stack_buffer)
+    free(buffer);
+  if (error != hipSuccess) {
+    char what[240];
+    snprintf(what, sizeof what, "hipModuleLaunchKernel(%s: grid %u,%u,%u block %u,%u,%u, %u LDS bytes)", k->info->name,
+             c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2], c->dynamic_shared_bytes);
+    return hip_failure(h, error, what);
+  }
   return runtime_ok();
 }
 
@@ -258,7 +403,12 @@ static hipDeviceptr_t device_pointer(gemmc_devptr p) { return (hipDeviceptr_t)(u
 static gemmc_status hip_mem_alloc(gemmc_runtime *rt, size_t bytes, gemmc_devptr *out) {
   hip_runtime *h = as_hip(rt);
   void *ptr = NULL;
-  HIP_CALL(h, h->api.mem_alloc(&ptr, bytes), "hipMalloc");
+  hipError_t error = h->api.mem_alloc(&ptr, bytes);
+  if (error != hipSuccess) {
+    char what[80];
+    snprintf(what, sizeof what, "hipMalloc(%zu bytes)", bytes);
+    return hip_failure(h, error, what);
+  }
   *out = (gemmc_devptr)(uintptr_t)ptr;
   return runtime_ok();
 }
@@ -269,12 +419,10 @@ static gemmc_status hip_mem_free(gemmc_runtime *rt, gemmc_devptr ptr) {
   return runtime_ok();
 }
 
-static gemmc_status hip_copy_htod(gemmc_runtime *rt, gemmc_devptr dst, const void *src,
-                                  size_t bytes) {
+static gemmc_status hip_copy_htod(gemmc_runtime *rt, gemmc_devptr dst, const void *src, size_t bytes) {
   hip_runtime *h = as_hip(rt);
   /* hipMemcpyHtoD takes a non-const source but only reads it. */
-  HIP_CALL(h, h->api.memcpy_htod(device_pointer(dst), (void *)(uintptr_t)src, bytes),
-           "hipMemcpyHtoD");
+  HIP_CALL(h, h->api.memcpy_htod(device_pointer(dst), (void *)(uintptr_t)src, bytes), "hipMemcpyHtoD");
   return runtime_ok();
 }
 
@@ -284,22 +432,19 @@ static gemmc_status hip_copy_dtoh(gemmc_runtime *rt, void *dst, gemmc_devptr src
   return runtime_ok();
 }
 
-static gemmc_status hip_copy_dtod(gemmc_runtime *rt, gemmc_devptr dst, gemmc_devptr src,
-                                  size_t bytes) {
+static gemmc_status hip_copy_dtod(gemmc_runtime *rt, gemmc_devptr dst, gemmc_devptr src, size_t bytes) {
   hip_runtime *h = as_hip(rt);
   HIP_CALL(h, h->api.memcpy_dtod(device_pointer(dst), device_pointer(src), bytes), "hipMemcpyDtoD");
   return runtime_ok();
 }
 
-static gemmc_status hip_memset_d8(gemmc_runtime *rt, gemmc_devptr dst, uint8_t value,
-                                  size_t count) {
+static gemmc_status hip_memset_d8(gemmc_runtime *rt, gemmc_devptr dst, uint8_t value, size_t count) {
   hip_runtime *h = as_hip(rt);
   HIP_CALL(h, h->api.memset_d8(device_pointer(dst), value, count), "hipMemsetD8");
   return runtime_ok();
 }
 
-static gemmc_status hip_memset_d32(gemmc_runtime *rt, gemmc_devptr dst, uint32_t value,
-                                   size_t count) {
+static gemmc_status hip_memset_d32(gemmc_runtime *rt, gemmc_devptr dst, uint32_t value, size_t count) {
   hip_runtime *h = as_hip(rt);
   HIP_CALL(h, h->api.memset_d32(device_pointer(dst), (int)value, count), "hipMemsetD32");
   return runtime_ok();
@@ -339,8 +484,7 @@ static gemmc_status hip_event_destroy(gemmc_runtime *rt, gemmc_runtime_event *ev
   return runtime_ok();
 }
 
-static gemmc_status hip_event_record(gemmc_runtime *rt, gemmc_runtime_event *event,
-                                     gemmc_runtime_stream *stream) {
+static gemmc_status hip_event_record(gemmc_runtime *rt, gemmc_runtime_event *event, gemmc_runtime_stream *stream) {
   hip_runtime *h = as_hip(rt);
   HIP_CALL(h, h->api.event_record((hipEvent_t)event, (hipStream_t)stream), "hipEventRecord");
   return runtime_ok();
@@ -352,11 +496,10 @@ static gemmc_status hip_event_synchronize(gemmc_runtime *rt, gemmc_runtime_event
   return runtime_ok();
 }
 
-static gemmc_status hip_event_elapsed_ms(gemmc_runtime *rt, gemmc_runtime_event *start,
-                                         gemmc_runtime_event *end, float *ms) {
+static gemmc_status hip_event_elapsed_ms(gemmc_runtime *rt, gemmc_runtime_event *start, gemmc_runtime_event *end,
+                                         float *ms) {
   hip_runtime *h = as_hip(rt);
-  HIP_CALL(h, h->api.event_elapsed_time(ms, (hipEvent_t)start, (hipEvent_t)end),
-           "hipEventElapsedTime");
+  HIP_CALL(h, h->api.event_elapsed_time(ms, (hipEvent_t)start, (hipEvent_t)end), "hipEventElapsedTime");
   return runtime_ok();
 }
 

@@ -73,6 +73,20 @@ gemmc_status gemmc_runtime_module_load(gemmc_runtime *rt, const void *image, siz
   return rt->ops->module_load(rt, image, size, out);
 }
 
+gemmc_status gemmc_runtime_compile_ptx(gemmc_runtime *rt, const char *ptx, size_t len, void **cubin_out,
+                                       size_t *len_out) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_compile_ptx");
+  if (!cubin_out || !len_out)
+    return INVALID("gemmc_runtime_compile_ptx: no output pointer");
+  *cubin_out = NULL;
+  *len_out = 0;
+  if (!ptx || !len)
+    return INVALID("gemmc_runtime_compile_ptx: empty PTX");
+  if (!rt->ops->compile_ptx)
+    return runtime_error(GEMMC_ERROR_UNSUPPORTED, 0, "gemmc_runtime_compile_ptx: not available for this backend");
+  return rt->ops->compile_ptx(rt, ptx, len, cubin_out, len_out);
+}
+
 gemmc_status gemmc_runtime_module_unload(gemmc_runtime *rt, gemmc_runtime_module *module) {
   REQUIRE_RUNTIME(rt, "gemmc_runtime_module_unload");
   if (!module)

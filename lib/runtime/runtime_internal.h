@@ -11,6 +11,7 @@ typedef struct gemmc_runtime_ops {
   gemmc_status (*synchronize)(gemmc_runtime *rt);
   gemmc_status (*module_load)(gemmc_runtime *rt, const void *image, size_t size,
                               gemmc_runtime_module **out);
+  gemmc_status (*compile_ptx)(gemmc_runtime *rt, const char *ptx, size_t len, void **cubin_out, size_t *len_out);
   gemmc_status (*module_unload)(gemmc_runtime *rt, gemmc_runtime_module *module);
   gemmc_status (*module_get_kernel)(gemmc_runtime *rt, gemmc_runtime_module *module,
                                     const char *name, gemmc_runtime_kernel **out);

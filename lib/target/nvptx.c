@@ -1,19 +1,13 @@
 /* NVPTX back end: kernel marking, PTX emission through LLVM 19, and assembling with ptxas. */
 #include "target.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
-
-extern char **environ; /* for posix_spawn: ptxas inherits our environment */
 
 void target_nvptx_initialize(void) {
   LLVMInitializeNVPTXTargetInfo();
@@ -37,6 +31,10 @@ static void add_nvvm_annotation(LLVMModuleRef m, LLVMValueRef fn, const char *ke
 /* LLVM 19 takes a function for a kernel (.entry) when nvvm.annotations says "kernel" = 1, and
  * otherwise when its calling convention is ptx_kernel; setting both also keeps LLVM 20+, which
  * moves to the calling convention, happy. */
+void gemmc_target_annotate_kernel(LLVMModuleRef m, LLVMValueRef fn, const char *key, int value) {
+  add_nvvm_annotation(m, fn, key, value);
+}
+
 void gemmc_target_mark_kernel(LLVMModuleRef m, LLVMValueRef fn, int max_threads) {
   LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
   add_nvvm_annotation(m, fn, "kernel", 1);
@@ -102,132 +100,7 @@ bool gemmc_target_codegen_ptx(const gemmc_target *t, LLVMModuleRef m, int opt_le
 }
 
 bool gemmc_target_find_ptxas(char *path_out, size_t path_len) {
-  const char *path = getenv("PATH");
-  if (!path || !*path)
-    path = "/usr/local/bin:/usr/bin:/bin";
-  char candidate[4096];
-  while (*path) {
-    const char *end = strchr(path, ':');
-    size_t dir_len = end ? (size_t)(end - path) : strlen(path);
-    /* An empty PATH entry means the current directory. */
-    int n = dir_len ? snprintf(candidate, sizeof candidate, "%.*s/ptxas", (int)dir_len, path)
-                    : snprintf(candidate, sizeof candidate, "./ptxas");
-    if (n > 0 && (size_t)n < sizeof candidate && access(candidate, X_OK) == 0) {
-      if (path_out && path_len)
-        snprintf(path_out, path_len, "%s", candidate);
-      return true;
-    }
-    path += dir_len;
-    if (*path == ':')
-      path++;
-  }
-  return false;
-}
-
-/* Writes data to a fresh temporary file named <tmpdir>/gemmc-XXXXXX<suffix>; path_out gets its name. */
-static bool write_temp_file(const char *data, size_t len, const char *suffix, char *path_out,
-                            size_t path_len, char *err, size_t errlen) {
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir)
-    dir = "/tmp";
-  int n = snprintf(path_out, path_len, "%s/gemmc-XXXXXX%s", dir, suffix);
-  if (n < 0 || (size_t)n >= path_len)
-    return target_fail(err, errlen, "temporary directory path too long: %s", dir);
-  int fd = mkstemps(path_out, (int)strlen(suffix));
-  if (fd < 0)
-    return target_fail(err, errlen, "cannot create a temporary file in %s: %s", dir, strerror(errno));
-  size_t done = 0;
-  while (done < len) {
-    ssize_t w = write(fd, data + done, len - done);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0) {
-      int saved = errno;
-      close(fd);
-      unlink(path_out);
-      return target_fail(err, errlen, "cannot write %s: %s", path_out, strerror(saved));
-    }
-    done += (size_t)w;
-  }
-  if (close(fd) != 0) {
-    unlink(path_out);
-    return target_fail(err, errlen, "cannot write %s: %s", path_out, strerror(errno));
-  }
-  return true;
-}
-
-/* Output kept from ptxas: enough for the -v report of many kernels or a screenful of errors. */
-#define PTXAS_OUTPUT_MAX (1u << 20)
-
-/* Runs argv[0] with stdout and stderr captured into *output (malloc'ed, NUL-terminated).
- * *exit_status receives the exit status, or -1 when the child died from a signal. */
-static bool spawn_and_capture(char *const argv[], char **output, int *exit_status, char *err,
-                              size_t errlen) {
-  int fds[2];
-  if (pipe(fds) != 0)
-    return target_fail(err, errlen, "pipe: %s", strerror(errno));
-  /* Close-on-exec so that only the dup2'ed copies reach the child (pipe2 is GNU-only). */
-  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &actions, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return target_fail(err, errlen, "cannot run %s: %s", argv[0], strerror(rc));
-  }
-
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  bool out_of_memory = buf == NULL;
-  for (;;) {
-    char chunk[4096];
-    ssize_t r = read(fds[0], chunk, sizeof chunk);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      break;
-    /* Keep reading past the cap (dropping the rest) so the child never blocks on a full pipe. */
-    if (out_of_memory || len + (size_t)r + 1 > PTXAS_OUTPUT_MAX)
-      continue;
-    if (len + (size_t)r + 1 > cap) {
-      size_t new_cap = cap;
-      while (len + (size_t)r + 1 > new_cap)
-        new_cap *= 2;
-      char *grown = realloc(buf, new_cap);
-      if (!grown) {
-        out_of_memory = true;
-        continue;
-      }
-      buf = grown;
-      cap = new_cap;
-    }
-    memcpy(buf + len, chunk, (size_t)r);
-    len += (size_t)r;
-  }
-  close(fds[0]);
-
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      free(buf);
-      return target_fail(err, errlen, "waitpid: %s", strerror(errno));
-    }
-  }
-  if (out_of_memory) {
-    free(buf);
-    return target_fail(err, errlen, "out of memory reading the output of %s", argv[0]);
-  }
-  buf[len] = '\0';
-  *output = buf;
-  *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return true;
+  return target_find_tool("ptxas", NULL, path_out, path_len);
 }
 
 bool gemmc_target_run_ptxas(const char *ptx, const gemmc_target *t, const char *cubin_path,
@@ -243,11 +116,11 @@ bool gemmc_target_run_ptxas(const char *ptx, const gemmc_target *t, const char *
                        "itself does not need it)");
 
   char ptx_path[4096], temp_cubin[4096] = "";
-  if (!write_temp_file(ptx, strlen(ptx), ".ptx", ptx_path, sizeof ptx_path, err, errlen))
+  if (!target_write_temp_file(ptx, strlen(ptx), ".ptx", ptx_path, sizeof ptx_path, err, errlen))
     return false;
   if (!cubin_path) {
     /* ptxas always writes an output file; give it one we delete afterwards. */
-    if (!write_temp_file("", 0, ".cubin", temp_cubin, sizeof temp_cubin, err, errlen)) {
+    if (!target_write_temp_file("", 0, ".cubin", temp_cubin, sizeof temp_cubin, err, errlen)) {
       unlink(ptx_path);
       return false;
     }
@@ -259,7 +132,7 @@ bool gemmc_target_run_ptxas(const char *ptx, const gemmc_target *t, const char *
   char *argv[] = {ptxas, arch_flag, verbose_flag, output_flag, (char *)cubin_path, ptx_path, NULL};
   char *output = NULL;
   int exit_status = 0;
-  bool ok = spawn_and_capture(argv, &output, &exit_status, err, errlen);
+  bool ok = target_spawn_and_capture(argv, &output, &exit_status, err, errlen);
   unlink(ptx_path);
   if (temp_cubin[0])
     unlink(temp_cubin);

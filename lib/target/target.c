@@ -2,6 +2,7 @@
 #include "target.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,10 @@
  * cuFuncSetAttribute. Opt-in maxima are 163 KiB (A100), 99 KiB (sm_86/89), 227 KiB (H100). */
 #define KIB 1024
 static const gemmc_target targets[] = {
+    /* Turing: no cp.async and no mma.sync shape gemmc emits (m16n8k16 needs sm_80), so kernels
+     * take the FMA path, as in Triton, which gives up on MMA before sm_80 too. */
+    {"sm_75", GEMMC_ARCH_NVPTX, NVPTX_TRIPLE, "sm_75", "+ptx85", 75, DEFAULT_PTX_VERSION, 63, 32,
+     1024, 48 * KIB, 64 * KIB, 255, 0, GEMMC_CAP_LDMATRIX},
     {"sm_80", GEMMC_ARCH_NVPTX, NVPTX_TRIPLE, "sm_80", "+ptx85", 80, DEFAULT_PTX_VERSION, 70, 32,
      1024, 48 * KIB, 163 * KIB, 255, GEMMC_MMA_SYNC, GEMMC_CAP_CP_ASYNC | GEMMC_CAP_LDMATRIX},
     {"sm_86", GEMMC_ARCH_NVPTX, NVPTX_TRIPLE, "sm_86", "+ptx85", 86, DEFAULT_PTX_VERSION, 71, 32,
@@ -42,9 +47,13 @@ static const gemmc_target targets[] = {
      1024, 48 * KIB, 227 * KIB, 255, GEMMC_MMA_SYNC | GEMMC_MMA_SYNC_FP8 | GEMMC_MMA_WGMMA,
      GEMMC_CAP_CP_ASYNC | GEMMC_CAP_LDMATRIX | GEMMC_CAP_STMATRIX | GEMMC_CAP_TMA |
          GEMMC_CAP_CLUSTERS | GEMMC_CAP_SETMAXNREG},
+    /* MI200 (CDNA2): wave64, 64 KiB LDS per workgroup, 512 VGPRs (incl. AGPRs) per lane; MFMA
+     * f16/bf16/i8/f32/f64, no fp8. */
+    {"gfx90a", GEMMC_ARCH_AMDGPU, AMDGPU_TRIPLE, "gfx90a", "", 0, 0, 0, 64, 1024, 64 * KIB,
+     64 * KIB, 512, GEMMC_MMA_MFMA | GEMMC_MMA_MFMA_CDNA2, 0},
     /* MI300 (CDNA3): wave64, 64 KiB LDS per workgroup, 512 VGPRs (incl. AGPRs) per lane. */
     {"gfx942", GEMMC_ARCH_AMDGPU, AMDGPU_TRIPLE, "gfx942", "", 0, 0, 0, 64, 1024, 64 * KIB,
-     64 * KIB, 512, GEMMC_MMA_MFMA | GEMMC_MMA_MFMA_FP8, 0},
+     64 * KIB, 512, GEMMC_MMA_MFMA | GEMMC_MMA_MFMA_CDNA3 | GEMMC_MMA_MFMA_FP8, 0},
 };
 #define TARGET_COUNT ((int)(sizeof targets / sizeof targets[0]))
 
@@ -306,10 +315,13 @@ bool target_create_machine(const gemmc_target *t, int opt_level, LLVMTargetMachi
     return target_fail(err, errlen, "optimization level %d is not 0..3", opt_level);
   if (!gemmc_target_validate(t, err, errlen))
     return false;
+  /* LLVM's target registry is a global list that LLVMInitialize* appends to without a lock:
+   * once per process, so that threads may compile at once (one gemmc_context each). */
+  static pthread_once_t nvptx_once = PTHREAD_ONCE_INIT, amdgpu_once = PTHREAD_ONCE_INIT;
   if (t->arch == GEMMC_ARCH_NVPTX)
-    target_nvptx_initialize();
+    pthread_once(&nvptx_once, target_nvptx_initialize);
   else
-    target_amdgpu_initialize();
+    pthread_once(&amdgpu_once, target_amdgpu_initialize);
   LLVMTargetRef llvm_target = NULL;
   char *message = NULL;
   if (LLVMGetTargetFromTriple(t->triple, &llvm_target, &message)) {

@@ -33,4 +33,27 @@ bool target_codegen_optimized(const gemmc_target *t, LLVMModuleRef m, int opt_le
 
 void target_amdgpu_mark_kernel(LLVMModuleRef m, LLVMValueRef fn, int max_threads);
 
+/* Adds the module flag amdhsa_code_object_version = 500 unless present; fails when the module
+ * already asks for another version. */
+bool target_amdgpu_set_code_object_version(LLVMModuleRef m, char *err, size_t errlen);
+
+/* ---- host tools (host_tool.c): ptxas, ld.lld */
+
+/* Finds an executable `name` on PATH, else the first executable of the NULL-terminated list of
+ * full paths `fallbacks` (may be NULL); copies its path to path_out. */
+bool target_find_tool(const char *name, const char *const *fallbacks, char *path_out, size_t path_len);
+
+/* Writes len bytes to a fresh <TMPDIR>/gemmc-XXXXXX<suffix>; path_out gets its name. */
+bool target_write_temp_file(const void *data, size_t len, const char *suffix, char *path_out,
+                            size_t path_len, char *err, size_t errlen);
+
+/* Reads a whole regular file of at most max_bytes into *data_out (malloc'ed; free it). */
+bool target_read_file(const char *path, size_t max_bytes, void **data_out, size_t *len_out,
+                      char *err, size_t errlen);
+
+/* Runs argv[0] (a path; no shell) with stdin from /dev/null and stdout + stderr captured into
+ * *output (malloc'ed, NUL-terminated). *exit_status is the exit status, -1 after a signal. */
+bool target_spawn_and_capture(char *const argv[], char **output, int *exit_status, char *err,
+                              size_t errlen);
+
 #endif /* GEMMC_LIB_TARGET_H */

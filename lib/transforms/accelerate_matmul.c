@@ -7,82 +7,24 @@
 #include "context_internal.h"
 #include "gemmc/layout.h"
 #include "gemmc/passes.h"
-
-/* ------------------------------------------------------------------ options */
-
-/* The text of `key=value` in "a=1,b=2" (or space separated, possibly in braces); NULL if absent. */
-static const char *option_value(const char *options, const char *key, size_t *len) {
-  size_t klen = strlen(key);
-  const char *found = NULL;
-  for (const char *p = options; p && *p;) {
-    while (*p == ',' || *p == ' ' || *p == '{' || *p == '}') p++;
-    const char *e = p;
-    while (*e && *e != ',' && *e != ' ' && *e != '}') e++;
-    if ((size_t)(e - p) > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-      found = p + klen + 1;
-      *len = (size_t)(e - found);
-    }
-    p = e;
-  }
-  return found;
-}
-
-/* Compute capability from "sm_80", "sm_90a", "cuda:90" or "90"; -1 when not an NVIDIA target. */
-static int parse_compute_capability(const char *text, size_t len) {
-  char buf[32];
-  if (len == 0 || len >= sizeof buf) return -1;
-  memcpy(buf, text, len);
-  buf[len] = 0;
-  const char *digits = buf;
-  if (strncmp(buf, "sm_", 3) == 0) digits = buf + 3;
-  else if (strncmp(buf, "cuda:", 5) == 0) digits = buf + 5;
-  char *end = NULL;
-  long cc = strtol(digits, &end, 10);
-  if (end == digits || (*end && strcmp(end, "a") != 0) || cc < 10 || cc > 999) return -1;
-  return (int)cc;
-}
+#include "target/mma.h"
+#include "accelerate_matmul.h"
 
 /* ------------------------------------------------------------------ which dots */
 
-/* The instruction K of mma.sync for this dot's types, or 0 when it stays on the FMA path: f16
- * with f32 or f16 accumulators, bf16 with f32, f32 with inputPrecision = tf32, i8 with i32
- * (Triton's supportMMA for version 2, restricted to what mma.sync has). */
+/* The instruction K of mma.sync for this dot's types (the target's MMA table), or 0 when it
+ * stays on the FMA path. */
 static int mma_v2_k(const ir_op *dot) {
-  const ir_type *a = ir_type_element(dot->operands[0].value->type);
-  const ir_type *b = ir_type_element(dot->operands[1].value->type);
-  const ir_type *c = ir_type_element(dot->results[0].type);
-  if (a != b) return 0;
-  bool c_f32 = c->kind == TY_FLOAT && c->float_kind == FLT_F32;
-  if (a->kind == TY_FLOAT && a->float_kind == FLT_F16)
-    return c_f32 || (c->kind == TY_FLOAT && c->float_kind == FLT_F16) ? 16 : 0;
-  if (a->kind == TY_FLOAT && a->float_kind == FLT_BF16) return c_f32 ? 16 : 0;
-  if (a->kind == TY_FLOAT && a->float_kind == FLT_F32) {
-    const ir_attr *prec = ir_op_get_attr(dot, "inputPrecision");
-    return c_f32 && prec && prec->str && strcmp(prec->str, "tf32") == 0 ? 8 : 0;
-  }
-  if (ir_type_is_int(a, 8) && ir_type_is_int(c, 32)) return 32;
-  return 0;
+  const target_mma *mi = target_mma_for_dot(GEMMC_MMA_SYNC, dot);
+  return mi ? mi->k : 0;
 }
 
 /* ------------------------------------------------------------------ warps per tile */
 
 
 /* Triton's slice filter: ops of the dot's own block, tt.trans excluded. */
-static bool in_slice(const ir_op *op, const ir_op *dot) { return op && op->parent == dot->parent && op->kind != OP_TRANS; }
-
-/* mlir::getSlice(dot) with that filter: the closure under operand definitions and result users. */
-static void dot_slice(ir_op *dot, ptr_list *slice) {
-  ptr_list_push_unique(slice, dot);
-  for (int i = 0; i < slice->count; i++) {
-    ir_op *op = slice->items[i];
-    for (int k = 0; k < op->num_operands; k++) {
-      ir_value *v = op->operands[k].value;
-      if (v && in_slice(v->def_op, dot)) ptr_list_push_unique(slice, v->def_op);
-    }
-    for (int r = 0; r < op->num_results; r++)
-      for (ir_operand *u = op->results[r].first_use; u; u = u->next_use)
-        if (in_slice(u->owner, dot)) ptr_list_push_unique(slice, u->owner);
-  }
+static bool in_slice(const ir_op *op, const void *dot) {
+  return op->parent == ((const ir_op *)dot)->parent && op->kind != OP_TRANS;
 }
 
 /* Triton's warpsPerTileV2 for the [M, N] tile: a dot chained to one that already has an MMA
@@ -92,7 +34,7 @@ static void dot_slice(ir_op *dot, ptr_list *slice) {
 static void warps_per_tile_v2(gemmc_context *ctx, ir_op *dot, int64_t m, int64_t n, int num_warps, int *wm, int *wn) {
   ptr_list slice = {ctx, NULL, 0, 0};
   /* Batched dots skip the chained-dot rule, as in Triton. */
-  if (dot->results[0].type->rank == 2) dot_slice(dot, &slice);
+  if (dot->results[0].type->rank == 2) op_slice(dot, in_slice, dot, &slice);
   bool chained = false;
   for (int i = 0; i < slice.count; i++) {
     ir_op *other = slice.items[i];
@@ -129,13 +71,6 @@ static void warps_per_tile_v2(gemmc_context *ctx, ir_op *dot, int64_t m, int64_t
 }
 
 /* ------------------------------------------------------------------ the rewrite */
-
-static ir_value *convert_before(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to) {
-  ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, anchor->loc);
-  cvt->src_loc = anchor->src_loc;
-  ir_op_insert_before(anchor, cvt);
-  return &cvt->results[0];
-}
 
 /* The value to convert from: the first source of the convert_layout chain feeding the dot (the
  * dot_op(blocked) form would hold the whole K extent per thread, and every hop would be a round
@@ -187,7 +122,7 @@ static bool carry_accumulator_in_mma(gemmc_context *ctx, ir_op *new_dot, ir_op *
   if (!cvt || cvt->kind != OP_CONVERT_LAYOUT || !ir_value_has_one_use(acc_cvt)) return false;
   ir_value *arg = cvt->operands[0].value;
   ir_block *body = arg->owner_block;
-  ir_op *loop = body && body->parent ? body->parent->parent : NULL;
+  ir_op *loop = block_arg_owner(arg);
   if (!loop || loop->kind != OP_SCF_FOR || body != new_dot->parent || arg->index < 1) return false;
   if (!ir_value_has_one_use(arg) || !ir_value_has_one_use(&back->results[0])) return false;
   ir_operand *use = back->results[0].first_use;
@@ -203,16 +138,14 @@ static bool carry_accumulator_in_mma(gemmc_context *ctx, ir_op *new_dot, ir_op *
   /* Before: the init in the MMA layout. */
   ir_value *init = loop->operands[3 + idx].value;
   ir_value *new_init = splat_with_encoding(ctx, loop, init, mma_type);
-  if (!new_init) new_init = convert_before(ctx, loop, init, mma_type);
+  if (!new_init) new_init = convert_layout_before(ctx, loop, init, mma_type);
   ir_op *init_def = init->def_op;
   ir_op_set_operand(loop, 3 + idx, new_init);
   if (init_def && init_def->kind == OP_CONSTANT && ir_value_num_uses(&init_def->results[0]) == 0) ir_op_erase(init_def);
   /* After: the loop result back in the old layout for its users. */
   ir_value *res = &loop->results[idx];
   res->type = mma_type;
-  ir_op *after = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &res, 1, &old_type, 0, loop->loc);
-  after->src_loc = loop->src_loc;
-  ir_op_insert_after(loop, after);
+  ir_op *after = convert_layout_after(ctx, loop, res, old_type)->def_op;
   after->results[0].name = res->name;
   res->name = NULL;
   ir_value_replace_all_uses(res, &after->results[0]);
@@ -220,7 +153,7 @@ static bool carry_accumulator_in_mma(gemmc_context *ctx, ir_op *new_dot, ir_op *
   return true;
 }
 
-static void rewrite_dot(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, int k_width) {
+ir_op *accelerate_rewrite_dot(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, int k_width) {
   const ir_type *c_type = dot->results[0].type;
   const ir_type *mma_type = ir_type_with_encoding(ctx, c_type, mma);
   ir_value *operands[3];
@@ -229,25 +162,179 @@ static void rewrite_dot(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, int 
     ir_value *v = dot->operands[i].value;
     old_defs[i] = v->def_op;
     const ir_attr *enc = layout_dot_op_get(ctx, i, mma, k_width);
-    operands[i] = convert_before(ctx, dot, conversion_source(v), ir_type_with_encoding(ctx, v->type, enc));
+    operands[i] = convert_layout_before(ctx, dot, conversion_source(v), ir_type_with_encoding(ctx, v->type, enc));
   }
-  operands[2] = convert_before(ctx, dot, dot->operands[2].value, mma_type);
-  ir_op *new_dot = ir_op_create(ctx, OP_DOT, 3, operands, 1, &mma_type, 0, dot->loc);
-  new_dot->src_loc = dot->src_loc;
-  for (int i = 0; i < dot->num_attrs; i++) {
-    ir_op_set_attr(ctx, new_dot, dot->attrs[i].name, dot->attrs[i].value);
-    if (ir_op_attr_is_property(dot, dot->attrs[i].name)) ir_op_mark_property(ctx, new_dot, dot->attrs[i].name);
-  }
+  operands[2] = convert_layout_before(ctx, dot, dot->operands[2].value, mma_type);
+  ir_op *new_dot = op_clone_with_attrs(ctx, dot, 3, operands, &mma_type);
   ir_op_insert_before(dot, new_dot);
   ir_value *r = &new_dot->results[0];
-  ir_op *back = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &r, 1, &c_type, 0, dot->loc);
-  back->src_loc = dot->src_loc;
-  ir_op_insert_after(new_dot, back);
+  ir_op *back = convert_layout_after(ctx, new_dot, r, c_type)->def_op;
   back->results[0].name = dot->results[0].name;
   ir_value_replace_all_uses(&dot->results[0], &back->results[0]);
   ir_op_erase(dot);
   for (int i = 0; i < 2; i++) erase_if_unused(old_defs[i]);
   carry_accumulator_in_mma(ctx, new_dot, back);
+  return new_dot;
+}
+
+/* ------------------------------------------------------------------ warpgroup MMA (nvidia_mma v3) */
+
+/* Triton's mmaVersionToInstrShape for version 3: the largest instruction N that divides the
+ * tile's N and leaves every warp (grouped along M first) some columns; 0 when none fits. */
+static int wgmma_instr_n(const target_mma *mi, int64_t m, int64_t n, int num_warps) {
+  int64_t m_warps = m / 16 > 1 ? m / 16 : 1;
+  int64_t n_warps = num_warps / m_warps > 1 ? num_warps / m_warps : 1;
+  int64_t max_n = n / n_warps > 8 ? n / n_warps : 8;
+  for (const int *v = target_wgmma_valid_n(mi); *v; v++)
+    if (n % *v == 0 && *v <= max_n) return *v;
+  return 0;
+}
+
+static bool forward_slice_has_dot(gemmc_context *ctx, ir_op *dot) {
+  ptr_list seen = {ctx, NULL, 0, 0};
+  ptr_list_push(&seen, dot);
+  bool found = false;
+  for (int i = 0; i < seen.count && !found; i++) {
+    ir_op *op = seen.items[i];
+    for (int r = 0; r < op->num_results; r++)
+      for (ir_operand *u = op->results[r].first_use; u; u = u->next_use) {
+        if (u->owner->kind == OP_DOT || u->owner->kind == OP_WARP_GROUP_DOT) found = true;
+        ptr_list_push_unique(&seen, u->owner);
+      }
+  }
+  ptr_list_free(&seen);
+  return found;
+}
+
+/* Triton's warpsPerTileV3: warpgroups of 4 warps along M; more warps go along M while the tile
+ * has 16 rows for each, then along N; a dot feeding another dot puts all warps on M. */
+static void warps_per_tile_v3(gemmc_context *ctx, ir_op *dot, int64_t m, int num_warps, int *wm, int *wn) {
+  if (forward_slice_has_dot(ctx, dot)) {
+    *wm = num_warps;
+    *wn = 1;
+    return;
+  }
+  int w0 = 4, w1 = 1;
+  while (w0 * w1 < num_warps) {
+    if (m > 16 * w0) w0 *= 2;
+    else w1 *= 2;
+  }
+  *wm = w0;
+  *wn = w1;
+}
+
+/* Triton's getSharedMemoryMMAOperand: the operand (or the source of the conversions feeding it)
+ * stored in shared memory with the nvmma_shared layout, in the source's order where the
+ * instruction takes both majors, else K-major (A: order [1, 0], B: [0, 1]). */
+static ir_value *shared_operand(gemmc_context *ctx, ir_op *dot, ir_value *v, int op_idx, bool allow_transpose) {
+  ir_value *arg = conversion_source(v);
+  const ir_type *t = arg->type;
+  int order[IR_MAX_RANK];
+  layout_order(t->encoding, t->rank, order);
+  if (!allow_transpose) {
+    order[0] = op_idx == 1 ? 0 : 1;
+    order[1] = op_idx == 1 ? 1 : 0;
+  }
+  const ir_attr *shared =
+      layout_nvmma_shared_get(ctx, t->rank, t->shape, order, (int)ir_type_bits(ir_type_element(t)), false);
+  const ir_attr *smem = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
+  const ir_type *mt = ir_memdesc_type(ctx, t->rank, t->shape, t->elem, shared, smem, false, 0, NULL);
+  ir_op *alloc = ir_op_create(ctx, OP_LOCAL_ALLOC, 1, &arg, 1, &mt, 0, dot->loc);
+  alloc->src_loc = dot->src_loc;
+  ir_op_insert_before(dot, alloc);
+  return &alloc->results[0];
+}
+
+/* A stays in registers when it is computed there (an elementwise result, such as an upcast of
+ * loaded fp8, or another dot's result) rather than loaded: the instruction reads its fragment
+ * from registers and nothing goes through shared memory. Loaded A goes to shared memory, where
+ * the pipeline can fill it asynchronously. */
+static bool a_from_registers(ir_value *a, const target_mma *mi) {
+  const ir_op *def = conversion_source(a)->def_op;
+  if (!def || mi->operand_bits > 16) return false;
+  unsigned traits = ir_op_info_of(def->kind)->traits;
+  return (traits & TRAIT_ELEMENTWISE) || def->kind == OP_DOT || def->kind == OP_WARP_GROUP_DOT ||
+         def->kind == OP_WARP_GROUP_DOT_WAIT;
+}
+
+/* tt.dot -> ttng.warp_group_dot reading B (and A, unless it is better in registers) from shared
+ * memory, accumulator in the v3 layout. */
+static void rewrite_dot_v3(gemmc_context *ctx, ir_op *dot, const ir_attr *mma, const target_mma *mi) {
+  const ir_type *c_type = dot->results[0].type;
+  const ir_type *mma_type = ir_type_with_encoding(ctx, c_type, mma);
+  ir_value *operands[3];
+  ir_op *old_defs[2];
+  for (int i = 0; i < 2; i++) {
+    ir_value *v = dot->operands[i].value;
+    old_defs[i] = v->def_op;
+    if (i == 0 && a_from_registers(v, mi)) {
+      const ir_attr *enc = layout_dot_op_get(ctx, 0, mma, 32 / mi->operand_bits);
+      operands[i] = convert_layout_before(ctx, dot, conversion_source(v), ir_type_with_encoding(ctx, v->type, enc));
+      continue;
+    }
+    operands[i] = shared_operand(ctx, dot, v, i, mi->allows_transpose);
+  }
+  operands[2] = convert_layout_before(ctx, dot, dot->operands[2].value, mma_type);
+  ir_op *new_dot = ir_op_create(ctx, OP_WARP_GROUP_DOT, 3, operands, 1, &mma_type, 0, dot->loc);
+  new_dot->src_loc = dot->src_loc;
+  /* Triton's enum: tf32 = 0, tf32x3 = 1, ieee = 2, bf16x3 = 3, bf16x6 = 4. */
+  static const char *const precisions[] = {"tf32", "tf32x3", "ieee", "bf16x3", "bf16x6"};
+  const char *prec = target_dot_input_precision(dot);
+  int prec_index = 0;
+  for (int i = 0; prec && i < 5; i++)
+    if (strcmp(prec, precisions[i]) == 0) prec_index = i;
+  ir_op_set_attr(ctx, new_dot, "inputPrecision", ir_i32_attr(ctx, prec_index));
+  ir_op_insert_before(dot, new_dot);
+  ir_value *r = &new_dot->results[0];
+  ir_op *back = convert_layout_after(ctx, new_dot, r, c_type)->def_op;
+  back->results[0].name = dot->results[0].name;
+  ir_value_replace_all_uses(&dot->results[0], &back->results[0]);
+  ir_op_erase(dot);
+  for (int i = 0; i < 2; i++) erase_if_unused(old_defs[i]);
+  carry_accumulator_in_mma(ctx, new_dot, back);
+}
+
+/* The wgmma instruction and layout for a dot, or NULL when it stays on mma.sync: Triton's
+ * supportMMA(3): 2-D, a multiple of 4 warps, M a multiple of 64, N of 8, K of the instruction's
+ * K, and an instruction N that fits. */
+static const ir_attr *wgmma_layout(gemmc_context *ctx, ir_op *dot, int num_warps, const target_mma **mi_out) {
+  const target_mma *mi = target_mma_for_dot(GEMMC_MMA_WGMMA, dot);
+  const ir_type *ct = dot->results[0].type;
+  if (!mi || ct->rank != 2 || num_warps % 4 != 0) return NULL;
+  int64_t m = ct->shape[0], n = ct->shape[1], k = dot->operands[0].value->type->shape[1];
+  if (m % 64 != 0 || n % 8 != 0 || k % mi->k != 0) return NULL;
+  int instr_n = wgmma_instr_n(mi, m, n, num_warps);
+  if (!instr_n) return NULL;
+  int wm, wn;
+  warps_per_tile_v3(ctx, dot, m, num_warps, &wm, &wn);
+  if (m % (16 * wm) != 0 || m < 16 * wm || n % (instr_n * wn) != 0) return NULL;
+  ir_layout_params p;
+  memset(&p, 0, sizeof p);
+  p.rank = 2;
+  p.version_major = 3;
+  p.version_minor = 0;
+  p.warps_per_cta[0] = wm;
+  p.warps_per_cta[1] = wn;
+  p.instr_rank = 3;
+  p.instr_shape[0] = 16;
+  p.instr_shape[1] = instr_n;
+  p.instr_shape[2] = mi->k;
+  *mi_out = mi;
+  return ir_layout_attr(ctx, AT_NVIDIA_MMA, &p);
+}
+
+/* fp8 operands of a dot converted to f16 with tt.fp_to_fp (exact: every fp8 value is an f16). */
+static void promote_fp8_operands(gemmc_context *ctx, ir_op *dot) {
+  for (int i = 0; i < 2; i++) {
+    ir_value *v = dot->operands[i].value;
+    const ir_type *e = ir_type_element(v->type);
+    if (e->kind != TY_FLOAT || (e->float_kind != FLT_F8E4M3FN && e->float_kind != FLT_F8E5M2)) continue;
+    const ir_type *f16 = ir_type_with_element(ctx, v->type, ir_float_type(ctx, FLT_F16));
+    ir_op *cvt = ir_op_create(ctx, OP_FP_TO_FP, 1, &v, 1, &f16, 0, dot->loc);
+    cvt->src_loc = dot->src_loc;
+    ir_op_insert_before(dot, cvt);
+    ir_op_set_operand(dot, i, &cvt->results[0]);
+  }
 }
 
 /* ------------------------------------------------------------------ the pass */
@@ -257,40 +344,41 @@ static bool collect_dots(ir_op *op, void *user) {
   return true;
 }
 
-bool gemmc_pass_accelerate_matmul(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)out;
-  size_t len = 0;
-  const char *target = option_value(options, "target", &len);
-  if (!target) {
-    const ir_attr *t = ir_op_get_attr(module, "ttg.target");
-    if (t && t->kind == AT_STRING) {
-      target = t->str;
-      len = t->str_len;
-    }
-  }
+bool gemmc_pass_accelerate_matmul(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
+  const gemmc_target *target = pc->target;
   if (!target) {
     ir_op_error(ctx, module, "accelerate-matmul: no target (pass target=sm_80 or set the module's ttg.target)");
     return false;
   }
-  int cc = parse_compute_capability(target, len);
-  if (cc < 0) {
-    ir_op_error(ctx, module, "accelerate-matmul: '%.*s' is not an NVIDIA target (sm_80, sm_90a, cuda:90, ...)", (int)len,
-                target);
+  if (target->arch == GEMMC_ARCH_AMDGPU) return accelerate_amd_matmul(pc, module);
+  if (target->arch != GEMMC_ARCH_NVPTX) {
+    ir_op_error(ctx, module, "accelerate-matmul: '%s' is not an NVIDIA target (sm_80, sm_90a, cuda:90, ...)", target->name);
     return false;
   }
-  int num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
+  int num_warps = pc->num_warps;
   if (num_warps < 1 || (num_warps & (num_warps - 1)) != 0) {
     ir_op_error(ctx, module, "accelerate-matmul: ttg.num-warps must be a power of two, got %d", num_warps);
     return false;
   }
-  /* mma.sync needs sm_80 (Triton gives up on sm_7x too); Hopper uses it until wgmma lands. */
-  if (cc < 80) return true;
+  /* Targets without mma.sync (before sm_80: Triton gives up on sm_7x too) keep the FMA path. */
+  if (!(target->mma_kinds & GEMMC_MMA_SYNC)) return true;
   ptr_list dots = {ctx, NULL, 0, 0};
   ir_walk(module, collect_dots, &dots);
   for (int i = 0; i < dots.count; i++) {
     ir_op *dot = dots.items[i];
     const ir_type *ct = dot->results[0].type;
     if (!ct->encoding || ct->encoding->kind != AT_BLOCKED) continue;
+    /* Hopper: warpgroup MMA where the dot fits it (Triton tries v3, then v2). */
+    const target_mma *wgmma = NULL;
+    const ir_attr *mma_v3 = (target->mma_kinds & GEMMC_MMA_WGMMA) ? wgmma_layout(ctx, dot, num_warps, &wgmma) : NULL;
+    if (mma_v3) {
+      rewrite_dot_v3(ctx, dot, mma_v3, wgmma);
+      continue;
+    }
+    /* fp8 without a native instruction here: the operands go up to f16 (Triton's
+     * decomposeMixedModeDotOp), then mma.sync or the FMA path takes the dot. */
+    promote_fp8_operands(ctx, dot);
     int k_instr = mma_v2_k(dot);
     int rank = ct->rank;
     if (!k_instr || (rank != 2 && rank != 3)) continue;
@@ -316,7 +404,7 @@ bool gemmc_pass_accelerate_matmul(gemmc_context *ctx, ir_op *module, const char 
     const ir_attr *mma = ir_layout_attr(ctx, AT_NVIDIA_MMA, &p);
     unsigned bits = ir_type_bits(ir_type_element(dot->operands[0].value->type));
     int k_width = bits >= 32 ? 1 : (int)(32 / bits);
-    rewrite_dot(ctx, dot, mma, k_width);
+    accelerate_rewrite_dot(ctx, dot, mma, k_width);
   }
   ptr_list_free(&dots);
   return true;

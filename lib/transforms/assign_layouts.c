@@ -47,11 +47,10 @@ typedef struct group_info {
 typedef struct assign_state {
   gemmc_context *ctx;
   int num_warps, threads_per_warp;
-  /* value table */
+  /* value table: the tensors in the order first seen, and value -> index into it */
   ir_value **values;
   int count, cap;
-  int *slot_index; /* open addressing: index into values, -1 empty */
-  size_t slot_cap;
+  ptr_map index;
   group_info *groups;
   bool ok;
 } assign_state;
@@ -60,26 +59,8 @@ typedef struct assign_state {
 
 
 static int value_find(const assign_state *s, const ir_value *v) {
-  if (!s->slot_cap) return -1;
-  size_t i = hash_pointer(v) & (s->slot_cap - 1);
-  while (s->slot_index[i] >= 0) {
-    if (s->values[s->slot_index[i]] == v) return s->slot_index[i];
-    i = (i + 1) & (s->slot_cap - 1);
-  }
-  return -1;
-}
-
-static void slots_rehash(assign_state *s, size_t ncap) {
-  int *ns = ctx_raw_alloc(s->ctx, ncap * sizeof *ns);
-  for (size_t i = 0; i < ncap; i++) ns[i] = -1;
-  for (int k = 0; k < s->count; k++) {
-    size_t i = hash_pointer(s->values[k]) & (ncap - 1);
-    while (ns[i] >= 0) i = (i + 1) & (ncap - 1);
-    ns[i] = k;
-  }
-  if (s->slot_index) ctx_raw_free(s->ctx, s->slot_index, s->slot_cap * sizeof *s->slot_index);
-  s->slot_index = ns;
-  s->slot_cap = ncap;
+  const ptr_map_value *k = ptr_map_find(&s->index, v, NULL);
+  return k ? (int)k->num : -1;
 }
 
 static bool is_tensor(const ir_value *v) { return v && v->type && v->type->kind == TY_TENSOR; }
@@ -94,13 +75,10 @@ static int value_index(assign_state *s, ir_value *v) {
     s->values = ctx_raw_realloc(s->ctx, s->values, (size_t)s->cap * sizeof *s->values, (size_t)ncap * sizeof *s->values);
     s->cap = ncap;
   }
+  ptr_map_value *slot = ptr_map_insert(&s->index, v, NULL);
+  if (!slot) return -1;
+  slot->num = s->count;
   s->values[s->count++] = v;
-  if ((size_t)s->count * 2 > s->slot_cap) slots_rehash(s, s->slot_cap ? s->slot_cap * 2 : 512);
-  else {
-    size_t i = hash_pointer(v) & (s->slot_cap - 1);
-    while (s->slot_index[i] >= 0) i = (i + 1) & (s->slot_cap - 1);
-    s->slot_index[i] = s->count - 1;
-  }
   return s->count - 1;
 }
 
@@ -290,29 +268,14 @@ static const ir_attr *group_layout(assign_state *s, int g);
 
 static const ir_attr *value_layout(assign_state *s, int k) { return group_layout(s, find(s, k)); }
 
-/* The layout of a transposed blocked tensor (Triton's inferTransOpEncoding for blocked). */
-static const ir_attr *transposed_layout(assign_state *s, const ir_attr *src, const int *perm, int rank) {
-  if (!src || src->kind != AT_BLOCKED || src->layout.rank != rank) return NULL;
-  ir_layout_params p = src->layout;
-  int inverse[IR_MAX_RANK];
-  for (int d = 0; d < rank; d++) inverse[perm[d]] = d;
-  for (int d = 0; d < rank; d++) {
-    p.size_per_thread[d] = src->layout.size_per_thread[perm[d]];
-    p.threads_per_warp[d] = src->layout.threads_per_warp[perm[d]];
-    p.warps_per_cta[d] = src->layout.warps_per_cta[perm[d]];
-    p.order[d] = inverse[src->layout.order[d]];
-  }
-  return ir_layout_attr(s->ctx, AT_BLOCKED, &p);
-}
-
 /* The layout a producer imposes on its result (REQ_*), computed from its inputs' groups. */
 static const ir_attr *required_result_layout(assign_state *s, const group_info *g) {
   switch (g->req) {
-  case REQ_REDUCE: return layout_slice_get(s->ctx, g->req_axis, value_layout(s, g->req_src));
+  case REQ_REDUCE: return layout_infer_reduce_result(s->ctx, value_layout(s, g->req_src), g->req_axis);
   case REQ_DOT:
   case REQ_EXISTING: return g->req_layout;
   case REQ_TRANS:
-    return transposed_layout(s, value_layout(s, g->req_src), g->req_perm, s->values[g->req_value]->type->rank);
+    return layout_infer_trans_result(s->ctx, value_layout(s, g->req_src), g->req_perm, s->values[g->req_value]->type->rank);
   default: return NULL;
   }
 }
@@ -325,7 +288,7 @@ static const ir_attr *group_layout(assign_state *s, int gi) {
     g->state = 1; /* a cycle (x + trans(x)) falls back to the default below */
     if (g->req != REQ_NONE) layout = required_result_layout(s, g);
     if (!layout && g->has_slice_req && g->slice_result >= 0)
-      layout = layout_slice_get(s->ctx, g->slice_axis, value_layout(s, g->slice_result));
+      layout = layout_infer_expand_dims_operand(s->ctx, value_layout(s, g->slice_result), g->slice_axis);
   }
   if (!layout) layout = layout_default_blocked(s->ctx, g->rank, g->big_shape, s->num_warps, s->threads_per_warp);
   g->layout = layout;
@@ -336,11 +299,7 @@ static const ir_attr *group_layout(assign_state *s, int gi) {
 /* ------------------------------------------------------------------ rewriting */
 
 static ir_value *insert_convert_before(assign_state *s, ir_op *anchor, ir_value *v, const ir_attr *layout) {
-  const ir_type *to = ir_type_with_encoding(s->ctx, v->type, layout);
-  ir_op *cvt = ir_op_create(s->ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, anchor->loc);
-  cvt->src_loc = anchor->src_loc;
-  ir_op_insert_before(anchor, cvt);
-  return &cvt->results[0];
+  return convert_layout_before(s->ctx, anchor, v, ir_type_with_encoding(s->ctx, v->type, layout));
 }
 
 /* The value keeps `required` (its producer's layout); its users get the group's layout. */
@@ -348,9 +307,7 @@ static void convert_result(assign_state *s, ir_value *v, const ir_attr *required
   const ir_type *group_type = v->type;
   v->type = ir_type_with_encoding(s->ctx, v->type, required);
   ir_op *def = v->def_op;
-  ir_op *cvt = ir_op_create(s->ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &group_type, 0, def->loc);
-  cvt->src_loc = def->src_loc;
-  ir_op_insert_after(def, cvt);
+  ir_op *cvt = convert_layout_after(s->ctx, def, v, group_type)->def_op;
   /* move every use except the conversion itself */
   ir_value *to = &cvt->results[0];
   ir_operand *u = v->first_use;
@@ -378,7 +335,7 @@ static bool fix_operands(ir_op *op, void *user) {
   assign_state *s = ((fix_walk *)user)->s;
   if (op->kind == OP_EXPAND_DIMS && is_tensor(op->operands[0].value) && is_tensor(&op->results[0])) {
     int axis = (int)ir_op_get_int_attr(op, "axis", 0);
-    const ir_attr *want = layout_slice_get(s->ctx, axis, op->results[0].type->encoding);
+    const ir_attr *want = layout_infer_expand_dims_operand(s->ctx, op->results[0].type->encoding, axis);
     if (op->operands[0].value->type->encoding != want)
       ir_op_set_operand(op, 0, insert_convert_before(s, op, op->operands[0].value, want));
   } else if (op->kind == OP_DOT && is_tensor(&op->results[0])) {
@@ -392,6 +349,26 @@ static bool fix_operands(ir_op *op, void *user) {
   } else if (op->kind == OP_CONSTANT && op->num_results == 1 && is_tensor(&op->results[0])) {
     retype_constant(s, op);
   }
+  return true;
+}
+
+/* Tensor descriptors (tt.make_tensor_descriptor results and !tt.tensordesc kernel arguments)
+ * get the shared layout their TMA copies write: the nvmma_shared of the block, row-major, as
+ * Triton's TTGIR gives them. */
+static const ir_type *descriptor_with_layout(gemmc_context *ctx, const ir_type *t) {
+  if (t->kind != TY_TENSORDESC || t->encoding || t->rank < 1 || t->rank > IR_MAX_RANK) return t;
+  int order[IR_MAX_RANK];
+  for (int d = 0; d < t->rank; d++) order[d] = t->rank - 1 - d;
+  const ir_attr *enc = layout_nvmma_shared_get(ctx, t->rank, t->shape, order, (int)ir_type_bits(t->elem), false);
+  return enc ? ir_tensordesc_type(ctx, t->rank, t->shape, t->elem, enc) : t;
+}
+
+static bool retype_descriptors(ir_op *op, void *user) {
+  gemmc_context *ctx = user;
+  for (int i = 0; i < op->num_results; i++) op->results[i].type = descriptor_with_layout(ctx, op->results[i].type);
+  for (int r = 0; r < op->num_regions; r++)
+    for (ir_block *b = op->regions[r].first; b; b = b->next)
+      for (int a = 0; a < b->num_args; a++) b->args[a]->type = descriptor_with_layout(ctx, b->args[a]->type);
   return true;
 }
 
@@ -414,35 +391,9 @@ static void retype_function(assign_state *s, ir_op *func) {
                  ir_type_attr(s->ctx, ir_func_type(s->ctx, entry->num_args, inputs, old->num_results, results)));
 }
 
-/* ------------------------------------------------------------------ options */
-
-/* The text of `key=value` in an option string, or NULL; *len receives its length. */
-static const char *option_text(const char *options, const char *key, size_t *len) {
-  if (!options) return NULL;
-  size_t klen = strlen(key);
-  for (const char *p = options; *p;) {
-    while (*p == ',' || *p == ' ' || *p == '{' || *p == '}') p++;
-    const char *entry = p;
-    while (*p && *p != ',' && *p != ' ' && *p != '}') p++;
-    if ((size_t)(p - entry) > klen && !memcmp(entry, key, klen) && entry[klen] == '=') {
-      *len = (size_t)(p - entry) - klen - 1;
-      return entry + klen + 1;
-    }
-  }
-  return NULL;
-}
-
-bool gemmc_pass_assign_layouts(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)out;
-  bool ok = true;
-  int num_warps = (int)gemmc_pass_option_int(options, "num-warps", ir_module_int_attr(module, "ttg.num-warps", 4), &ok);
-  int threads_per_warp = (int)gemmc_pass_option_int(
-      options, "threads-per-warp", ir_module_int_attr(module, "ttg.threads-per-warp", 32), &ok);
-  int num_ctas = (int)gemmc_pass_option_int(options, "num-ctas", ir_module_int_attr(module, "ttg.num-ctas", 1), &ok);
-  if (!ok) {
-    ir_op_error(ctx, module, "assign-layouts: options must be integers: '%s'", options ? options : "");
-    return false;
-  }
+bool gemmc_pass_assign_layouts(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
+  int num_warps = pc->num_warps, threads_per_warp = pc->threads_per_warp, num_ctas = pc->num_ctas;
   if (num_warps < 1 || (num_warps & (num_warps - 1))) {
     ir_op_error(ctx, module, "assign-layouts: num-warps must be a power of two, got %d", num_warps);
     return false;
@@ -459,6 +410,7 @@ bool gemmc_pass_assign_layouts(gemmc_context *ctx, ir_op *module, const char *op
   assign_state s;
   memset(&s, 0, sizeof s);
   s.ctx = ctx;
+  s.index.ctx = ctx;
   s.num_warps = num_warps;
   s.threads_per_warp = threads_per_warp;
   s.ok = true;
@@ -500,7 +452,8 @@ bool gemmc_pass_assign_layouts(gemmc_context *ctx, ir_op *module, const char *op
       if (def->kind == OP_REDUCE) {
         for (int i = 0; i < def->num_results && i < def->num_operands; i++)
           if (&def->results[i] == v && is_tensor(def->operands[i].value))
-            required = layout_slice_get(ctx, (int)ir_op_get_int_attr(def, "axis", 0), def->operands[i].value->type->encoding);
+            required = layout_infer_reduce_result(ctx, def->operands[i].value->type->encoding,
+                                                  (int)ir_op_get_int_attr(def, "axis", 0));
       } else if (def->kind == OP_DOT) {
         required = dot_result_layout(&s, v->type);
       } else if (def->kind == OP_TRANS && is_tensor(def->operands[0].value)) {
@@ -508,7 +461,7 @@ bool gemmc_pass_assign_layouts(gemmc_context *ctx, ir_op *module, const char *op
         int perm[IR_MAX_RANK];
         if (order && order->kind == AT_DENSE_ARRAY && order->num_elems == v->type->rank) {
           for (int d = 0; d < order->num_elems; d++) perm[d] = (int)order->ints[d];
-          required = transposed_layout(&s, def->operands[0].value->type->encoding, perm, v->type->rank);
+          required = layout_infer_trans_result(ctx, def->operands[0].value->type->encoding, perm, v->type->rank);
         }
       }
       if (required && required != v->type->encoding) convert_result(&s, v, required);
@@ -516,20 +469,23 @@ bool gemmc_pass_assign_layouts(gemmc_context *ctx, ir_op *module, const char *op
     ctx_raw_free(ctx, layouts, (size_t)s.count * sizeof *layouts);
     fix_walk fw = {&s};
     ir_walk(module, fix_operands, &fw);
-    for (ir_block *b = module->num_regions ? module->regions[0].first : NULL; b; b = b->next)
-      for (ir_op *o = b->first; o; o = o->next)
-        if (o->kind == OP_FUNC) retype_function(&s, o);
   }
+  ir_walk(module, retype_descriptors, ctx);
+  for (ir_block *b = module->num_regions ? module->regions[0].first : NULL; b; b = b->next)
+    for (ir_op *o = b->first; o; o = o->next)
+      if (o->kind == OP_FUNC) retype_function(&s, o);
 
   ir_op_set_attr(ctx, module, "ttg.num-warps", ir_i32_attr(ctx, num_warps));
   ir_op_set_attr(ctx, module, "ttg.threads-per-warp", ir_i32_attr(ctx, threads_per_warp));
   ir_op_set_attr(ctx, module, "ttg.num-ctas", ir_i32_attr(ctx, num_ctas));
-  size_t tlen = 0;
-  const char *target = option_text(options, "target", &tlen);
-  if (target && tlen) ir_op_set_attr(ctx, module, "ttg.target", ir_string_attr(ctx, target, tlen));
+  if (pc->target) {
+    char target[32];
+    gemmc_target_triton_name(pc->target, target, sizeof target);
+    ir_op_set_attr(ctx, module, "ttg.target", ir_string_attr(ctx, target, strlen(target)));
+  }
 
   if (s.groups) ctx_raw_free(ctx, s.groups, (size_t)s.count * sizeof *s.groups);
   if (s.values) ctx_raw_free(ctx, s.values, (size_t)s.cap * sizeof *s.values);
-  if (s.slot_index) ctx_raw_free(ctx, s.slot_index, s.slot_cap * sizeof *s.slot_index);
+  ptr_map_free(&s.index);
   return s.ok;
 }

@@ -35,37 +35,6 @@ static bool same_shape(const ir_type *a, const ir_type *b) {
   return true;
 }
 
-/* ------------------------------------------------------------------ the slice */
-
-/* Parent op of a block argument (the op owning the region), or NULL. */
-static ir_op *block_arg_parent(const ir_value *v) {
-  ir_block *b = v->owner_block;
-  return b && b->parent ? b->parent->parent : NULL;
-}
-
-static void slice_add(ptr_list *slice, ir_op *op) {
-  if (op && !ptr_list_contains(slice, op)) ptr_list_push(slice, op);
-}
-
-/* mlir::getSlice(op): the closure of op under backward slices (operand definitions, and the
- * op owning a block argument) and forward slices (users of results, ops nested in regions). */
-static void compute_slice(ir_op *root, ptr_list *slice) {
-  slice_add(slice, root);
-  for (int i = 0; i < slice->count; i++) {
-    ir_op *op = slice->items[i];
-    for (int k = 0; k < op->num_operands; k++) {
-      ir_value *v = op->operands[k].value;
-      if (!v) continue;
-      slice_add(slice, v->def_op ? v->def_op : block_arg_parent(v));
-    }
-    for (int r = 0; r < op->num_results; r++)
-      for (ir_operand *u = op->results[r].first_use; u; u = u->next_use) slice_add(slice, u->owner);
-    for (int r = 0; r < op->num_regions; r++)
-      for (ir_block *b = op->regions[r].first; b; b = b->next)
-        for (ir_op *o = b->first; o; o = o->next) slice_add(slice, o);
-  }
-}
-
 /* ------------------------------------------------------------------ the layout */
 
 static unsigned pointee_bits(const ir_type *ptr_tensor) {
@@ -116,7 +85,7 @@ static const ir_attr *coalesced_encoding(gemmc_context *ctx, const axis_info_ana
   ptr_list_push(&same, op);
   if (ptr->def_op) {
     ptr_list slice = {ctx, NULL, 0, 0};
-    compute_slice(op, &slice);
+    op_slice(op, NULL, NULL, &slice); /* mlir::getSlice(op), unfiltered */
     for (int i = 0; i < slice.count; i++) {
       ir_op *use = slice.items[i];
       ir_value *val = mem_access_ptr(use);
@@ -153,13 +122,6 @@ static const ir_attr *coalesced_encoding(gemmc_context *ctx, const axis_info_ana
 
 /* ------------------------------------------------------------------ the rewrite */
 
-static ir_value *convert_before(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to) {
-  ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, anchor->loc);
-  cvt->src_loc = anchor->src_loc;
-  ir_op_insert_before(anchor, cvt);
-  return &cvt->results[0];
-}
-
 /* Operands to the new layout, a clone of the op with new result types, results converted
  * back to their old layouts (Triton's coalesceOp; remove-conversions cleans up later). */
 static void rewrite_memory_op(gemmc_context *ctx, ir_op *op, const ir_attr *encoding) {
@@ -170,7 +132,7 @@ static void rewrite_memory_op(gemmc_context *ctx, ir_op *op, const ir_attr *enco
     ir_value *v = op->operands[i].value;
     const ir_type *t = v ? v->type : NULL;
     if (t && t->kind == TY_TENSOR && !(t->encoding && layout_is_shared(t->encoding)))
-      operands[i] = convert_before(ctx, op, v, ir_type_with_encoding(ctx, t, encoding));
+      operands[i] = convert_layout_before(ctx, op, v, ir_type_with_encoding(ctx, t, encoding));
     else
       operands[i] = v;
   }
@@ -182,20 +144,13 @@ static void rewrite_memory_op(gemmc_context *ctx, ir_op *op, const ir_attr *enco
     bool keep = op->kind == OP_ASYNC_COPY || !t || t->kind != TY_TENSOR;
     result_types[i] = keep ? t : ir_type_with_encoding(ctx, t, encoding);
   }
-  ir_op *clone = ir_op_create(ctx, op->kind, n, operands, nr, result_types, 0, op->loc);
-  clone->src_loc = op->src_loc;
-  for (int i = 0; i < op->num_attrs; i++) {
-    ir_op_set_attr(ctx, clone, op->attrs[i].name, op->attrs[i].value);
-    if (ir_op_attr_is_property(op, op->attrs[i].name)) ir_op_mark_property(ctx, clone, op->attrs[i].name);
-  }
+  ir_op *clone = op_clone_with_attrs(ctx, op, n, operands, result_types);
   ir_op_insert_before(op, clone);
   for (int i = 0; i < nr; i++) {
     ir_value *r = &clone->results[i];
     clone->results[i].name = op->results[i].name;
     if (result_types[i] != op->results[i].type) {
-      ir_op *back = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &r, 1, &op->results[i].type, 0, op->loc);
-      back->src_loc = op->src_loc;
-      ir_op_insert_after(clone, back);
+      ir_op *back = convert_layout_after(ctx, clone, r, op->results[i].type)->def_op;
       clone->results[i].name = NULL;
       back->results[0].name = op->results[i].name;
       r = &back->results[0];
@@ -219,11 +174,10 @@ static bool collect_memory_ops(ir_op *op, void *user) {
   return true;
 }
 
-bool gemmc_pass_coalesce(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)options;
-  (void)out;
-  int num_warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
-  int threads_per_warp = (int)ir_module_int_attr(module, "ttg.threads-per-warp", 32);
+bool gemmc_pass_coalesce(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
+  int num_warps = pc->num_warps;
+  int threads_per_warp = pc->threads_per_warp;
   if (num_warps < 1 || threads_per_warp < 1) {
     ir_op_error(ctx, module, "coalesce: bad ttg.num-warps (%d) or ttg.threads-per-warp (%d)", num_warps,
                 threads_per_warp);

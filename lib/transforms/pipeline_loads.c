@@ -1,7 +1,8 @@
-/* --pipeline-loads=num-stages=N: software pipelining of K loops: tt.load -> convert(dot_op) -> tt.dot becomes a cp.async ring of N shared-memory stages. */
+/* --pipeline-loads=num-stages=N: software pipelining of K loops: tt.load -> convert(dot_op) -> tt.dot (mma.sync) or tt.load -> local_alloc -> warp_group_dot (wgmma) becomes a cp.async ring of N shared-memory stages. */
 #include <stdio.h>
 #include <string.h>
 
+#include "util.h"
 #include "gemmc/layout.h"
 #include "gemmc/passes.h"
 
@@ -31,6 +32,13 @@
  * The slot written in iteration i is the one iteration i-1 read; the barrier of the wait at the
  * top of iteration i orders the two, so each iteration needs one barrier only.
  *
+ * Warpgroup MMA (Triton's WGMMA pipeline): the operand is `tt.load -> ttg.local_alloc
+ * (nvmma_shared) -> ttng.warp_group_dot`. The dot reads the ring slot itself and runs
+ * asynchronously: `ttng.warp_group_dot_wait {pendings = 1}` after it lets iteration i's MMAs
+ * overlap iteration i+1's loads, and the prefetch of iteration i+S-1 moves after that wait (it
+ * writes the slot iteration i-1's MMAs read, which the wait has just finished; the wait's
+ * barrier orders the other warpgroups). After the loop, a wait with pendings = 0.
+ *
  * "Stage 0" is the backward slice of the loads inside the body: pure ops, the induction
  * variable, values from outside the loop, and the iter_args whose yielded values are themselves
  * in the slice (the pointer recurrence). The loop is left alone when a recurrence arg is used by
@@ -40,8 +48,9 @@
 enum { MAX_PIPELINED = 8 };
 
 typedef struct pipelined_load {
-  ir_op *load, *convert;
-  ir_op *alloc; /* the ring */
+  ir_op *load, *convert; /* convert: the conversion to an mma.sync operand, or the local_alloc of a wgmma operand */
+  bool tma;              /* a tt.descriptor_load: TMA copies completing on the ring's mbarriers */
+  ir_op *alloc;          /* the ring */
   const ir_type *ring_type, *slot_type;
 } pipelined_load;
 
@@ -50,12 +59,6 @@ typedef struct op_set {
   ir_op **ops;
   int n, cap;
 } op_set;
-
-typedef struct value_map {
-  const ir_value **from;
-  ir_value **to;
-  int n, cap;
-} value_map;
 
 typedef struct loop_plan {
   ir_op *loop;
@@ -66,6 +69,8 @@ typedef struct loop_plan {
   op_set stage0;     /* body ops of the slice, not the loads */
   bool *recurrence;  /* per iter arg: advanced ahead of the loop */
   int num_iter;
+  int num_tma, num_cp_async;
+  ir_op *barriers;   /* TMA: the ring's mbarriers, one per stage (memdesc<S x 1 x i64>) */
 } loop_plan;
 
 /* ---------------------------------------------------------------- small containers */
@@ -88,28 +93,10 @@ static void set_add(gemmc_context *ctx, op_set *s, ir_op *op) {
   s->ops[s->n++] = op;
 }
 
-static ir_value *map_get(const value_map *m, ir_value *v) {
-  for (int i = m->n - 1; i >= 0; i--)
-    if (m->from[i] == v) return m->to[i];
-  return v;
-}
-
-static void map_put(gemmc_context *ctx, value_map *m, const ir_value *from, ir_value *to) {
-  if (m->n == m->cap) {
-    int cap = m->cap ? m->cap * 2 : 64;
-    const ir_value **f = ir_alloc(ctx, sizeof *f * (size_t)cap);
-    ir_value **t = ir_alloc(ctx, sizeof *t * (size_t)cap);
-    if (m->n) {
-      memcpy(f, m->from, sizeof *f * (size_t)m->n);
-      memcpy(t, m->to, sizeof *t * (size_t)m->n);
-    }
-    m->from = f;
-    m->to = t;
-    m->cap = cap;
-  }
-  m->from[m->n] = from;
-  m->to[m->n] = to;
-  m->n++;
+/* What a value of the loop body is in the copy being emitted (the value itself when not mapped). */
+static ir_value *map_get(const ptr_map *m, ir_value *v) {
+  ir_value *mapped = ptr_map_get(m, v);
+  return mapped ? mapped : v;
 }
 
 /* ---------------------------------------------------------------- IR builders (insert before anchor) */
@@ -173,18 +160,38 @@ static bool is_zero_splat(const ir_value *v) {
 
 /* ---------------------------------------------------------------- analysis */
 
+/* A conversion to an mma.sync (nvidia_mma v2) operand. */
 static bool is_mma_operand_convert(const ir_op *op) {
   if (op->kind != OP_CONVERT_LAYOUT) return false;
   const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
-  if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst) || !src->encoding || !dst->encoding) return false;
-  const ir_attr *e = dst->encoding;
-  return e->kind == AT_DOT_OP && e->layout.parent && e->layout.parent->kind == AT_NVIDIA_MMA &&
-         e->layout.parent->layout.version_major == 2 && layout_is_distributed(src->encoding);
+  if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst)) return false;
+  return layout_is_mma_operand_conversion(src->encoding, dst->encoding) &&
+         dst->encoding->layout.parent->layout.version_major == 2;
+}
+
+/* A local_alloc of a warpgroup-MMA operand (nvmma_shared) whose only use is a
+ * ttng.warp_group_dot of the same block, as operand A or B. */
+static bool is_wgmma_operand_alloc(const ir_op *op) {
+  if (op->kind != OP_LOCAL_ALLOC || op->num_operands != 1 || !ir_value_has_one_use(&op->results[0])) return false;
+  const ir_type *mt = op->results[0].type;
+  if (!mt->encoding || mt->encoding->kind != AT_NVMMA_SHARED) return false;
+  const ir_operand *use = op->results[0].first_use;
+  return use->owner->kind == OP_WARP_GROUP_DOT && use->index < 2 && use->owner->parent == op->parent;
 }
 
 /* tt.load (element 8/16/32 bits, `other` zero or absent) whose only use is a convert to an
- * mma.sync operand whose only use is a tt.dot of the same block. */
+ * mma.sync operand whose only use is a tt.dot of the same block, or a wgmma operand alloc. */
 static ir_op *pipelinable_convert(const ir_op *load) {
+  if (load->kind == OP_DESC_LOAD) {
+    /* TMA writes the descriptor's layout: the operand buffer must have it. */
+    if (!ir_value_has_one_use(&load->results[0])) return NULL;
+    ir_op *alloc = load->results[0].first_use->owner;
+    const ir_type *desc = load->operands[0].value->type;
+    if (alloc->parent != load->parent || !is_wgmma_operand_alloc(alloc) || !desc->encoding ||
+        desc->encoding != alloc->results[0].type->encoding)
+      return NULL;
+    return alloc;
+  }
   if (load->kind != OP_LOAD || !ir_value_has_one_use(&load->results[0])) return NULL;
   const ir_type *t = load->results[0].type;
   if (!ir_type_is_tensor(t) || t->rank != 2 || !t->encoding || !layout_is_distributed(t->encoding)) return NULL;
@@ -193,8 +200,9 @@ static ir_op *pipelinable_convert(const ir_op *load) {
   if (load->num_operands > 2 && !is_zero_splat(load->operands[2].value)) return NULL;
   if (ir_op_get_attr(load, "isVolatile")) return NULL;
   ir_op *cvt = load->results[0].first_use->owner;
-  if (!is_mma_operand_convert(cvt) || cvt->parent != load->parent || !ir_value_has_one_use(&cvt->results[0]))
-    return NULL;
+  if (cvt->parent != load->parent) return NULL;
+  if (is_wgmma_operand_alloc(cvt)) return cvt;
+  if (!is_mma_operand_convert(cvt) || !ir_value_has_one_use(&cvt->results[0])) return NULL;
   ir_op *dot = cvt->results[0].first_use->owner;
   if (dot->kind != OP_DOT || dot->parent != load->parent) return NULL;
   return cvt;
@@ -287,7 +295,10 @@ static bool plan_loop(gemmc_context *ctx, ir_op *loop, int num_stages, loop_plan
   for (ir_op *op = lp->body->first; op; op = op->next) {
     ir_op *cvt = pipelinable_convert(op);
     if (!cvt || lp->num_loads == MAX_PIPELINED) continue;
-    lp->loads[lp->num_loads++] = (pipelined_load){op, cvt, NULL, NULL, NULL};
+    bool tma = op->kind == OP_DESC_LOAD;
+    lp->loads[lp->num_loads++] = (pipelined_load){op, cvt, tma, NULL, NULL, NULL};
+    if (tma) lp->num_tma++;
+    else lp->num_cp_async++;
   }
   if (lp->num_loads == 0) return false;
   lp->recurrence = ir_alloc(ctx, sizeof *lp->recurrence * (size_t)(lp->num_iter + 1));
@@ -301,9 +312,18 @@ static bool plan_loop(gemmc_context *ctx, ir_op *loop, int num_stages, loop_plan
 
 /* ---------------------------------------------------------------- the rewrite */
 
+/* The mbarrier of stage `slot`: a view of one element of the barrier ring. */
+static ir_value *barrier_at(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, ir_value *slot) {
+  const ir_type *ring = lp->barriers->results[0].type;
+  int64_t one = 1;
+  const ir_type *bar = ir_memdesc_type(ctx, 1, &one, ring->elem, ring->encoding, ring->memspace, true, 0, NULL);
+  ir_value *ops[2] = {&lp->barriers->results[0], slot};
+  return emit(ctx, anchor, OP_MEMDESC_INDEX, 2, ops, bar);
+}
+
 /* Clones the stage-0 ops (body order) before anchor with `map`, then one async copy per load into
  * slot `slot` of its ring (mask &= pred), and one commit group. */
-static void emit_stage0(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, value_map *map, ir_value *slot,
+static void emit_stage0(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, ptr_map *map, ir_value *slot,
                         ir_value *pred) {
   for (ir_op *op = lp->body->first; op; op = op->next) {
     if (!set_has(&lp->stage0, op)) continue;
@@ -312,23 +332,46 @@ static void emit_stage0(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, value_
     if (op->num_operands > 16 || op->num_results > 4) continue; /* plan_loop admits pure ops only; all are small */
     for (int i = 0; i < op->num_operands; i++) operands[i] = map_get(map, op->operands[i].value);
     for (int i = 0; i < op->num_results; i++) types[i] = op->results[i].type;
-    ir_op *clone = ir_op_create(ctx, op->kind, op->num_operands, operands, op->num_results, types, 0, op->loc);
-    clone->src_loc = op->src_loc;
-    for (int i = 0; i < op->num_attrs; i++) {
-      ir_op_set_attr(ctx, clone, op->attrs[i].name, op->attrs[i].value);
-      if (ir_op_attr_is_property(op, op->attrs[i].name)) ir_op_mark_property(ctx, clone, op->attrs[i].name);
-    }
+    ir_op *clone = op_clone_with_attrs(ctx, op, op->num_operands, operands, types);
     ir_op_insert_before(anchor, clone);
-    for (int i = 0; i < op->num_results; i++) map_put(ctx, map, &op->results[i], &clone->results[i]);
+    for (int i = 0; i < op->num_results; i++) ptr_map_put(map, &op->results[i], &clone->results[i]);
   }
   const ir_type *tok = ir_token_type(ctx);
   ir_value *tokens[MAX_PIPELINED];
+  int num_tokens = 0;
+  ir_value *barrier = NULL;
+  if (lp->num_tma) {
+    /* One mbarrier per stage counts the bytes of every TMA copy of the stage. */
+    int64_t bytes = 0;
+    for (int j = 0; j < lp->num_loads; j++)
+      if (lp->loads[j].tma) {
+        const ir_type *t = lp->loads[j].load->results[0].type;
+        bytes += ir_type_num_elements(t) * (int64_t)(ir_type_bits(ir_type_element(t)) / 8);
+      }
+    barrier = barrier_at(ctx, lp, anchor, slot);
+    ir_value *expect_ops[2] = {barrier, pred};
+    ir_op *expect = ir_op_create(ctx, OP_BARRIER_EXPECT, 2, expect_ops, 0, NULL, 0, anchor->loc);
+    ir_op_set_attr(ctx, expect, "size", ir_i32_attr(ctx, bytes));
+    ir_op_insert_before(anchor, expect);
+  }
   for (int j = 0; j < lp->num_loads; j++) {
     pipelined_load *pl = &lp->loads[j];
-    ir_value *ptr = map_get(map, pl->load->operands[0].value);
     ir_value *ring = &pl->alloc->results[0];
     ir_value *idx_ops[2] = {ring, slot};
     ir_value *dst = emit(ctx, anchor, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
+    if (pl->tma) {
+      ir_value *copy_ops[4 + IR_MAX_RANK];
+      int n = 0;
+      copy_ops[n++] = pl->load->operands[0].value;
+      for (int i = 1; i < pl->load->num_operands; i++) copy_ops[n++] = map_get(map, pl->load->operands[i].value);
+      copy_ops[n++] = barrier;
+      copy_ops[n++] = dst;
+      copy_ops[n++] = pred;
+      ir_op *copy = ir_op_create(ctx, OP_TMA_LOAD, n, copy_ops, 0, NULL, 0, pl->load->loc);
+      ir_op_insert_before(anchor, copy);
+      continue;
+    }
+    ir_value *ptr = map_get(map, pl->load->operands[0].value);
     const ir_type *mask_type = ir_type_with_element(ctx, ptr->type, ir_int_type(ctx, 1));
     ir_value *mask = emit(ctx, anchor, OP_SPLAT, 1, &pred, mask_type);
     if (pl->load->num_operands > 1) mask = emit_binary(ctx, anchor, OP_ANDI, map_get(map, pl->load->operands[1].value), mask);
@@ -339,17 +382,55 @@ static void emit_stage0(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, value_
       if (strcmp(name, "cache") == 0 || strcmp(name, "evict") == 0) ir_op_set_attr(ctx, copy, name, pl->load->attrs[i].value);
     }
     ir_op_insert_before(anchor, copy);
-    tokens[j] = &copy->results[0];
+    tokens[num_tokens++] = &copy->results[0];
   }
-  ir_op *commit = ir_op_create(ctx, OP_ASYNC_COMMIT_GROUP, lp->num_loads, tokens, 1, &tok, 0, anchor->loc);
-  ir_op_insert_before(anchor, commit);
+  if (num_tokens) {
+    ir_op *commit = ir_op_create(ctx, OP_ASYNC_COMMIT_GROUP, num_tokens, tokens, 1, &tok, 0, anchor->loc);
+    ir_op_insert_before(anchor, commit);
+  }
 }
 
 /* The recurrence values stage 0 yields, after emit_stage0 filled `map`. */
-static void advance_recurrence(loop_plan *lp, const value_map *map, ir_value **current) {
+static void advance_recurrence(loop_plan *lp, const ptr_map *map, ir_value **current) {
   ir_op *yield = ir_block_terminator(lp->body);
   for (int k = 0; k < lp->num_iter; k++)
     if (lp->recurrence[k]) current[k] = map_get(map, yield->operands[k].value);
+}
+
+/* `ttng.warp_group_dot_wait %v {pendings = 0}` before anchor; v's other users read its result. */
+static void wait_after(gemmc_context *ctx, ir_value *v, ir_op *anchor) {
+  ir_op *wait = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &v, 1, &v->type, 0, anchor->loc);
+  ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, 0));
+  ir_op_insert_before(anchor, wait);
+  ir_value_replace_all_uses(v, &wait->results[0]);
+  ir_op_set_operand(wait, 0, v);
+}
+
+/* Makes a wgmma dot asynchronous: `isAsync`, then a wait that keeps it in flight (pendings = 1)
+ * when its accumulator only goes around the loop and every shared operand is a ring slot or
+ * made outside the loop (Triton's "properly async" rule: a buffer the next iteration writes
+ * again must not be read by an MMA still in flight), else waits for it (pendings = 0). */
+static bool operands_outlive_iteration(const loop_plan *lp, const ir_op *dot) {
+  for (int i = 0; i < 2; i++) {
+    const ir_value *v = dot->operands[i].value;
+    if (v->type->kind != TY_MEMDESC || !v->def_op || v->def_op->parent != lp->body) continue;
+    bool ring = false;
+    for (int j = 0; j < lp->num_loads; j++) ring |= lp->loads[j].convert == v->def_op;
+    if (!ring) return false;
+  }
+  return true;
+}
+
+static ir_op *make_dot_async(gemmc_context *ctx, const loop_plan *lp, ir_op *dot, ir_op *yield) {
+  ir_op_set_attr(ctx, dot, "isAsync", ir_bool_attr(ctx, true));
+  ir_value *acc = &dot->results[0];
+  bool only_yielded = ir_value_has_one_use(acc) && acc->first_use->owner == yield && operands_outlive_iteration(lp, dot);
+  ir_op *wait = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &acc, 1, &acc->type, 0, dot->loc);
+  ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, only_yielded ? 1 : 0));
+  ir_op_insert_after(dot, wait);
+  ir_value_replace_all_uses(acc, &wait->results[0]);
+  ir_op_set_operand(wait, 0, acc);
+  return wait;
 }
 
 static bool make_rings(gemmc_context *ctx, loop_plan *lp, int64_t max_shared) {
@@ -365,11 +446,16 @@ static bool make_rings(gemmc_context *ctx, loop_plan *lp, int64_t max_shared) {
   for (int j = 0; j < lp->num_loads; j++) {
     pipelined_load *pl = &lp->loads[j];
     const ir_type *t = pl->load->results[0].type;
-    const ir_attr *dot = pl->convert->results[0].type->encoding;
-    int order[IR_MAX_RANK];
-    layout_order(t->encoding, t->rank, order);
-    const ir_attr *shared = layout_swizzled_shared_for_dot_operand(ctx, dot->layout.op_idx, dot->layout.k_width, t->rank,
-                                                                   t->shape, order, (int)ir_type_bits(ir_type_element(t)));
+    const ir_attr *shared;
+    if (pl->convert->kind == OP_LOCAL_ALLOC) {
+      shared = pl->convert->results[0].type->encoding; /* wgmma: the operand's nvmma_shared layout */
+    } else {
+      const ir_attr *dot = pl->convert->results[0].type->encoding;
+      int order[IR_MAX_RANK];
+      layout_order(t->encoding, t->rank, order);
+      shared = layout_swizzled_shared_for_dot_operand(ctx, dot->layout.op_idx, dot->layout.k_width, t->rank, t->shape,
+                                                      order, (int)ir_type_bits(ir_type_element(t)));
+    }
     if (!shared) return false;
     int64_t ring_shape[IR_MAX_RANK + 1];
     ring_shape[0] = lp->num_stages;
@@ -405,12 +491,28 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   int64_t lb_c = 0, step_c = 0;
   bool const_bounds = constant_int(lb, &lb_c) && constant_int(step, &step_c);
 
-  /* Earlier shared-memory readers (a conversion before the loop) may still use these bytes. */
+  /* Earlier asynchronous copies may still be landing in these bytes. */
   emit_async_wait(ctx, loop, 0);
   for (int j = 0; j < lp->num_loads; j++) {
     pipelined_load *pl = &lp->loads[j];
     pl->alloc = ir_op_create(ctx, OP_LOCAL_ALLOC, 0, NULL, 1, &pl->ring_type, 0, pl->load->loc);
     ir_op_insert_before(loop, pl->alloc);
+  }
+  if (lp->num_tma) {
+    /* The TMA ring's mbarriers: one per stage, one arrival (the expect) per phase. */
+    int order0 = 0;
+    int64_t shape[2] = {S, 1};
+    const ir_attr *plain = layout_swizzled_shared_get(ctx, 1, 1, 1, 1, &order0);
+    const ir_attr *smem = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
+    const ir_type *ring = ir_memdesc_type(ctx, 2, shape, ir_int_type(ctx, 64), plain, smem, true, 0, NULL);
+    lp->barriers = ir_op_create(ctx, OP_LOCAL_ALLOC, 0, NULL, 1, &ring, 0, loop->loc);
+    ir_op_insert_before(loop, lp->barriers);
+    for (int p = 0; p < S; p++) {
+      ir_value *bar = barrier_at(ctx, lp, loop, emit_i32(ctx, loop, p));
+      ir_op *init = ir_op_create(ctx, OP_INIT_BARRIER, 1, &bar, 0, NULL, 0, loop->loc);
+      ir_op_set_attr(ctx, init, "count", ir_i32_attr(ctx, 1));
+      ir_op_insert_before(loop, init);
+    }
   }
 
   /* Prologue: iterations 0 .. S-2. */
@@ -420,12 +522,13 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
     ir_value *iv;
     if (const_bounds) iv = emit_i32(ctx, loop, lb_c + p * step_c);
     else iv = p == 0 ? lb : emit_binary(ctx, loop, OP_ADDI, lb, emit_binary(ctx, loop, OP_MULI, step, emit_i32(ctx, loop, p)));
-    value_map map = {0};
-    map_put(ctx, &map, body->args[0], iv);
+    ptr_map map = {ctx, NULL, 0, 0};
+    ptr_map_put(&map, body->args[0], iv);
     for (int k = 0; k < lp->num_iter; k++)
-      if (lp->recurrence[k]) map_put(ctx, &map, body->args[k + 1], current[k]);
+      if (lp->recurrence[k]) ptr_map_put(&map, body->args[k + 1], current[k]);
     emit_stage0(ctx, lp, loop, &map, emit_i32(ctx, loop, p), emit_slt(ctx, loop, iv, ub));
     advance_recurrence(lp, &map, current);
+    ptr_map_free(&map);
   }
   for (int k = 0; k < lp->num_iter; k++)
     if (lp->recurrence[k]) ir_op_set_operand(loop, 3 + k, current[k]);
@@ -443,32 +546,80 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   ir_value *read_slot = emit_binary(ctx, top, OP_REMSI, i, emit_i32(ctx, top, S));
   ir_value *write_slot =
       emit_binary(ctx, top, OP_REMSI, emit_binary(ctx, top, OP_ADDI, i, emit_i32(ctx, top, S - 1)), emit_i32(ctx, top, S));
-  emit_async_wait(ctx, top, S - 2);
-  ir_value *iv_ahead = emit_binary(ctx, top, OP_ADDI, iv, ahead);
-  value_map map = {0};
-  map_put(ctx, &map, iv, iv_ahead);
-  emit_stage0(ctx, lp, top, &map, write_slot, emit_slt(ctx, top, iv_ahead, ub));
+  if (lp->num_cp_async) emit_async_wait(ctx, top, S - 2);
+  if (lp->num_tma) {
+    /* Iteration i uses slot i % S for the (i / S)-th time: its phase parity is (i / S) & 1. */
+    ir_value *round = emit_binary(ctx, top, OP_DIVSI, i, emit_i32(ctx, top, S));
+    ir_value *ops[2] = {barrier_at(ctx, lp, top, read_slot), emit_binary(ctx, top, OP_ANDI, round, emit_i32(ctx, top, 1))};
+    ir_op *wait = ir_op_create(ctx, OP_WAIT_BARRIER, 2, ops, 0, NULL, 0, top->loc);
+    ir_op_insert_before(top, wait);
+  }
   ir_op *yield = ir_block_terminator(body);
+  /* Prefetch of iteration i+S-1: at the top, or (wgmma) after the last MMA wait. */
+  ir_op *prefetch_at = top;
+  bool any_wgmma = false;
+  for (int j = 0; j < lp->num_loads; j++) any_wgmma |= lp->loads[j].convert->kind == OP_LOCAL_ALLOC;
+  ir_op *wgmma_dots[MAX_PIPELINED];
+  int num_wgmma = 0;
+  if (any_wgmma) {
+    for (int j = 0; j < lp->num_loads; j++) {
+      pipelined_load *pl = &lp->loads[j];
+      ir_op *dot = pl->convert->results[0].first_use->owner;
+      bool seen = pl->convert->kind != OP_LOCAL_ALLOC;
+      for (int d = 0; d < num_wgmma; d++) seen |= wgmma_dots[d] == dot;
+      if (!seen) wgmma_dots[num_wgmma++] = dot;
+    }
+    for (int d = 0; d < num_wgmma; d++) {
+      ir_op *wait = make_dot_async(ctx, lp, wgmma_dots[d], yield);
+      if (wait->next) prefetch_at = wait->next;
+    }
+  }
+  ir_value *iv_ahead = emit_binary(ctx, prefetch_at, OP_ADDI, iv, ahead);
+  ptr_map map = {ctx, NULL, 0, 0};
+  ptr_map_put(&map, iv, iv_ahead);
+  emit_stage0(ctx, lp, prefetch_at, &map, write_slot, emit_slt(ctx, prefetch_at, iv_ahead, ub));
   for (int k = 0; k < lp->num_iter; k++)
     if (lp->recurrence[k]) ir_op_set_operand(yield, k, map_get(&map, yield->operands[k].value));
+  ptr_map_free(&map);
+  /* Operands read by the dot: through ldmatrix (mma.sync), or the ring slot itself (wgmma). */
   for (int j = 0; j < lp->num_loads; j++) {
     pipelined_load *pl = &lp->loads[j];
     ir_op *dot = pl->convert->results[0].first_use->owner;
     ir_value *idx_ops[2] = {&pl->alloc->results[0], read_slot};
     ir_value *src = emit(ctx, dot, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
-    ir_value *tile = emit(ctx, dot, OP_LOCAL_LOAD, 1, &src, pl->convert->results[0].type);
-    ir_value_replace_all_uses(&pl->convert->results[0], tile);
+    if (pl->convert->kind == OP_LOCAL_ALLOC) {
+      ir_value_replace_all_uses(&pl->convert->results[0], src);
+    } else {
+      ir_value *tile = emit(ctx, dot, OP_LOCAL_LOAD, 1, &src, pl->convert->results[0].type);
+      ir_value_replace_all_uses(&pl->convert->results[0], tile);
+    }
     ir_op_erase(pl->convert);
     ir_op_erase(pl->load);
   }
   erase_dead_stage0(lp);
 
-  /* After the loop: no copy may still be landing in the ring (masked ones write zeros). */
+  /* After the loop: no copy may still be landing in the ring (masked ones write zeros), and no
+   * MMA still running. */
   ir_op *after = loop->next;
   if (!after) return;
-  emit_async_wait(ctx, after, 0);
+  for (int k = 0; k < lp->num_iter; k++) {
+    ir_op *def = yield->operands[k].value->def_op;
+    if (def && def->kind == OP_WARP_GROUP_DOT_WAIT && ir_op_get_int_attr(def, "pendings", 0) > 0)
+      wait_after(ctx, &loop->results[k], after);
+  }
+  if (lp->num_cp_async) emit_async_wait(ctx, after, 0);
   for (int j = 0; j < lp->num_loads; j++) {
     ir_value *ring = &lp->loads[j].alloc->results[0];
+    emit(ctx, after, OP_LOCAL_DEALLOC, 1, &ring, NULL);
+  }
+  if (lp->num_tma) {
+    /* Every copy issued was waited for inside the loop (a copy is issued only for an iteration
+     * that runs), so the barriers are idle. */
+    for (int p = 0; p < S; p++) {
+      ir_value *bar = barrier_at(ctx, lp, after, emit_i32(ctx, after, p));
+      emit(ctx, after, OP_INVAL_BARRIER, 1, &bar, NULL);
+    }
+    ir_value *ring = &lp->barriers->results[0];
     emit(ctx, after, OP_LOCAL_DEALLOC, 1, &ring, NULL);
   }
 }
@@ -495,15 +646,9 @@ static bool collect_loop(ir_op *op, void *user) {
   return true;
 }
 
-bool gemmc_pass_pipeline_loads(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)out;
-  bool ok = true;
-  int64_t num_stages = gemmc_pass_option_int(options, "num-stages", 3, &ok);
-  int64_t max_shared = gemmc_pass_option_int(options, "max-shared", 0, &ok);
-  if (!ok || num_stages < 1 || num_stages > 16 || max_shared < 0) {
-    ir_op_error(ctx, module, "pipeline-loads: options are num-stages=1..16 and max-shared=BYTES (0: no limit)");
-    return false;
-  }
+bool gemmc_pass_pipeline_loads(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
+  int64_t num_stages = pc->num_stages, max_shared = pc->max_shared;
   if (num_stages < 2) return true;
   loop_walk w = {NULL, 0, 0, ctx};
   ir_walk(module, collect_loop, &w);

@@ -30,9 +30,8 @@ static bool remark_results(ir_op *op, void *user) {
   return true;
 }
 
-bool gemmc_pass_print_axis_info(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)options;
-  (void)out;
+bool gemmc_pass_print_axis_info(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
   axis_info_analysis *analysis = axis_info_run(ctx, module);
   if (!analysis) {
     ir_op_error(ctx, module, "axis-info analysis ran out of memory");

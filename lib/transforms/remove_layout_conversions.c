@@ -29,66 +29,26 @@
 #define MAX_SLICE_OPS 64
 #define MAX_ROUNDS 8
 
-/* ------------------------------------------------------------------ small containers */
-
-
-/* A clone of `value` in `layout` (or the value that already has it). */
-typedef struct remat_entry {
-  const ir_value *value;
-  const ir_attr *layout;
-  ir_value *result;
-} remat_entry;
+/* ------------------------------------------------------------------ the clone memo */
 
 typedef struct rlc_state {
   gemmc_context *ctx;
-  remat_entry *memo; /* open addressing, value NULL = empty */
-  size_t memo_cap, memo_count;
+  /* (value, layout) -> the clone of value in layout (or the value that already has it) */
+  ptr_map memo;
 } rlc_state;
 
-static size_t pair_hash(const void *a, const void *b) {
-  uint64_t x = (uint64_t)(uintptr_t)a * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)b;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (size_t)x;
-}
-
 static ir_value *memo_find(const rlc_state *s, const ir_value *v, const ir_attr *layout) {
-  if (!s->memo_cap) return NULL;
-  size_t i = pair_hash(v, layout) & (s->memo_cap - 1);
-  while (s->memo[i].value) {
-    if (s->memo[i].value == v && s->memo[i].layout == layout) return s->memo[i].result;
-    i = (i + 1) & (s->memo_cap - 1);
-  }
-  return NULL;
-}
-
-static void memo_put_slot(remat_entry *table, size_t cap, remat_entry e) {
-  size_t i = pair_hash(e.value, e.layout) & (cap - 1);
-  while (table[i].value) i = (i + 1) & (cap - 1);
-  table[i] = e;
+  const ptr_map_value *known = ptr_map_find(&s->memo, v, layout);
+  return known ? known->ptr : NULL;
 }
 
 static void memo_insert(rlc_state *s, const ir_value *v, const ir_attr *layout, ir_value *result) {
-  if ((s->memo_count + 1) * 2 > s->memo_cap) {
-    size_t ncap = s->memo_cap ? s->memo_cap * 2 : 256;
-    remat_entry *table = ctx_raw_alloc(s->ctx, ncap * sizeof *table);
-    memset(table, 0, ncap * sizeof *table);
-    for (size_t i = 0; i < s->memo_cap; i++)
-      if (s->memo[i].value) memo_put_slot(table, ncap, s->memo[i]);
-    if (s->memo) ctx_raw_free(s->ctx, s->memo, s->memo_cap * sizeof *s->memo);
-    s->memo = table;
-    s->memo_cap = ncap;
-  }
-  memo_put_slot(s->memo, s->memo_cap, (remat_entry){v, layout, result});
-  s->memo_count++;
+  ptr_map_value *slot = ptr_map_insert(&s->memo, v, layout);
+  if (slot) slot->ptr = result; /* without memory the clone is only not shared */
 }
 
 /* Clones may be erased by dead-code elimination: forget them between steps. */
-static void memo_clear(rlc_state *s) {
-  if (s->memo) memset(s->memo, 0, s->memo_cap * sizeof *s->memo);
-  s->memo_count = 0;
-}
+static void memo_clear(rlc_state *s) { ptr_map_clear(&s->memo); }
 
 /* ------------------------------------------------------------------ IR helpers */
 
@@ -128,18 +88,12 @@ static bool op_is_inside(const ir_op *op, const ir_op *ancestor) {
 /* True when v is defined inside loop (its body's arguments included). */
 static bool value_is_inside(const ir_value *v, const ir_op *loop) {
   if (v->def_op) return op_is_inside(v->def_op, loop);
-  const ir_block *b = v->owner_block;
-  const ir_op *owner = b && b->parent ? b->parent->parent : NULL;
+  const ir_op *owner = block_arg_owner(v);
   return owner && op_is_inside(owner, loop);
 }
 
 static ir_op *clone_op(gemmc_context *ctx, const ir_op *op, ir_value *const *operands, const ir_type *const *result_types) {
-  ir_op *clone = ir_op_create(ctx, op->kind, op->num_operands, operands, op->num_results, result_types, 0, op->loc);
-  clone->src_loc = op->src_loc;
-  for (int i = 0; i < op->num_attrs; i++) {
-    ir_op_set_attr(ctx, clone, op->attrs[i].name, op->attrs[i].value);
-    if (ir_op_attr_is_property(op, op->attrs[i].name)) ir_op_mark_property(ctx, clone, op->attrs[i].name);
-  }
+  ir_op *clone = op_clone_with_attrs(ctx, op, op->num_operands, operands, result_types);
   for (int i = 0; i < op->num_results; i++) clone->results[i].name = op->results[i].name;
   return clone;
 }
@@ -147,14 +101,12 @@ static ir_op *clone_op(gemmc_context *ctx, const ir_op *op, ir_value *const *ope
 /* A new `convert v -> layout` placed right after v's definition (so it dominates every use of v). */
 static ir_value *convert_after_def(gemmc_context *ctx, ir_value *v, const ir_attr *layout) {
   const ir_type *to = ir_type_with_encoding(ctx, v->type, layout);
-  ir_op *anchor = v->def_op;
-  ir_block *block = anchor ? NULL : v->owner_block;
-  ir_loc *loc = anchor ? anchor->loc : (block && block->first ? block->first->loc : ir_loc_unknown(ctx));
+  if (v->def_op) return convert_layout_after(ctx, v->def_op, v, to);
+  /* a block argument: at the top of its block */
+  ir_block *block = v->owner_block;
+  ir_loc *loc = block && block->first ? block->first->loc : ir_loc_unknown(ctx);
   ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, loc);
-  if (anchor) {
-    cvt->src_loc = anchor->src_loc;
-    ir_op_insert_after(anchor, cvt);
-  } else if (block && block->first) {
+  if (block && block->first) {
     ir_op_insert_before(block->first, cvt);
   } else {
     ir_block_append_op(block, cvt);
@@ -168,9 +120,7 @@ static void convert_outside_uses(gemmc_context *ctx, ir_value *v, const ir_type 
   for (ir_operand *u = v->first_use; u; u = u->next_use)
     if (!ptr_list_contains(keep, u->owner)) ptr_list_push(&outside, u);
   if (outside.count) {
-    ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &type, 0, v->def_op->loc);
-    cvt->src_loc = v->def_op->src_loc;
-    ir_op_insert_after(v->def_op, cvt);
+    ir_op *cvt = convert_layout_after(ctx, v->def_op, v, type)->def_op;
     for (int i = 0; i < outside.count; i++) {
       ir_operand *u = outside.items[i];
       ir_op_set_operand(u->owner, u->index, &cvt->results[0]);
@@ -232,7 +182,7 @@ static bool plan_remat(rlc_state *s, ir_value *v, const ir_attr *layout, const i
     /* the operand's slice layout is rebuilt from the new parent */
     if (layout->kind == AT_SLICE || layout->kind == AT_LINEAR) return false;
     int axis = (int)ir_op_get_int_attr(def, "axis", 0);
-    return plan_remat(s, def->operands[0].value, layout_slice_get(s->ctx, axis, layout), loop, p);
+    return plan_remat(s, def->operands[0].value, layout_infer_expand_dims_operand(s->ctx, layout, axis), loop, p);
   }
   default: return false;
   }
@@ -267,7 +217,8 @@ static ir_value *remat(rlc_state *s, ir_value *v, const ir_attr *layout, const i
       for (int i = 0; i < def->num_operands; i++) {
         ir_value *o = def->operands[i].value;
         const ir_attr *want = layout;
-        if (def->kind == OP_EXPAND_DIMS) want = layout_slice_get(s->ctx, (int)ir_op_get_int_attr(def, "axis", 0), layout);
+        if (def->kind == OP_EXPAND_DIMS)
+          want = layout_infer_expand_dims_operand(s->ctx, layout, (int)ir_op_get_int_attr(def, "axis", 0));
         operands[i] = o ? remat(s, o, want, loop) : NULL;
       }
       const ir_type *type = ir_type_with_encoding(s->ctx, v->type, layout);
@@ -288,7 +239,7 @@ static ir_value *remat(rlc_state *s, ir_value *v, const ir_attr *layout, const i
 /* The scf.for whose body argument (an iter arg, not the induction variable) v is, or NULL. */
 static ir_op *iter_arg_loop(const ir_value *v) {
   const ir_block *body = v->owner_block;
-  ir_op *loop = body && body->parent ? body->parent->parent : NULL;
+  ir_op *loop = block_arg_owner(v);
   if (!loop || loop->kind != OP_SCF_FOR || body != loop->regions[0].first || v->index < 1) return NULL;
   int k = v->index - 1;
   ir_op *yield = ir_block_terminator(body);
@@ -447,11 +398,10 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
     forward_add_value(f, &user->results[0], layout);
     return true;
   case OP_EXPAND_DIMS: {
-    /* slice(axis, P) expanded along axis is P */
-    int axis = (int)ir_op_get_int_attr(user, "axis", 0);
-    if (layout->kind != AT_SLICE || layout->layout.dim != axis || !is_tensor(&user->results[0])) return false;
+    const ir_attr *result = layout_infer_expand_dims_result(layout, (int)ir_op_get_int_attr(user, "axis", 0));
+    if (!result || !is_tensor(&user->results[0])) return false;
     ptr_list_push(&f->ops, user);
-    forward_add_value(f, &user->results[0], layout->layout.parent);
+    forward_add_value(f, &user->results[0], result);
     return true;
   }
   case OP_REDUCE: {
@@ -460,7 +410,7 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
     ptr_list_push(&f->ops, user);
     for (int r = 0; r < user->num_results; r++)
       if (is_tensor(&user->results[r]))
-        forward_add_value(f, &user->results[r], layout_slice_get(s->ctx, axis, layout));
+        forward_add_value(f, &user->results[r], layout_infer_reduce_result(s->ctx, layout, axis));
     return true;
   }
   default: return false;
@@ -600,59 +550,20 @@ static bool rewrite_converts(rlc_state *s, ir_op *module, convert_rewrite_fn fn)
   return changed;
 }
 
-static bool collect_all_ops(ir_op *op, void *user) {
-  ptr_list_push(user, op);
-  return true;
-}
-
-static bool is_removable(const ir_op *op) {
-  unsigned traits = ir_op_info_of(op->kind)->traits;
-  if (!(traits & TRAIT_PURE) || (traits & TRAIT_TERMINATOR)) return false;
-  if (op->num_regions && op->kind != OP_REDUCE && op->kind != OP_SCAN) return false;
-  for (int i = 0; i < op->num_results; i++)
-    if (op->results[i].first_use) return false;
-  return true;
-}
-
-/* Erases pure ops with unused results; users come after definitions, so walk backwards. */
-static bool eliminate_dead_code(rlc_state *s, ir_op *module) {
-  bool changed = false, again = true;
-  while (again) {
-    again = false;
-    ptr_list ops = {s->ctx, NULL, 0, 0};
-    ir_walk(module, collect_all_ops, &ops);
-    ptr_list erased = {s->ctx, NULL, 0, 0};
-    for (int i = ops.count - 1; i >= 0; i--) {
-      ir_op *op = ops.items[i];
-      /* ops nested in an erased reduction are gone with it */
-      ir_op *parent = ir_op_parent_op(op);
-      if (parent && ptr_list_contains(&erased, parent)) continue;
-      if (!is_removable(op)) continue;
-      ptr_list_push(&erased, op);
-      ir_op_erase(op);
-      again = changed = true;
-    }
-    ptr_list_free(&erased);
-    ptr_list_free(&ops);
-  }
-  return changed;
-}
-
 /* ------------------------------------------------------------------ the pass */
 
-bool gemmc_pass_remove_layout_conversions(gemmc_context *ctx, ir_op *module, const char *options, FILE *out) {
-  (void)options;
-  (void)out;
-  rlc_state s = {ctx, NULL, 0, 0};
+bool gemmc_pass_remove_layout_conversions(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
+  rlc_state s = {ctx, {ctx, NULL, 0, 0}};
   for (int round = 0; round < MAX_ROUNDS; round++) {
     bool changed = fold_converts(&s, module);
     changed |= rewrite_converts(&s, module, forward_one);
     changed |= fold_converts(&s, module);
     changed |= rewrite_converts(&s, module, backward_one);
     changed |= fold_converts(&s, module);
-    changed |= eliminate_dead_code(&s, module);
+    changed |= erase_dead_pure_ops(ctx, module);
     if (!changed) break;
   }
-  if (s.memo) ctx_raw_free(ctx, s.memo, s.memo_cap * sizeof *s.memo);
+  ptr_map_free(&s.memo);
   return true;
 }

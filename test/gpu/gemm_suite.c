@@ -98,6 +98,16 @@ static void build_cases(suite *s, bool quick) {
   s->cases[s->num_cases - 1].bias = 0.0;
   add_case(s, MH_KERNEL_LEAKY_RELU, (shape){1, 100, 70, 30}, seed_dtypes[3], false, 1);
   s->cases[s->num_cases - 1].bias = 1.0;
+  /* fp8 (warpgroup MMA only): e4m3 and e5m2 inputs, the reference reads the same bytes; B both
+   * majors (K-major B is what the instruction reads; N-major B is transposed into it). */
+  const dtypes fp8[] = {{MH_E4M3, MH_F32, MH_F16, false}, {MH_E5M2, MH_F32, MH_F32, false}};
+  const shape fp8_shapes[] = {{1, 256, 256, 256}, {1, 129, 200, 70}, {1, 512, 384, 1024}};
+  for (int i = 0; i < (quick ? 1 : 3); i++)
+    for (int d = 0; d < 2; d++) {
+      add_case(s, MH_KERNEL_MATMUL, fp8_shapes[i], fp8[d], true, i == 1 ? 4 : 0);
+      add_case(s, MH_KERNEL_MATMUL, fp8_shapes[i], fp8[d], false, 0);
+    }
+  add_case(s, MH_KERNEL_BATCHED, (shape){4, 128, 256, 128}, fp8[0], true, 0);
 }
 
 /* Compiles (or finds) the kernel for case g and config c. */
@@ -145,7 +155,8 @@ static void usage(FILE *f, const char *program) {
           "usage: %s [options]\n"
           "GEMM correctness suite: the seed's shapes x dtypes (i8->i32, f16->f16, bf16->bf16, f16->f32,\n"
           "f32->f32 tf32 and ieee), fp16 accumulation, ragged shapes, column-major B, batched (4..16),\n"
-          "leaky_relu. Prints one line per case and 'N passed, N failed'; exit 1 on any failure.\n"
+          "leaky_relu, fp8 (e4m3, e5m2; sm_90a only). Prints one line per case and 'N passed, N failed';\n"
+          "exit 1 on any failure.\n"
           "\n"
           "  --tir-dir DIR     folder with matmul.tir, batched_matmul.tir, matmul_leaky_relu.tir\n"
           "                    (default: $GEMMC_EXAMPLES_DIR, ./examples, the source tree's examples/)\n"
@@ -154,7 +165,8 @@ static void usage(FILE *f, const char *program) {
           "  --quick           a smaller case list (a few seconds)\n"
           "  --filter TEXT     only cases whose line contains TEXT (e.g. 'bf16', 'batch=', 'B=col')\n"
           "  --compile-only    compile every kernel to PTX (no driver needed) and report compile errors\n"
-          "  --target T        gemmc target (default: the device's, else sm_90a)\n"
+          "  --target T        gemmc target (default: the device's, else sm_90a; gfx942 with --backend hip)\n"
+          "  --backend B       cuda (default) or hip (libamdhip64; no HIP runtime is a failure)\n"
           "  --seed N          replay a run (default: fresh inputs every run)\n",
           program);
 }
@@ -179,6 +191,7 @@ int main(int argc, char **argv) {
 static int run_suite(suite *s, int argc, char **argv) {
   s->seed = mh_fresh_seed();
   bool quick = false, seed_configs = false;
+  gemmc_backend backend = GEMMC_BACKEND_CUDA;
   const char *config_list = "128x128x64:g8:w4:s3,64x32x32:g8:w2:s5";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -193,6 +206,7 @@ static int run_suite(suite *s, int argc, char **argv) {
     else if (v && !strcmp(a, "--filter")) s->filter = argv[++i];
     else if (v && !strcmp(a, "--target")) s->target = argv[++i];
     else if (v && !strcmp(a, "--seed")) s->seed = strtoull(argv[++i], NULL, 10);
+    else if (v && !strcmp(a, "--backend") && mh_backend_parse(v, &backend)) i++;
     else {
       fprintf(stderr, "%s: unknown option or missing value: %s (try --help)\n", argv[0], a);
       return 2;
@@ -214,7 +228,7 @@ static int run_suite(suite *s, int argc, char **argv) {
 
   mh_error e = {""};
   gemmc_runtime *rt = NULL;
-  if (!mh_runtime_open(&rt, &e)) {
+  if (!mh_runtime_open_backend(backend, &rt, &e)) {
     printf("FAIL: %s\n0 passed, 1 failed\n", e.message);
     return 1;
   }
@@ -247,6 +261,11 @@ static int run_suite(suite *s, int argc, char **argv) {
       snprintf(line, sizeof line, "%-10s %-34s %-24s cfg=%s%s", kname, shape_s, dt, cfg,
                g->kind == MH_KERNEL_LEAKY_RELU && g->bias != 0 ? " bias=1" : "");
       if (s->filter && !strstr(line, s->filter)) continue;
+      const char *target = s->target ? s->target : mh_target(rt);
+      if (mh_dtype_is_fp8(g->in) && strcmp(target, "sm_90a") != 0) {
+        printf("SKIP  %s  fp8 dots need warpgroup MMA (sm_90a), not %s\n", line, target);
+        continue;
+      }
       if (!mh_gemm_check(g, &e)) {
         printf("FAIL  %s  bad case: %s\n", line, e.message);
         failed++;

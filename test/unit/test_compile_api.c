@@ -79,7 +79,7 @@ static void test_rules(void) {
 
   gemmc_compile_options_init(&o);
   o.stage = (gemmc_stage)7;
-  EXPECT_FAIL(ctx, kernel, n, &o, "stage must be GEMMC_STAGE_TTGIR .. GEMMC_STAGE_CUBIN, got 7");
+  EXPECT_FAIL(ctx, kernel, n, &o, "stage must be GEMMC_STAGE_TTGIR .. GEMMC_STAGE_HSACO, got 7");
   gemmc_compile_options_init(&o);
   o.stage = (gemmc_stage)-1;
   EXPECT_FAIL(ctx, kernel, n, &o, "stage must be");

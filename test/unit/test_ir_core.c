@@ -1,10 +1,11 @@
-/* Unit tests of the IR core: arena, interning of types and attributes, use lists, custom allocator. */
+/* Unit tests of the IR core: arena, interning of types and attributes, use lists, custom allocator, the shared helpers of lib/ir/util.h. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gemmc/ir.h"
+#include "ir/util.h"
 
 /* Each CHECK that fails prints where and what, and counts one failure in *failures. */
 #define CHECK(cond)                                                              \
@@ -440,6 +441,89 @@ static void test_custom_allocator(int *failures) {
     fprintf(stderr, "  after destroy: %ld blocks, %lld bytes still live\n", counts.live_blocks, counts.live_bytes);
 }
 
+/* ------------------------------------------------------------------ util.h */
+
+static void test_ptr_map(int *failures) {
+  counting_alloc counts = {0, 0, 0};
+  gemmc_context *ctx = gemmc_context_create_with_allocator(counting_fn, &counts);
+  CHECK(ctx != NULL);
+  if (!ctx) return;
+  long base_blocks = counts.live_blocks;
+  enum { N = 5000 };
+  static char keys[N], layouts[3];
+  ptr_map m = {ctx, NULL, 0, 0};
+  CHECK(ptr_map_get(&m, &keys[0]) == NULL && ptr_map_find(&m, &keys[0], NULL) == NULL);
+  /* Values live outside the table, so pointers to them survive its growth. */
+  int64_t *first = ir_alloc(ctx, sizeof *first);
+  *first = 7;
+  CHECK(ptr_map_put(&m, &keys[0], first));
+  for (int i = 1; i < N; i++) {
+    ptr_map_value *v = ptr_map_insert(&m, &keys[i], NULL);
+    CHECK(v != NULL && v->num == 0);
+    if (v) v->num = i;
+  }
+  CHECK(m.count == N && m.cap >= 2 * N);
+  CHECK(ptr_map_get(&m, &keys[0]) == first && *first == 7);
+  int wrong = 0;
+  for (int i = 1; i < N; i++) wrong += ptr_map_find(&m, &keys[i], NULL)->num != i;
+  CHECK(wrong == 0);
+  /* An existing key is found again, not added twice. */
+  CHECK(ptr_map_insert(&m, &keys[42], NULL)->num == 42 && m.count == N);
+  /* Pair keys: (key, a) and (key, b) are different entries, and neither is (key, NULL). */
+  ptr_map pairs = {ctx, NULL, 0, 0};
+  for (int i = 0; i < N; i++)
+    for (int l = 0; l < 3; l++) ptr_map_insert(&pairs, &keys[i], &layouts[l])->num = i * 3 + l;
+  wrong = 0;
+  for (int i = 0; i < N; i++)
+    for (int l = 0; l < 3; l++) wrong += ptr_map_find(&pairs, &keys[i], &layouts[l])->num != i * 3 + l;
+  CHECK(wrong == 0 && pairs.count == 3 * N);
+  CHECK(ptr_map_find(&pairs, &keys[5], NULL) == NULL);
+  ptr_map_clear(&pairs);
+  CHECK(pairs.count == 0 && ptr_map_find(&pairs, &keys[5], &layouts[1]) == NULL);
+  ptr_map_free(&pairs);
+  ptr_map_free(&m);
+  CHECK(m.entries == NULL && m.count == 0 && counts.live_blocks == base_blocks); /* tables given back */
+  gemmc_context_destroy(ctx);
+  CHECK(counts.live_blocks == 0);
+}
+
+static void test_helpers(int *failures) {
+  int n = 0;
+  const char *const *names = cmp_predicate_names(OP_CMPI, &n);
+  CHECK(n == 10 && strcmp(names[2], "slt") == 0);
+  names = cmp_predicate_names(OP_CMPF, &n);
+  CHECK(n == 16 && strcmp(names[0], "false") == 0 && strcmp(names[15], "true") == 0);
+  CHECK(cmp_predicate_names(OP_ADDI, &n) == NULL && n == 0);
+  CHECK(cmp_predicate_index(OP_CMPI, "uge") == 9 && cmp_predicate_index(OP_CMPF, "uge") == 10);
+  CHECK(cmp_predicate_index(OP_CMPI, "oeq") == -1 && cmp_predicate_index(OP_CMPI, NULL) == -1);
+  CHECK(log2_exact(1) == 0 && log2_exact(64) == 6 && log2_exact(INT64_C(1) << 62) == 62);
+  CHECK(log2_exact(0) == -1 && log2_exact(-4) == -1 && log2_exact(12) == -1);
+  /* The predicate of an op: its keyword, or the name of its integer (generic) form. */
+  gemmc_context *ctx = gemmc_context_create();
+  ir_block *b = ir_block_create(ctx);
+  ir_value *x = &make_const(ctx, b, 1)->results[0];
+  ir_value *ops[2] = {x, x};
+  const ir_type *i1 = ir_int_type(ctx, 1);
+  ir_op *cmp = ir_op_create(ctx, OP_CMPI, 2, ops, 1, &i1, 0, NULL);
+  CHECK(cmp_predicate_of(cmp) == NULL);
+  ir_op_set_attr(ctx, cmp, "predicate", ir_keyword_attr(ctx, "sgt"));
+  CHECK(cmp_predicate_of(cmp) && strcmp(cmp_predicate_of(cmp), "sgt") == 0);
+  ir_op_set_attr(ctx, cmp, "predicate", ir_i32_attr(ctx, 6));
+  CHECK(cmp_predicate_of(cmp) && strcmp(cmp_predicate_of(cmp), "ult") == 0);
+  ir_op_set_attr(ctx, cmp, "predicate", ir_i32_attr(ctx, 10));
+  CHECK(cmp_predicate_of(cmp) == NULL);
+  /* A clone keeps kind, attributes and location, takes new operands; a block argument's owner. */
+  ir_op *clone = op_clone_with_attrs(ctx, cmp, 2, ops, &i1);
+  CHECK(clone->kind == OP_CMPI && clone->num_operands == 2 && ir_op_get_int_attr(clone, "predicate", -1) == 10);
+  CHECK(ir_value_num_uses(x) == 4 && block_arg_owner(x) == NULL);
+  ir_op *loop = ir_op_create(ctx, OP_SCF_FOR, 0, NULL, 0, NULL, 1, NULL);
+  ir_block *body = ir_block_create(ctx);
+  ir_region_append_block(&loop->regions[0], body);
+  ir_value *iv = ir_block_add_arg(ctx, body, ir_int_type(ctx, 32), NULL);
+  CHECK(block_arg_owner(iv) == loop);
+  gemmc_context_destroy(ctx);
+}
+
 int main(void) {
   int failures = 0;
   test_arena(&failures);
@@ -447,6 +531,8 @@ int main(void) {
   test_attr_interning(&failures);
   test_use_lists(&failures);
   test_custom_allocator(&failures);
+  test_ptr_map(&failures);
+  test_helpers(&failures);
   if (failures) {
     fprintf(stderr, "test_ir_core: %d failures\n", failures);
     return 1;

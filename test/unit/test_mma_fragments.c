@@ -5,7 +5,7 @@
 
 #include "gemmc/ir.h"
 #include "gemmc/layout.h"
-#include "lower/lower_tensorcore.h"
+#include "target/mma.h"
 
 #include "check.h"
 
@@ -99,7 +99,7 @@ static void check_one_instruction(gemmc_context *ctx, int bits) {
         CHECK(coord[0] == row && coord[1] == col, "bits %d operand %c slot %d lane %d: layout (%lld, %lld), PTX (%d, %d)",
               bits, "ABC"[o], i, lane, (long long)coord[0], (long long)coord[1], row, col);
         /* the lowering's own table agrees with the manual too */
-        bool ok = lower_mma_fragment_coord((mma_frag_kind)ops[o].f, bits, i, lane, &lrow, &lcol);
+        bool ok = target_mma_fragment_coord((target_mma_operand)ops[o].f, bits, i, lane, &lrow, &lcol);
         CHECK(ok && lrow == row && lcol == col, "bits %d operand %c slot %d lane %d: lowering table (%d, %d)", bits,
               "ABC"[o], i, lane, lrow, lcol);
       }

@@ -60,7 +60,7 @@ static void test_lookup(void) {
   char err[512] = "";
   CHECK(gemmc_target_lookup("sm_99", err, sizeof err) == NULL);
   CHECK_CONTAINS(err, "unknown target 'sm_99'");
-  CHECK_CONTAINS(err, "sm_80, sm_86, sm_89, sm_90, sm_90a, gfx942");
+  CHECK_CONTAINS(err, "sm_75, sm_80, sm_86, sm_89, sm_90, sm_90a, gfx90a, gfx942");
   CHECK(gemmc_target_lookup(NULL, err, sizeof err) == NULL);
 
   const gemmc_target *h100 = gemmc_target_lookup("sm_90a", err, sizeof err);
@@ -75,7 +75,7 @@ static void test_lookup(void) {
 
   int count = 0;
   const gemmc_target *all = gemmc_target_list(&count);
-  CHECK(count == 6);
+  CHECK(count == 8);
   for (int i = 0; i < count; i++) {
     CHECK(gemmc_target_validate(&all[i], err, sizeof err));
     if (!gemmc_target_validate(&all[i], err, sizeof err))

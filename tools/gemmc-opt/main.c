@@ -10,6 +10,7 @@
 #include "gemmc/ir.h"
 #include "gemmc/limits.h"
 #include "gemmc/passes.h"
+#include "draw_layout.h"
 #include "tool_files.h"
 
 #ifndef GEMMC_VERSION
@@ -40,6 +41,7 @@ typedef struct tool_options {
   ir_print_options print;
   pass_request *passes;
   int num_passes;
+  const char *draw_layout; /* --draw-layout=SPEC: write this layout's SVG instead of the module */
 } tool_options;
 
 /* A piece of the input processed on its own: a slice of the file text, with the line it starts
@@ -512,7 +514,7 @@ static bool process_module(gemmc_context *ctx, void *user) {
   for (int i = 0; i < opts->num_passes; i++) {
     const pass_request *p = &opts->passes[i];
     int errors_before = ir_error_count(ctx);
-    bool ok = p->info->run(ctx, module, p->options, out);
+    bool ok = gemmc_pass_run(ctx, p->info, module, p->options, NULL, out);
     if (!ok || ir_error_count(ctx) > errors_before) {
       /* A pass should explain its failure; say which pass failed when it did not. */
       if (ir_error_count(ctx) == errors_before)
@@ -525,6 +527,7 @@ static bool process_module(gemmc_context *ctx, void *user) {
     tool_error("error: out of memory");
     return false;
   }
+  if (opts->draw_layout) return draw_layout_write(ctx, module, opts->draw_layout, out);
   ir_print_module_to_file(ctx, module, &opts->print, out);
   return true;
 }
@@ -618,6 +621,11 @@ static void print_help(FILE *f) {
         "                                  check diagnostics against expected-* comments\n"
         "  --verify-each[=true|false]      verify after every pass (default: true)\n"
         "  --no-verify                     verify neither after parsing nor after passes\n"
+        "  --draw-layout=NAME[,shape=AxB][,window=RxC][,index=I]\n"
+        "                                  write an SVG of layout alias NAME (#blocked1, #mma, #shared), of the\n"
+        "                                  I-th layout of kind NAME (dot_op, slice), or of value %NAME's layout,\n"
+        "                                  instead of the module: owner of each element (warp colour, lane,\n"
+        "                                  register) or its shared-memory offset and bank\n"
         "  --mlir-print-debuginfo          print loc(...) locations\n"
         "  --mlir-print-op-generic         print every op in generic form\n"
         "  --help, --version\n"
@@ -713,6 +721,12 @@ static int parse_command_line(int argc, char **argv, tool_options *opts, bool *s
     } else if (IS("no-verify")) {
       opts->verify_after_parse = false;
       opts->verify_each = false;
+    } else if (IS("draw-layout")) {
+      if (!value || !*value) {
+        tool_error("error: --draw-layout needs a layout: --draw-layout=NAME[,shape=AxB][,window=RxC][,index=I]");
+        return EXIT_USAGE;
+      }
+      opts->draw_layout = value;
     } else if (IS("mlir-print-debuginfo")) {
       opts->print.debug_info = true;
     } else if (IS("mlir-print-op-generic")) {

@@ -1,10 +1,11 @@
-/* gemmc: the compiler driver; .tir (Triton TTIR or TTGIR) -> PTX (or TTGIR, LLVM IR, cubin) plus kernel.json. */
+/* gemmc: the compiler driver; .tir (Triton TTIR or TTGIR) -> PTX (or TTGIR, LLVM IR, cubin, AMDGCN, .hsaco) plus kernel.json. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gemmc/aot.h"
 #include "gemmc/gemmc.h"
 #include "gemmc/limits.h"
 #include "gemmc/target.h"
@@ -21,7 +22,9 @@ typedef struct driver_options {
   gemmc_compile_options compile;
   gemmc_define defines[MAX_DEFINES];
   bool print_ptxas_report;
+  bool emit_given; /* without --emit: PTX for NVIDIA targets, a code object for AMD ones */
   bool print_times; /* --time */
+  bool emit_c;      /* --emit=c: a .c + .h pair (gemmc/aot.h) */
 } driver_options;
 
 static void driver_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -39,10 +42,20 @@ static void print_usage(FILE *f) {
         "Compiles a Triton TTIR or TTGIR kernel (.tir) to PTX and writes OUTPUT's kernel.json beside it.\n"
         "\n"
         "  -o FILE                  output file ('-' for stdout; default: INPUT with the emitted extension)\n"
-        "  --target=sm_80|sm_86|sm_89|sm_90|sm_90a   GPU to compile for (default sm_90a)\n"
+        "  --target=sm_75|sm_80|sm_86|sm_89|sm_90|sm_90a|gfx90a|gfx942   GPU to compile for (default sm_90a)\n"
         "  --num-warps=N            warps per block for TTIR input (default 4; TTGIR keeps its own)\n"
-        "  --num-stages=N           K-loop pipelining depth for TTIR input (cp.async stages, default 3; 1: off)\n"
-        "  --emit=ttgir|llvm|ptx|cubin   what to write (default ptx; cubin needs ptxas on PATH)\n"
+        "  --num-stages=N           K-loop pipelining depth for TTIR input (cp.async stages on NVIDIA, default 3;\n"
+        "                           AMD: 2 or more is the 2-stage register pipeline; 0 and 1: off)\n"
+        "  --emit=ttgir|llvm|ptx|cubin|amdgcn|hsaco   what to write (default ptx, hsaco for AMD targets;\n"
+        "                           cubin needs ptxas on PATH, hsaco ld.lld-19)\n"
+        "  --waves-per-eu=N         AMD: ask for N waves per SIMD (1-8; registers per wave <= 512/N)\n"
+        "  --matrix-instr-nonkdim=16|32   AMD: the MFMA instruction's M = N\n"
+        "  --kpack=1|2              AMD: MFMA K groups per LDS read\n"
+        "  --tma=auto|on|off        sm_90+: TMA copies for the K loop's operand loads (auto: where the\n"
+        "                           warp-specialized kernel uses them; on: wherever legal)\n"
+        "  --warp-specialize=on|off sm_90a: persistent producer/consumer kernels where legal (default on)\n"
+        "  --emit=c                 OUTPUT.c and OUTPUT.h: the PTX (and the cubin when ptxas is on PATH)\n"
+        "                           with a loader and a typed launcher that need only the CUDA driver\n"
         "  -D NAME=VALUE            set the compile-time constant $NAME / ${NAME} (repeatable)\n"
         "  -O0 -O1 -O2 -O3          LLVM optimization level (default -O3)\n"
         "  --metadata=FILE          where to write kernel.json (default: OUTPUT with .json)\n"
@@ -89,10 +102,9 @@ static bool valid_target(const char *name) {
   int count = 0;
   const gemmc_target *list = gemmc_target_list(&count);
   for (int i = 0; i < count; i++)
-    if (list[i].arch == GEMMC_ARCH_NVPTX && strcmp(list[i].name, name) == 0) return true;
+    if (strcmp(list[i].name, name) == 0) return true;
   char valid[256] = "";
   for (int i = 0; i < count; i++) {
-    if (list[i].arch != GEMMC_ARCH_NVPTX) continue;
     size_t used = strlen(valid);
     snprintf(valid + used, sizeof valid - used, "%s%s", used ? ", " : "", list[i].name);
   }
@@ -185,22 +197,65 @@ static int parse_args(int argc, char **argv, driver_options *o) {
     }
     if (!missing && (v = option_value(argc, argv, &i, "--num-stages", &missing))) {
       int n = 0;
-      if (!parse_int(v, &n) || n < 1 || n > 8) {
-        driver_error("bad --num-stages '%s' (expected 1 to 8; 1 turns software pipelining off)", v);
+      if (!parse_int(v, &n) || n < 0 || n > 8) {
+        driver_error("bad --num-stages '%s' (expected 0 to 8; 0 and 1 turn software pipelining off)", v);
         return EXIT_FAILED;
       }
-      o->compile.num_stages = n;
+      /* 0 is Triton's AMD spelling of "no pipelining" (seed 001's ROCm configs), the same as 1. */
+      o->compile.num_stages = n ? n : 1;
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--emit", &missing))) {
-      static const char *const names[] = {"ttgir", "llvm", "ptx", "cubin"};
+      static const char *const names[] = {"ttgir", "llvm", "ptx", "cubin", "amdgcn", "hsaco"};
       int k = 0;
-      while (k < 4 && strcmp(v, names[k])) k++;
-      if (k == 4) {
-        driver_error("bad --emit '%s' (expected ttgir, llvm, ptx or cubin)", v);
+      while (k < 6 && strcmp(v, names[k])) k++;
+      o->emit_c = !strcmp(v, "c");
+      if (k == 6 && !o->emit_c) {
+        driver_error("bad --emit '%s' (expected ttgir, llvm, ptx, cubin, amdgcn, hsaco or c)", v);
         return EXIT_FAILED;
       }
-      o->compile.stage = (gemmc_stage)k;
+      /* C embeds the cubin too when ptxas is there to make one. */
+      o->compile.stage = o->emit_c ? (gemmc_target_find_ptxas(NULL, 0) ? GEMMC_STAGE_CUBIN : GEMMC_STAGE_PTX) : (gemmc_stage)k;
+      o->emit_given = true;
+      continue;
+    }
+    /* The AMD knobs; gemmc_compile checks their ranges against the target. */
+    if (!missing && (v = option_value(argc, argv, &i, "--waves-per-eu", &missing))) {
+      if (!parse_int(v, &o->compile.waves_per_eu) || o->compile.waves_per_eu < 0) {
+        driver_error("bad --waves-per-eu '%s' (expected 1 to 8; 0: no limit)", v);
+        return EXIT_FAILED;
+      }
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--matrix-instr-nonkdim", &missing))) {
+      if (!parse_int(v, &o->compile.matrix_instr_nonkdim) ||
+          (o->compile.matrix_instr_nonkdim != 16 && o->compile.matrix_instr_nonkdim != 32)) {
+        driver_error("bad --matrix-instr-nonkdim '%s' (expected 16 or 32)", v);
+        return EXIT_FAILED;
+      }
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--tma", &missing))) {
+      if (strcmp(v, "auto") && strcmp(v, "on") && strcmp(v, "off")) {
+        driver_error("bad --tma '%s' (expected auto, on or off)", v);
+        return EXIT_FAILED;
+      }
+      o->compile.tma = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? -1 : 0;
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--warp-specialize", &missing))) {
+      if (strcmp(v, "on") && strcmp(v, "off")) {
+        driver_error("bad --warp-specialize '%s' (expected on or off)", v);
+        return EXIT_FAILED;
+      }
+      o->compile.warp_specialize = strcmp(v, "on") ? -1 : 0;
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--kpack", &missing))) {
+      if (!parse_int(v, &o->compile.kpack) || o->compile.kpack < 1 || o->compile.kpack > 2) {
+        driver_error("bad --kpack '%s' (expected 1 or 2)", v);
+        return EXIT_FAILED;
+      }
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--metadata", &missing))) {
@@ -236,6 +291,8 @@ static int parse_args(int argc, char **argv, driver_options *o) {
     usage_error("no input file%s", "");
     return EXIT_USAGE;
   }
+  const gemmc_target *t = gemmc_target_lookup(o->compile.target, NULL, 0);
+  if (!o->emit_given && t && t->arch == GEMMC_ARCH_AMDGPU) o->compile.stage = GEMMC_STAGE_HSACO;
   return EXIT_OK;
 }
 
@@ -247,7 +304,8 @@ static void print_phase_times(const gemmc_phase_times *t) {
   } rows[] = {
       {"parse + verify", t->parse_ms},   {"TTGIR passes", t->passes_ms},
       {"lower to LLVM IR", t->lower_ms}, {"LLVM optimization", t->llvm_opt_ms},
-      {"NVPTX codegen", t->codegen_ms},  {"ptxas", t->ptxas_ms},
+      {"LLVM codegen", t->codegen_ms},   {"ptxas", t->ptxas_ms},
+      {"ld.lld", t->lld_ms},
   };
   double phases = 0;
   fputs("gemmc: compile time (ms):\n", stderr);
@@ -325,6 +383,21 @@ static char *replace_extension(const char *path, const char *ext) {
   return out;
 }
 
+/* --emit=c: the .c and .h (main decides their paths before compiling). */
+static bool write_c_pair(const char *c_path, const char *h_path, const gemmc_compiled *compiled,
+                         const char *source_name) {
+  const char *h_base = strrchr(h_path, '/');
+  char *c_text = NULL, *h_text = NULL, err[256];
+  size_t c_len = 0, h_len = 0;
+  bool ok = gemmc_aot_emit_c(compiled, NULL, h_base ? h_base + 1 : h_path, source_name, &c_text, &c_len, &h_text,
+                             &h_len, err, sizeof err);
+  if (!ok) driver_error("%s", err);
+  ok = ok && write_output(c_path, c_text, c_len) && write_output(h_path, h_text, h_len);
+  free(c_text);
+  free(h_text);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   driver_options o;
   memset(&o, 0, sizeof o);
@@ -332,24 +405,37 @@ int main(int argc, char **argv) {
   if (status != EXIT_OK) return status;
 
   /* Outputs are decided before compiling, so that none can overwrite the input (or each other):
-   * -o and --metadata are compared with the input by file identity, not by spelling. */
-  static const char *const extensions[] = {".ttgir", ".ll", ".ptx", ".cubin"};
+   * -o and --metadata are compared with the input by file identity, not by spelling. --emit=c
+   * writes OUTPUT.c and OUTPUT.h (OUTPUT from -o, else the input's name) and nothing else. */
+  static const char *const extensions[] = {".ttgir", ".ll", ".ptx", ".cubin", ".amdgcn", ".hsaco"};
   char *derived_output = NULL, *derived_metadata = NULL;
-  const char *output = o.output;
-  if (!output)
-    output = strcmp(o.input, "-") ? (derived_output = replace_extension(o.input, extensions[o.compile.stage])) : "-";
-  /* kernel.json goes beside a PTX or cubin file; for other outputs only when asked for. */
-  const char *metadata = o.metadata;
-  if (output && !o.metadata_given && o.compile.stage >= GEMMC_STAGE_PTX && strcmp(output, "-"))
-    metadata = derived_metadata = replace_extension(output, ".json");
+  const char *output = o.output, *metadata = NULL;
+  if (o.emit_c) {
+    const char *base = o.output ? o.output : o.input;
+    if (!strcmp(base, "-")) {
+      driver_error("--emit=c writes two files: give -o NAME.c");
+      return EXIT_FAILED;
+    }
+    output = derived_output = replace_extension(base, ".c");
+    metadata = derived_metadata = replace_extension(base, ".h");
+    if (!metadata) output = NULL;
+  } else {
+    if (!output)
+      output = strcmp(o.input, "-") ? (derived_output = replace_extension(o.input, extensions[o.compile.stage])) : "-";
+    /* kernel.json goes beside a PTX, cubin, AMDGCN or code object file; for other outputs only
+     * when asked for. */
+    metadata = o.metadata;
+    if (output && !o.metadata_given && o.compile.stage >= GEMMC_STAGE_PTX && strcmp(output, "-"))
+      metadata = derived_metadata = replace_extension(output, ".json");
+  }
   const char *clash = !output ? "out of memory"
                       : tool_same_file(output, o.input) ? "the output file is the input file"
                       : metadata && *metadata && tool_same_file(metadata, o.input) ? "the metadata file is the input file"
                       : metadata && *metadata && tool_same_file(metadata, output) ? "the metadata file is the output file"
                                                                              : NULL;
   if (clash) {
-    driver_error("%s (output '%s', metadata '%s'); refusing to overwrite it", clash, output ? output : "",
-                 metadata && *metadata ? metadata : "none");
+    driver_error("%s (output '%s', %s '%s'); refusing to overwrite it", clash, output ? output : "",
+                 o.emit_c ? "header" : "metadata", metadata && *metadata ? metadata : "none");
     free(derived_output);
     free(derived_metadata);
     return EXIT_FAILED;
@@ -385,6 +471,14 @@ int main(int argc, char **argv) {
     return EXIT_FAILED;
   }
 
+  if (o.emit_c) {
+    ok = write_c_pair(output, metadata, compiled, display_name);
+    free(derived_output);
+    free(derived_metadata);
+    gemmc_compiled_destroy(compiled);
+    gemmc_context_destroy(ctx);
+    return ok ? EXIT_OK : EXIT_FAILED;
+  }
   const void *data = NULL;
   size_t data_len = 0;
   switch (o.compile.stage) {
@@ -392,6 +486,8 @@ int main(int argc, char **argv) {
   case GEMMC_STAGE_LLVM: data = gemmc_compiled_llvm_ir(compiled, &data_len); break;
   case GEMMC_STAGE_PTX: data = gemmc_compiled_ptx(compiled, &data_len); break;
   case GEMMC_STAGE_CUBIN: data = gemmc_compiled_cubin(compiled, &data_len); break;
+  case GEMMC_STAGE_AMDGCN: data = gemmc_compiled_amdgcn(compiled, &data_len); break;
+  case GEMMC_STAGE_HSACO: data = gemmc_compiled_hsaco(compiled, &data_len); break;
   }
   ok = data && write_output(output, data, data_len);
   if (ok && metadata && *metadata) {

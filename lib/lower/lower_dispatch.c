@@ -1,0 +1,86 @@
+/* Op dispatch: each op kind to its family (lower_ops.h), block by block. */
+#include "lower_dispatch.h"
+
+#include "lower_ops.h"
+
+static bool lower_unsupported(lower_state *s, ir_op *op) {
+  ir_op_error(s->ctx, op, "lowering of '%s' is not implemented yet", ir_op_name(op));
+  return false;
+}
+
+bool lower_op(lower_state *s, ir_op *op) {
+  switch (op->kind) {
+  case OP_GET_PROGRAM_ID:
+  case OP_GET_NUM_PROGRAMS: return lower_program_id(s, op);
+  case OP_MAKE_RANGE:
+  case OP_SPLAT:
+  case OP_EXPAND_DIMS:
+  case OP_BROADCAST:
+  case OP_RESHAPE:
+  case OP_TRANS:
+  case OP_ADDPTR:
+  case OP_LOAD:
+  case OP_STORE: return lower_memory(s, op);
+  case OP_SCF_FOR:
+  case OP_SCF_IF: return lower_control(s, op);
+  case OP_REDUCE: return lower_reduce(s, op);
+  case OP_CONVERT_LAYOUT: return lower_is_convert_to_mma_operand(op) ? lower_convert_to_dot_operand(s, op) : lower_convert(s, op);
+  case OP_DOT: return lower_dot(s, op);
+  case OP_LOCAL_ALLOC:
+  case OP_LOCAL_LOAD:
+  case OP_LOCAL_STORE:
+  case OP_LOCAL_DEALLOC:
+  case OP_MEMDESC_INDEX: return lower_local_memory(s, op);
+  case OP_ASYNC_COPY:
+  case OP_ASYNC_COMMIT_GROUP:
+  case OP_ASYNC_WAIT: return lower_async(s, op);
+  case OP_WARP_GROUP_DOT:
+  case OP_WARP_GROUP_DOT_WAIT: return lower_wgmma(s, op);
+  case OP_IN_THREAD_TRANSPOSE: return lower_convert(s, op); /* registers only, as a conversion */
+  case OP_ROCDL_SETPRIO:
+  case OP_ROCDL_SCHED_BARRIER: return lower_sched_hint(s, op);
+  case OP_MAKE_TENSOR_DESC:
+  case OP_TMA_LOAD:
+  case OP_TMA_STORE:
+  case OP_TMA_STORE_WAIT:
+  case OP_FENCE_ASYNC_SHARED:
+  case OP_INIT_BARRIER:
+  case OP_INVAL_BARRIER:
+  case OP_BARRIER_EXPECT:
+  case OP_ARRIVE_BARRIER:
+  case OP_WAIT_BARRIER: return lower_tma(s, op);
+  case OP_WARP_SPECIALIZE: return lower_warp_specialize(s, op);
+  case OP_NUM_WORKERS: return lower_num_workers(s, op);
+  case OP_CONSTANT: return lower_elementwise(s, op);
+  default:
+    /* arith, math, casts, tt.int_to_ptr / ptr_to_int / bitcast / fp_to_fp (tt.addptr, elementwise
+     * too, is lowered with the pointer ops above) */
+    if (ir_op_info_of(op->kind)->traits & TRAIT_ELEMENTWISE) return lower_elementwise(s, op);
+    return lower_unsupported(s, op);
+  }
+}
+
+ir_op *lower_block(lower_state *s, ir_block *block, bool *ok) {
+  *ok = true;
+  for (ir_op *op = block->first; op; op = op->next) {
+    if (ir_op_info_of(op->kind)->traits & TRAIT_TERMINATOR) return op;
+    if (!lower_op(s, op) || s->oom) {
+      if (s->oom) ir_op_error(s->ctx, op, "out of memory while lowering to LLVM IR");
+      *ok = false;
+      return NULL;
+    }
+  }
+  return NULL;
+}
+
+ir_op *lower_block_until(lower_state *s, const ir_op *op, ir_block *block, ir_op_kind kind, int num_operands,
+                         const char *what) {
+  bool ok;
+  ir_op *term = lower_block(s, block, &ok);
+  if (!ok) return NULL;
+  if (!term || term->kind != kind || term->num_operands != num_operands) {
+    ir_op_error(s->ctx, op, "%s must end with %s of %d values", what, ir_op_info_of(kind)->name, num_operands);
+    return NULL;
+  }
+  return term;
+}

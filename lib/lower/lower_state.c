@@ -1,0 +1,155 @@
+/* The lowering state: its memory, the value map, LLVM types of IR elements and small emission helpers. */
+#include "lower_state.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- the state */
+
+void lower_state_init(lower_state *s, gemmc_context *ctx, const gemmc_target *target, const target_codegen *cg,
+                      LLVMContextRef llctx, const char *module_name, int num_warps, int threads_per_warp) {
+  memset(s, 0, sizeof *s);
+  s->ctx = ctx;
+  s->map.ctx = ctx;
+  s->target = target;
+  s->cg = cg;
+  s->llctx = llctx;
+  s->num_warps = num_warps;
+  s->threads_per_warp = threads_per_warp;
+  s->mod = LLVMModuleCreateWithNameInContext(module_name, llctx);
+  LLVMSetTarget(s->mod, target->triple);
+  s->b = LLVMCreateBuilderInContext(llctx);
+  s->kernel_threads.pro = LLVMCreateBuilderInContext(llctx);
+  s->em = (target_emitter){llctx, s->mod, s->b, target->ptx_version};
+  s->i1 = LLVMInt1TypeInContext(llctx);
+  s->i8 = LLVMInt8TypeInContext(llctx);
+  s->i16 = LLVMInt16TypeInContext(llctx);
+  s->i32 = LLVMInt32TypeInContext(llctx);
+  s->i64 = LLVMInt64TypeInContext(llctx);
+  s->f32 = LLVMFloatTypeInContext(llctx);
+  s->voidt = LLVMVoidTypeInContext(llctx);
+  s->gptr = LLVMPointerTypeInContext(llctx, cg->global_addr_space);
+  s->sptr = LLVMPointerTypeInContext(llctx, cg->shared_addr_space);
+  /* Dynamic shared memory: one external array; every buffer is an offset into it. */
+  s->smem = LLVMAddGlobalInAddressSpace(s->mod, LLVMArrayType2(s->i8, 0), "global_smem", cg->shared_addr_space);
+  LLVMSetLinkage(s->smem, LLVMExternalLinkage);
+  LLVMSetAlignment(s->smem, 16);
+}
+
+void lower_state_dispose(lower_state *s) {
+  lower_state_forget_function(s);
+  LLVMDisposeBuilder(s->b);
+  LLVMDisposeBuilder(s->kernel_threads.pro);
+}
+
+/* ---------------------------------------------------------------- memory */
+
+/* The context's arena: freed with the context, like the IR the lowering reads. */
+void *lower_alloc(lower_state *s, size_t size) {
+  void *p = ir_alloc(s->ctx, size);
+  if (!p) s->oom = true;
+  return p;
+}
+
+void lower_state_forget_function(lower_state *s) {
+  ptr_map_free(&s->map);
+  s->kernel_threads.layouts = NULL;
+}
+
+lower_values *lower_values_new(lower_state *s, const ir_op *op, int n) {
+  lower_values *vals = lower_alloc(s, sizeof *vals);
+  LLVMValueRef *v = lower_alloc(s, sizeof(LLVMValueRef) * (size_t)(n > 0 ? n : 1));
+  if (!vals || !v) {
+    ir_op_error(s->ctx, op, "out of memory while lowering to LLVM IR");
+    return NULL;
+  }
+  vals->n = n;
+  vals->v = v;
+  return vals;
+}
+
+/* ---------------------------------------------------------------- value map */
+
+/* The map holds pointers to lowered values in the arena, never the values
+ * themselves: callers keep what lower_get returns across later lower_set calls (a loop keeps
+ * its bounds while its body is lowered), and a table that grows must not move them. */
+bool lower_set(lower_state *s, const ir_value *v, const lower_values *vals) {
+  lower_values *stable = lower_alloc(s, sizeof *stable);
+  if (!stable || !ptr_map_put(&s->map, v, stable)) {
+    s->oom = true;
+    ir_error(s->ctx, v->loc, "out of memory while lowering to LLVM IR");
+    return false;
+  }
+  *stable = *vals;
+  return true;
+}
+
+bool lower_set1(lower_state *s, const ir_value *v, LLVMValueRef x) {
+  LLVMValueRef *one = lower_alloc(s, sizeof *one);
+  if (!one) return false;
+  one[0] = x;
+  lower_values vals = {1, one};
+  return lower_set(s, v, &vals);
+}
+
+const lower_values *lower_get(lower_state *s, const ir_op *op, const ir_value *v) {
+  const lower_values *vals = ptr_map_get(&s->map, v);
+  if (vals) return vals;
+  ir_op_error(s->ctx, op, "internal error: operand of '%s' was not lowered", ir_op_name(op));
+  return NULL;
+}
+
+LLVMValueRef lower_elem(const lower_values *vals, int i) { return vals->n == 1 ? vals->v[0] : vals->v[i]; }
+
+/* ---------------------------------------------------------------- types and helpers */
+
+LLVMTypeRef lower_elem_type(lower_state *s, const ir_type *t) {
+  const ir_type *e = ir_type_element(t);
+  switch (e->kind) {
+  case TY_INT: return LLVMIntTypeInContext(s->llctx, e->width);
+  case TY_INDEX: return s->i64;
+  case TY_PTR: return LLVMPointerTypeInContext(s->llctx, (unsigned)e->addr_space);
+  case TY_FLOAT:
+    switch (e->float_kind) {
+    case FLT_F16: return LLVMHalfTypeInContext(s->llctx);
+    case FLT_BF16: return LLVMBFloatTypeInContext(s->llctx);
+    case FLT_F32: return s->f32;
+    case FLT_F64: return LLVMDoubleTypeInContext(s->llctx);
+    case FLT_TF32: return s->f32;
+    default: return s->i8; /* fp8: storage only */
+    }
+  default: return NULL;
+  }
+}
+
+int lower_elem_bytes(const ir_type *t) {
+  const ir_type *e = ir_type_element(t);
+  if (e->kind == TY_PTR || e->kind == TY_INDEX) return 8;
+  int bits = (int)e->width;
+  return bits < 8 ? 1 : bits / 8;
+}
+
+LLVMValueRef lower_i32(lower_state *s, int64_t v) { return LLVMConstInt(s->i32, (unsigned long long)v, 1); }
+
+LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n) {
+  return target_call(&s->em, name, ret, args, n);
+}
+
+void lower_barrier(lower_state *s) {
+  if (s->threads && s->threads->barrier_id > 0)
+    s->cg->barrier_named(&s->em, s->threads->barrier_id, s->threads->num_warps * s->threads_per_warp);
+  else
+    s->cg->barrier(&s->em);
+}
+
+LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index) {
+  LLVMValueRef base = s->smem;
+  if (byte_offset) {
+    LLVMValueRef off = lower_i32(s, byte_offset);
+    base = LLVMBuildGEP2(s->b, s->i8, base, &off, 1, "");
+  }
+  return LLVMBuildGEP2(s->b, elem, base, &index, 1, "");
+}
+
+int64_t lower_scratch_offset(lower_state *s, const ir_op *op) {
+  return gemmc_allocation_offset(s->alloc, op);
+}

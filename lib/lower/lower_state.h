@@ -1,0 +1,103 @@
+/* The lowering state every op family works on: the LLVM module and builders, the value map (IR value -> its per-thread LLVM values), memory, types and small emission helpers (lower_state.c). */
+#ifndef GEMMC_LOWER_STATE_H
+#define GEMMC_LOWER_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+
+#include "gemmc/allocation.h"
+#include "gemmc/axis_info.h"
+#include "gemmc/ir.h"
+#include "gemmc/layout.h"
+#include "gemmc/target.h"
+#include "ir/util.h"
+#include "target/codegen.h"
+
+/* What one IR value is per thread: a scalar is one value; a tensor the list of the elements this
+ * thread holds, in register order of its layout (length layout_elems_per_thread). */
+typedef struct lower_values {
+  int n;
+  LLVMValueRef *v;
+} lower_values;
+
+/* Per (layout, shape) index information (lower_index.h). */
+typedef struct lower_layout_info lower_layout_info;
+
+/* The threads that run the code being lowered: the whole block, or (warp specialization) the
+ * warps of one role. Coordinates are relative to the role, and every layout's lane/warp index
+ * math is computed once per role in its own prologue, so roles never share register values. */
+typedef struct lower_threads {
+  int num_warps;               /* warps of this role */
+  int first_warp;              /* the role's warps are [first_warp, first_warp + num_warps) of the block */
+  int barrier_id;              /* its hardware barrier: 0 for the whole block, 1.. for a specialized role */
+  LLVMBuilderRef pro;          /* this role's prologue: before its first block's branch */
+  LLVMValueRef tid, lane, warp; /* i32, computed in the prologue */
+  lower_layout_info *layouts;  /* per-(layout, shape) index info for these threads */
+} lower_threads;
+
+typedef struct lower_state {
+  gemmc_context *ctx;
+  const gemmc_target *target;
+  const target_codegen *cg; /* what the target emits (lib/target/codegen.h) */
+  target_emitter em;        /* the target's view of the main builder */
+  LLVMContextRef llctx;
+  LLVMModuleRef mod;
+  LLVMBuilderRef b;        /* main builder: where the current op's code goes */
+  LLVMValueRef fn;
+  ir_op *func;
+  axis_info_analysis *axis;
+  gemmc_allocation *alloc;
+  LLVMValueRef smem;       /* the dynamic shared memory array (the target's shared address space) */
+  int num_warps, threads_per_warp;
+  int kernel_max_registers; /* .maxnreg of the kernel being lowered (0: none) */
+  lower_threads kernel_threads; /* every thread of the block */
+  lower_threads *threads;       /* the role being lowered (&kernel_threads outside specialized regions) */
+  /* ir_value -> lower_values. The values live in the arena (lower_alloc), not in the table, so
+   * a pointer from lower_get stays valid while the map grows. */
+  ptr_map map;
+  /* Device-side tensor maps of the kernel being lowered (lower_tma.c): its table of slots, the
+   * slot this block holds (NULL: the kernel makes no descriptors), descriptors so far. */
+  LLVMValueRef tma_maps, tma_busy, tma_slot;
+  LLVMTypeRef tma_maps_type;
+  int tma_num_descs, tma_next_desc;
+  int64_t tma_extra_shared; /* bytes past the allocation the slot hand-over takes */
+  bool oom; /* an allocation failed (without an out-of-memory unwind set by the caller) */
+  /* cached types */
+  LLVMTypeRef i1, i8, i16, i32, i64, f32, voidt, gptr, sptr;
+} lower_state;
+
+/* A state for lowering into a new LLVM module `module_name` (s->mod, the caller's to keep or
+ * dispose): builders, cached types and the dynamic shared-memory array; lower_state_dispose
+ * releases all but the module. */
+void lower_state_init(lower_state *s, gemmc_context *ctx, const gemmc_target *target, const target_codegen *cg,
+                      LLVMContextRef llctx, const char *module_name, int num_warps, int threads_per_warp);
+void lower_state_dispose(lower_state *s);
+/* Forgets the lowered values and the per-layout info of the function just lowered. */
+void lower_state_forget_function(lower_state *s);
+/* Zeroed memory in the context's arena (NULL, and s->oom set, when it ran out). */
+void *lower_alloc(lower_state *s, size_t size);
+/* A fresh list of n values (NULL on out of memory, after reporting it at op). */
+lower_values *lower_values_new(lower_state *s, const ir_op *op, int n);
+bool lower_set(lower_state *s, const ir_value *v, const lower_values *vals);
+bool lower_set1(lower_state *s, const ir_value *v, LLVMValueRef x);
+/* The lowered form of v, or NULL (with an error at op) when it was never lowered. */
+const lower_values *lower_get(lower_state *s, const ir_op *op, const ir_value *v);
+/* Element i of a lowered value; scalars broadcast to any i. */
+LLVMValueRef lower_elem(const lower_values *vals, int i);
+
+/* The LLVM type of one element of t (i1 stays i1; fp8 is i8 storage). NULL when unsupported. */
+LLVMTypeRef lower_elem_type(lower_state *s, const ir_type *t);
+/* Bytes an element of t takes in memory (i1 takes one byte, pointers 8). */
+int lower_elem_bytes(const ir_type *t);
+LLVMValueRef lower_i32(lower_state *s, int64_t v);
+/* Calls a target-independent LLVM intrinsic (llvm.fmuladd.f32, ...; declared on first use). */
+LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
+/* A barrier of the threads of the current role. */
+void lower_barrier(lower_state *s);
+/* Pointer into dynamic shared memory at a constant byte offset plus a dynamic element index. */
+LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index);
+int64_t lower_scratch_offset(lower_state *s, const ir_op *op);
+
+#endif

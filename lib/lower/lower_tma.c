@@ -1,0 +1,418 @@
+/* Hopper's asynchronous machinery: mbarriers (ttng.init/inval/arrive/wait_barrier, barrier_expect), TMA copies (async_tma_copy_*, async_tma_store_wait), fences, and tensor descriptors built on the device (tt.make_tensor_descriptor) in per-block slots of a global table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lower_ops.h"
+
+/*
+ * Device-side tensor maps. A tensor map must sit in global (or parameter) memory while TMA
+ * copies use it, and blocks of one launch may run beside blocks of another launch of the same
+ * kernel with other arguments (other streams). Every kernel that makes descriptors therefore
+ * owns a table of TMA_SLOTS slots of (descriptors of the kernel) x 128 bytes, a ticket counter
+ * and a busy flag per slot: thread 0 takes tickets until the flag of slot ticket % TMA_SLOTS is
+ * free (compare-and-swap), all threads read the slot through shared memory, and the flag is
+ * released when the block returns. A block waits only while TMA_SLOTS other blocks hold slots
+ * (more than fit on a GPU at once). Each descriptor is written into its 128 bytes of shared
+ * scratch by thread 0 (tensormap.replace on a zeroed map), copied out and released to the
+ * tensor-map proxy by warp 0 (tensormap.cp_fenceproxy), then acquired (Triton's TMAToLLVM
+ * sequence).
+ */
+enum { TMA_SLOTS = 1024, TMA_MAP_BYTES = 128 };
+
+static LLVMValueRef thread0(lower_state *s) {
+  return LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->tid, lower_i32(s, 0), "");
+}
+
+static LLVMValueRef and_pred(lower_state *s, LLVMValueRef a, LLVMValueRef b) {
+  return b ? LLVMBuildAnd(s->b, a, b, "") : a;
+}
+
+static bool need(lower_state *s, const ir_op *op, bool have) {
+  if (!have) ir_op_error(s->ctx, op, "'%s' needs the Hopper asynchronous units (target %s has none)", ir_op_name(op),
+                         s->target->name);
+  return have;
+}
+
+static LLVMValueRef value1(lower_state *s, const ir_op *op, int i) {
+  const lower_values *v = lower_get(s, op, op->operands[i].value);
+  return v ? v->v[0] : NULL;
+}
+
+/* ------------------------------------------------------------------ per-kernel descriptor slots */
+
+static bool count_descs(ir_op *op, void *user) {
+  if (op->kind == OP_MAKE_TENSOR_DESC) (*(int *)user)++;
+  return true;
+}
+
+static LLVMValueRef kernel_global(lower_state *s, const char *suffix, LLVMTypeRef type, unsigned addr_space, int align) {
+  char name[256];
+  snprintf(name, sizeof name, "%s_%s", LLVMGetValueName(s->fn), suffix);
+  LLVMValueRef g = LLVMAddGlobalInAddressSpace(s->mod, type, name, addr_space);
+  LLVMSetInitializer(g, LLVMConstNull(type));
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetAlignment(g, (unsigned)align);
+  return g;
+}
+
+bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
+  s->tma_extra_shared = 0;
+  s->tma_num_descs = 0;
+  s->tma_next_desc = 0;
+  s->tma_slot = NULL;
+  ir_walk(func, count_descs, &s->tma_num_descs);
+  if (!s->tma_num_descs) return true;
+  if (!s->cg->tensormap_write) {
+    ir_op_error(s->ctx, func, "tensor descriptors need TMA (NVIDIA sm_90 or newer), not target %s", s->target->name);
+    return false;
+  }
+  LLVMTypeRef maps_type = LLVMArrayType(s->i8, (unsigned)(TMA_SLOTS * s->tma_num_descs * TMA_MAP_BYTES));
+  s->tma_maps = kernel_global(s, "tma_maps", maps_type, s->cg->global_addr_space, TMA_MAP_BYTES);
+  s->tma_maps_type = maps_type;
+  LLVMValueRef busy = kernel_global(s, "tma_busy", LLVMArrayType(s->i32, TMA_SLOTS), s->cg->global_addr_space, 4);
+  LLVMValueRef ticket = kernel_global(s, "tma_ticket", s->i32, s->cg->global_addr_space, 4);
+  /* The slot number goes to the other threads through a word of shared memory past the
+   * kernel's buffers (a static shared variable would move the dynamic array, whose nvmma
+   * buffers need 1024-byte alignment). */
+  int64_t word = (gemmc_allocation_total(s->alloc) + 15) / 16 * 16;
+  s->tma_extra_shared = word + 16 - gemmc_allocation_total(s->alloc);
+  LLVMValueRef shared_slot = lower_smem_ptr(s, word, s->i32, lower_i32(s, 0));
+  s->tma_busy = busy;
+
+  LLVMBasicBlockRef acquire = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.acquire");
+  LLVMBasicBlockRef retry = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.retry");
+  LLVMBasicBlockRef got = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.got");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.join");
+  LLVMBuildCondBr(s->b, thread0(s), acquire, join);
+  LLVMPositionBuilderAtEnd(s->b, acquire);
+  LLVMValueRef first = LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpAdd, ticket, lower_i32(s, 1),
+                                          LLVMAtomicOrderingMonotonic, false);
+  LLVMBuildBr(s->b, retry);
+  LLVMPositionBuilderAtEnd(s->b, retry);
+  LLVMValueRef t = LLVMBuildPhi(s->b, s->i32, "ticket");
+  LLVMValueRef slot = LLVMBuildAnd(s->b, t, lower_i32(s, TMA_SLOTS - 1), "slot");
+  LLVMValueRef idx[2] = {lower_i32(s, 0), slot};
+  LLVMValueRef flag = LLVMBuildGEP2(s->b, LLVMArrayType(s->i32, TMA_SLOTS), busy, idx, 2, "");
+  LLVMValueRef cas = LLVMBuildAtomicCmpXchg(s->b, flag, lower_i32(s, 0), lower_i32(s, 1), LLVMAtomicOrderingAcquire,
+                                            LLVMAtomicOrderingMonotonic, false);
+  LLVMValueRef won = LLVMBuildExtractValue(s->b, cas, 1, "");
+  LLVMValueRef next = LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpAdd, ticket, lower_i32(s, 1),
+                                         LLVMAtomicOrderingMonotonic, false);
+  /* The extra ticket of a winner is harmless: tickets only spread blocks over slots. */
+  LLVMBuildCondBr(s->b, won, got, retry);
+  LLVMValueRef in_vals[2] = {first, next};
+  LLVMBasicBlockRef in_blocks[2] = {acquire, retry};
+  LLVMAddIncoming(t, in_vals, in_blocks, 2);
+  LLVMPositionBuilderAtEnd(s->b, got);
+  LLVMBuildStore(s->b, slot, shared_slot);
+  LLVMBuildBr(s->b, join);
+  LLVMPositionBuilderAtEnd(s->b, join);
+  s->cg->barrier(&s->em);
+  s->tma_slot = LLVMBuildLoad2(s->b, s->i32, shared_slot, "tma.slot");
+  return true;
+}
+
+void lower_tma_kernel_end(lower_state *s) {
+  if (!s->tma_slot) return;
+  /* Every copy that used the block's maps has completed (loads were waited for, stores drained
+   * by async_tma_store_wait); the flag goes back after all threads are done. */
+  s->cg->barrier(&s->em);
+  LLVMBasicBlockRef release = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.release");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.done");
+  LLVMBuildCondBr(s->b, thread0(s), release, done);
+  LLVMPositionBuilderAtEnd(s->b, release);
+  LLVMValueRef idx[2] = {lower_i32(s, 0), s->tma_slot};
+  LLVMValueRef flag = LLVMBuildGEP2(s->b, LLVMArrayType(s->i32, TMA_SLOTS), s->tma_busy, idx, 2, "");
+  LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpXchg, flag, lower_i32(s, 0), LLVMAtomicOrderingRelease, false);
+  LLVMBuildBr(s->b, done);
+  LLVMPositionBuilderAtEnd(s->b, done);
+}
+
+/* ------------------------------------------------------------------ boxes */
+
+/* How TMA moves a descriptor's block into its shared layout: boxes of box[] elements (innermost
+ * first), num_boxes of them side by side along the innermost dim (one swizzle width each). */
+typedef struct tma_box {
+  int rank;
+  int box[5];
+  int num_boxes;
+  int box_elems;
+  int swizzle_bytes;
+  int elem_bytes;
+  int64_t box_offset[8]; /* element offset of box k in the shared layout */
+} tma_box;
+
+/* TMA's byte offset of element `coord` (block dims, outermost first) inside one box. */
+static int64_t tma_box_bytes(const tma_box *b, const ir_type *block, const int64_t *coord) {
+  int r = block->rank;
+  int64_t pitch = b->elem_bytes, bytes = 0;
+  for (int d = r - 1; d >= 0; d--) {
+    bytes += coord[d] * pitch;
+    pitch *= d == r - 1 ? b->box[0] : block->shape[d];
+  }
+  if (b->swizzle_bytes >= 32) bytes ^= ((bytes >> 7) & (b->swizzle_bytes / 16 - 1)) << 4;
+  return bytes;
+}
+
+/* The boxes of a descriptor block in its nvmma_shared layout, checked against the layout module:
+ * every basis element of a box sits where TMA's swizzle puts it, and every box starts on a whole
+ * box (the layouts are XOR-linear, so that covers every element). */
+static bool tma_box_of(lower_state *s, const ir_op *op, const ir_type *desc, tma_box *b) {
+  const ir_attr *enc = desc->encoding;
+  int r = desc->rank;
+  memset(b, 0, sizeof *b);
+  if (!enc || enc->kind != AT_NVMMA_SHARED || enc->layout.transposed || enc->layout.fp4_padded || r < 1 || r > 5) {
+    ir_op_error(s->ctx, op, "lowering of TMA copies of %s is not implemented (needs a non-transposed nvmma_shared layout)",
+                ir_type_str(s->ctx, desc));
+    return false;
+  }
+  b->rank = r;
+  b->elem_bytes = lower_elem_bytes(desc);
+  b->swizzle_bytes = enc->layout.swizzling_byte_width;
+  int64_t inner = desc->shape[r - 1];
+  int64_t bc = b->swizzle_bytes >= 32 ? b->swizzle_bytes / b->elem_bytes : inner;
+  if (bc > inner) bc = inner;
+  b->box[0] = (int)bc;
+  b->box_elems = (int)bc;
+  for (int i = 1; i < r; i++) {
+    b->box[i] = (int)desc->shape[r - 1 - i];
+    b->box_elems *= b->box[i];
+  }
+  b->num_boxes = (int)(inner / bc);
+  bool ok = (bc * b->elem_bytes) % 16 == 0 && inner % bc == 0 && b->num_boxes <= 8;
+  for (int i = 0; i < r && ok; i++) ok = b->box[i] >= 1 && b->box[i] <= 256;
+  for (int k = 0; k < b->num_boxes && ok; k++) {
+    int64_t c[IR_MAX_RANK] = {0};
+    c[r - 1] = k * bc;
+    b->box_offset[k] = layout_shared_offset(enc, r, desc->shape, c);
+    ok = b->box_offset[k] >= 0 && b->box_offset[k] % b->box_elems == 0;
+  }
+  for (int d = 0; d < r && ok; d++) {
+    int64_t extent = d == r - 1 ? bc : desc->shape[d];
+    for (int64_t v = 1; v < extent && ok; v *= 2) {
+      int64_t c[IR_MAX_RANK] = {0};
+      c[d] = v;
+      ok = layout_shared_offset(enc, r, desc->shape, c) * b->elem_bytes == tma_box_bytes(b, desc, c);
+    }
+  }
+  if (!ok) ir_op_error(s->ctx, op, "cannot lower a TMA copy of %s: its shared layout is not how TMA writes boxes",
+                       ir_type_str(s->ctx, desc));
+  return ok;
+}
+
+/* PTX tensormap element type of a block element. */
+static int tma_elem_type(const ir_type *elem) {
+  unsigned bits = ir_type_bits(elem);
+  if (elem->kind == TY_FLOAT) {
+    if (bits == 16) return elem->float_kind == FLT_BF16 ? 10 : 6;
+    if (bits == 32) return 7;
+    if (bits == 64) return 9;
+    return 0; /* fp8: bytes */
+  }
+  return bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 3 : 5;
+}
+
+/* ------------------------------------------------------------------ ops */
+
+static bool lower_make_desc(lower_state *s, ir_op *op) {
+  const ir_type *d = op->results[0].type;
+  tma_box box;
+  if (!tma_box_of(s, op, d, &box)) return false;
+  int r = d->rank;
+  /* Strides are in elements, the innermost one 1. */
+  const ir_value *inner_stride = op->operands[1 + r + r - 1].value;
+  if (!inner_stride->def_op || inner_stride->def_op->kind != OP_CONSTANT ||
+      ir_op_get_int_attr(inner_stride->def_op, "value", 0) != 1) {
+    ir_op_error(s->ctx, op, "lowering of a tensor descriptor needs the innermost stride to be the constant 1");
+    return false;
+  }
+  target_tensormap t = {.rank = r, .elem_type = tma_elem_type(d->elem), .swizzle_bytes = box.swizzle_bytes};
+  t.global_address = value1(s, op, 0);
+  if (!t.global_address) return false;
+  for (int i = 0; i < r; i++) {
+    t.box_dim[i] = box.box[i];
+    t.global_dim[i] = value1(s, op, 1 + (r - 1 - i));
+    if (!t.global_dim[i]) return false;
+  }
+  for (int i = 0; i + 1 < r; i++) {
+    LLVMValueRef stride = value1(s, op, 1 + r + (r - 2 - i));
+    if (!stride) return false;
+    t.global_stride[i] = LLVMBuildMul(s->b, stride, LLVMConstInt(s->i64, (unsigned long long)box.elem_bytes, 0), "");
+  }
+  int64_t scratch = lower_scratch_offset(s, op);
+  if (scratch < 0 || !s->tma_slot) {
+    ir_op_error(s->ctx, op, "internal error: the tensor descriptor has no scratch or slot");
+    return false;
+  }
+  LLVMValueRef smem = lower_smem_ptr(s, scratch, s->i8, lower_i32(s, 0));
+  /* This descriptor's 128 bytes in the block's slot. */
+  int which = s->tma_next_desc++;
+  LLVMValueRef byte = LLVMBuildMul(s->b, s->tma_slot, lower_i32(s, s->tma_num_descs * TMA_MAP_BYTES), "");
+  byte = LLVMBuildAdd(s->b, byte, lower_i32(s, which * TMA_MAP_BYTES), "");
+  LLVMValueRef idx[2] = {lower_i32(s, 0), byte};
+  LLVMValueRef map = LLVMBuildGEP2(s->b, s->tma_maps_type, s->tma_maps, idx, 2, "tensormap");
+  /* A run of descriptors is built at once, one warp each (the scratch of each lives until the
+   * run's last): barriers before the first and after the last only. The warp zeroes the map,
+   * its first lane fills it in, the warp publishes and acquires it. */
+  int index = gemmc_tensormap_run_index(op);
+  int warp = index % s->threads->num_warps;
+  if (index == 0) lower_barrier(s);
+  LLVMValueRef mine = LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->warp, lower_i32(s, warp), "");
+  LLVMValueRef lane0 = LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->lane, lower_i32(s, 0), "");
+  LLVMValueRef zero_at = lower_smem_ptr(s, scratch, s->i32, s->threads->lane);
+  LLVMBasicBlockRef zero_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tensormap.zero");
+  LLVMBasicBlockRef after_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tensormap.filled");
+  LLVMBuildCondBr(s->b, mine, zero_bb, after_bb);
+  LLVMPositionBuilderAtEnd(s->b, zero_bb);
+  LLVMBuildStore(s->b, lower_i32(s, 0), zero_at);
+  s->cg->warp_sync(&s->em);
+  s->cg->tensormap_write(&s->em, smem, &t, lane0);
+  s->cg->warp_sync(&s->em);
+  s->cg->tensormap_publish(&s->em, map, smem, NULL);
+  s->cg->tensormap_acquire(&s->em, map, NULL);
+  LLVMBuildBr(s->b, after_bb);
+  LLVMPositionBuilderAtEnd(s->b, after_bb);
+  if (gemmc_tensormap_run_last(op) == op) lower_barrier(s);
+  return lower_set1(s, &op->results[0], map);
+}
+
+/* The shared buffer of a copy must hold the descriptor's block in the descriptor's layout (the
+ * block may have leading dims of size 1 the buffer leaves out: a batch index). */
+static bool check_buffer(lower_state *s, const ir_op *op, const ir_type *desc, const ir_type *buf) {
+  int lead = desc->rank - buf->rank;
+  bool same = buf->kind == TY_MEMDESC && lead >= 0 && buf->encoding == desc->encoding;
+  for (int d = 0; same && d < lead; d++) same = desc->shape[d] == 1;
+  for (int d = 0; same && d < buf->rank; d++) same = buf->shape[d] == desc->shape[lead + d];
+  if (!same)
+    ir_op_error(s->ctx, op, "lowering of a TMA copy between %s and %s is not implemented (shapes and layouts must match)",
+                ir_type_str(s->ctx, desc), ir_type_str(s->ctx, buf));
+  return same;
+}
+
+/* Coordinates innermost first, box k's inner coordinate moved by k boxes. */
+static bool box_coords(lower_state *s, const ir_op *op, const tma_box *b, int first, int k, LLVMValueRef *out) {
+  for (int i = 0; i < b->rank; i++) {
+    out[i] = value1(s, op, first + b->rank - 1 - i);
+    if (!out[i]) return false;
+  }
+  if (k) out[0] = LLVMBuildAdd(s->b, out[0], lower_i32(s, (int64_t)k * b->box[0]), "");
+  return true;
+}
+
+static LLVMValueRef box_ptr(lower_state *s, LLVMValueRef base, const tma_box *b, int k) {
+  if (!b->box_offset[k]) return base;
+  LLVMValueRef off = lower_i32(s, b->box_offset[k] * b->elem_bytes);
+  return LLVMBuildGEP2(s->b, s->i8, base, &off, 1, "");
+}
+
+static bool lower_tma_load(lower_state *s, ir_op *op) {
+  const ir_type *desc = op->operands[0].value->type;
+  int n = op->num_operands;
+  tma_box b;
+  if (!tma_box_of(s, op, desc, &b) || !check_buffer(s, op, desc, op->operands[n - 2].value->type)) return false;
+  if (n - 4 != desc->rank) {
+    ir_op_error(s->ctx, op, "lowering of im2col TMA copies is not implemented");
+    return false;
+  }
+  LLVMValueRef map = value1(s, op, 0), bar = value1(s, op, n - 3), dst = value1(s, op, n - 2), pred = value1(s, op, n - 1);
+  if (!map || !bar || !dst || !pred) return false;
+  pred = and_pred(s, thread0(s), pred);
+  for (int k = 0; k < b.num_boxes; k++) {
+    LLVMValueRef coords[5];
+    if (!box_coords(s, op, &b, 1, k, coords)) return false;
+    s->cg->tma_load(&s->em, box_ptr(s, dst, &b, k), map, coords, b.rank, bar, pred);
+  }
+  return true;
+}
+
+/* One thread copies the block out and commits its bulk group; async_tma_store_wait drains it. */
+static bool lower_tma_store(lower_state *s, ir_op *op) {
+  const ir_type *desc = op->operands[0].value->type;
+  int n = op->num_operands;
+  tma_box b;
+  if (!tma_box_of(s, op, desc, &b) || !check_buffer(s, op, desc, op->operands[n - 1].value->type)) return false;
+  LLVMValueRef map = value1(s, op, 0), src = value1(s, op, n - 1);
+  if (!map || !src) return false;
+  LLVMValueRef pred = thread0(s);
+  for (int k = 0; k < b.num_boxes; k++) {
+    LLVMValueRef coords[5];
+    if (!box_coords(s, op, &b, 1, k, coords)) return false;
+    s->cg->tma_store(&s->em, map, coords, b.rank, box_ptr(s, src, &b, k), pred);
+  }
+  s->cg->bulk_commit(&s->em, pred);
+  if (op->num_results) return lower_set1(s, &op->results[0], LLVMGetUndef(s->i32));
+  return true;
+}
+
+static bool is_kind(const ir_op *op, ir_op_kind kind) { return op && op->kind == kind; }
+
+bool lower_tma(lower_state *s, ir_op *op) {
+  const target_codegen *cg = s->cg;
+  switch (op->kind) {
+  case OP_MAKE_TENSOR_DESC: return need(s, op, cg->tensormap_write != NULL) && lower_make_desc(s, op);
+  case OP_TMA_LOAD: return need(s, op, cg->tma_load != NULL) && lower_tma_load(s, op);
+  case OP_TMA_STORE: return need(s, op, cg->tma_store != NULL) && lower_tma_store(s, op);
+  case OP_TMA_STORE_WAIT:
+    if (!need(s, op, cg->bulk_wait != NULL)) return false;
+    /* Only the storing thread has groups; the barrier lets every thread reuse the bytes. */
+    cg->bulk_wait(&s->em, (int)ir_op_get_int_attr(op, "pendings", 0), true, thread0(s));
+    lower_barrier(s);
+    return true;
+  case OP_FENCE_ASYNC_SHARED:
+    if (!need(s, op, cg->fence_async_shared != NULL)) return false;
+    cg->fence_async_shared(&s->em);
+    return true;
+  case OP_INIT_BARRIER: {
+    LLVMValueRef bar = value1(s, op, 0);
+    if (!need(s, op, cg->mbarrier_init != NULL) || !bar) return false;
+    /* The barrier rule: earlier users of these bytes are done; the barriers exist for everyone
+     * after the last init of a run. */
+    if (!is_kind(op->prev, OP_INIT_BARRIER) && !is_kind(op->prev, OP_MEMDESC_INDEX)) lower_barrier(s);
+    cg->mbarrier_init(&s->em, bar, (int)ir_op_get_int_attr(op, "count", 1), thread0(s));
+    const ir_op *next = op->next;
+    while (next && (next->kind == OP_MEMDESC_INDEX || next->kind == OP_CONSTANT)) next = next->next;
+    if (!is_kind(next, OP_INIT_BARRIER)) lower_barrier(s);
+    return true;
+  }
+  case OP_INVAL_BARRIER: {
+    LLVMValueRef bar = value1(s, op, 0);
+    if (!need(s, op, cg->mbarrier_inval != NULL) || !bar) return false;
+    const ir_op *prev = op->prev;
+    while (prev && (prev->kind == OP_MEMDESC_INDEX || prev->kind == OP_CONSTANT)) prev = prev->prev;
+    if (!is_kind(prev, OP_INVAL_BARRIER)) lower_barrier(s); /* nobody waits on it any more */
+    cg->mbarrier_inval(&s->em, bar, thread0(s));
+    return true;
+  }
+  case OP_BARRIER_EXPECT: {
+    LLVMValueRef bar = value1(s, op, 0), pred = value1(s, op, 1);
+    if (!need(s, op, cg->mbarrier_expect_tx != NULL) || !bar || !pred) return false;
+    cg->mbarrier_expect_tx(&s->em, bar, (int)ir_op_get_int_attr(op, "size", 0), and_pred(s, thread0(s), pred));
+    return true;
+  }
+  case OP_ARRIVE_BARRIER: {
+    /* One arrival per warpgroup of the role (its first thread), each after its own waits: a
+     * warpgroup's MMAs finish for all its threads at once, another's need their own arrival. */
+    LLVMValueRef bar = value1(s, op, 0), pred = op->num_operands > 1 ? value1(s, op, 1) : NULL;
+    if (!need(s, op, cg->mbarrier_arrive != NULL) || !bar || (op->num_operands > 1 && !pred)) return false;
+    LLVMValueRef first = s->threads->num_warps >= 4
+                             ? LLVMBuildICmp(s->b, LLVMIntEQ, LLVMBuildAnd(s->b, s->threads->tid, lower_i32(s, 127), ""),
+                                             lower_i32(s, 0), "")
+                             : thread0(s);
+    cg->mbarrier_arrive(&s->em, bar, (int)ir_op_get_int_attr(op, "count", 1), and_pred(s, first, pred));
+    return true;
+  }
+  case OP_WAIT_BARRIER: {
+    LLVMValueRef bar = value1(s, op, 0), phase = value1(s, op, 1);
+    if (!need(s, op, cg->mbarrier_wait != NULL) || !bar || !phase) return false;
+    if (op->num_operands > 2 && ir_type_is_int(op->operands[2].value->type, 1)) {
+      ir_op_error(s->ctx, op, "lowering of a predicated ttng.wait_barrier is not implemented yet");
+      return false;
+    }
+    cg->mbarrier_wait(&s->em, bar, phase);
+    return true;
+  }
+  default:
+    ir_op_error(s->ctx, op, "internal error: '%s' is not a TMA or mbarrier op", ir_op_name(op));
+    return false;
+  }
+}

@@ -1,0 +1,75 @@
+/* gemmc_matmul's candidate kernels and the constants of the model that ranks them: data only, retuned by hand as kernels improve (docs/matmul.md says how). */
+#include "matmul_internal.h"
+
+/*
+ * Each row is one kernel gemmc_matmul may build: a template of lib/matmul/templates, its tile,
+ * warps and pipeline stages, the class of arithmetic it serves, and two numbers the model uses:
+ *
+ *   efficiency     the fraction of the class's peak (matmul_machines) the kernel reaches when
+ *                  the GPU is full of its tiles. Measured where a date is given, else a guess
+ *                  from its tile size; autotuning (GEMMC_TUNE=1) corrects wrong guesses per shape.
+ *   blocks_per_sm  how many of its blocks fit on one SM (ptxas -v registers x threads against
+ *                  64K registers, stages x tile bytes against 227 KiB of shared memory).
+ *
+ * To add a kernel variant (a wgmma template, a warp-specialized one, another -D choice), add a
+ * row; its name must be unique. `defines` passes extra constants to the template; rows are only
+ * considered on GPUs with compute capability in [min_cc, max_cc] (max 0: no limit).
+ *
+ * H200 measurements (bench-gemm, 2026-11-22, mma.sync + cp.async): 128x128x32 s4 w4 453.5
+ * TFLOP/s and 128x128x64 s3 w4 426 TFLOP/s on 4096^3 f16 (989 TFLOP/s dense peak).
+ *
+ * sm_90 rows (H100, 2026-11-24, docs/perf-notes.md): wgmma; 8-warp 128x256 kernels become
+ * persistent and warp-specialized (TMA, one block per SM), 715 TFLOP/s at 4096^3 f16 (0.72 of the
+ * 989 peak); 4-warp ones keep cp.async rings, 628 at 128x128x64 s3 (0.63). The rest are guesses
+ * scaled from those.
+ */
+const matmul_config matmul_configs[] = {
+    /* name                template              class          cc       BM   BN   BK  G  W  S  split  eff   b/SM  defines */
+    {"wgmma_ws_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.72, 1, NULL},
+    {"wgmma_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.63, 2, NULL},
+    {"wgmma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.60, 2, NULL},
+    {"wgmma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 64, 128, 32, 8, 4, 4, 16, 0.45, 4, NULL},
+    {"wgmma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 64, 32, 8, 4, 4, 16, 0.45, 4, NULL},
+    {"mma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 32, 8, 4, 4, 16, 0.46, 2, NULL},
+    {"mma_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 64, 8, 4, 3, 16, 0.43, 2, NULL},
+    {"mma_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 256, 64, 8, 8, 3, 8, 0.40, 1, NULL},
+    {"mma_64x256x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 64, 256, 32, 8, 4, 4, 16, 0.38, 2, NULL},
+    {"mma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 64, 32, 8, 4, 4, 16, 0.36, 4, NULL},
+    {"mma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 64, 128, 32, 8, 4, 4, 16, 0.36, 4, NULL},
+    {"mma_128x32x32_s4", "gemm.tir", MM_CLASS_F16, 80, 0, 128, 32, 32, 8, 4, 4, 16, 0.25, 5, NULL},
+    {"mma_64x32x32_s5_w2", "gemm.tir", MM_CLASS_F16, 80, 0, 64, 32, 32, 8, 2, 5, 16, 0.20, 8, NULL},
+    {"mma_32x64x32_s5_w2", "gemm.tir", MM_CLASS_F16, 80, 0, 32, 64, 32, 8, 2, 5, 16, 0.20, 8, NULL},
+    /* tf32: k8 MMAs, 4-byte elements (half the tile depth for the same shared memory) */
+    {"tf32_128x128x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 128, 128, 32, 8, 4, 3, 16, 0.40, 1, NULL},
+    {"tf32_128x64x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 128, 64, 32, 8, 4, 3, 16, 0.35, 2, NULL},
+    {"tf32_64x64x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 64, 64, 32, 8, 4, 3, 16, 0.28, 4, NULL},
+    /* full f32 on FMA units (no tensor cores, no cp.async pipelining) */
+    {"fma_64x64x16", "gemm.tir", MM_CLASS_F32, 80, 0, 64, 64, 16, 8, 4, 1, 16, 0.30, 4, NULL},
+    {"fma_32x32x16", "gemm.tir", MM_CLASS_F32, 80, 0, 32, 32, 16, 8, 4, 1, 16, 0.15, 8, NULL},
+    /* int8: k32 MMAs */
+    {"i8_128x128x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 128, 128, 64, 8, 4, 3, 16, 0.40, 2, NULL},
+    {"i8_128x64x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 128, 64, 64, 8, 4, 3, 16, 0.34, 4, NULL},
+    {"i8_64x64x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 64, 64, 64, 8, 4, 3, 16, 0.25, 6, NULL},
+    /* fp8 (sm_89+): where no fp8 MMA fits, accelerate-matmul gives the dot f16 operands
+     * (tt.fp_to_fp after the loads), so this runs at f16 mma.sync speed (a guess). */
+    {"f8_128x128x64_s3", "gemm.tir", MM_CLASS_F8, 89, 0, 128, 128, 64, 8, 4, 3, 16, 0.40, 2, NULL},
+};
+const int matmul_num_configs = sizeof matmul_configs / sizeof matmul_configs[0];
+
+/* Peak dense throughput per SM (TFLOP/s, TOP/s for int8) by class, DRAM and L2 bandwidth.
+ * The first matching row wins. */
+const matmul_machine matmul_machines[] = {
+    /* cc range      f16     tf32    f32     i8      f8        DRAM GB/s  L2 GB/s  launch us */
+    {90, 99, {7.49, 3.74, 0.51, 14.99, 14.99}, 4000.0, 10000.0, 3.0},  /* H100 / H200 SXM: 989 TF / 132 SMs */
+    {89, 89, {1.38, 0.69, 0.65, 2.76, 2.76}, 864.0, 3000.0, 3.0},       /* L40S-class */
+    {86, 88, {0.89, 0.45, 0.43, 1.78, 0.0}, 760.0, 2500.0, 3.0},        /* A10/A40/RTX 30 */
+    {80, 85, {2.89, 1.44, 0.18, 5.78, 0.0}, 1900.0, 5000.0, 3.0},       /* A100: 312 TF / 108 SMs */
+    {0, 1000, {1.0, 0.5, 0.2, 2.0, 2.0}, 1000.0, 3000.0, 3.0},          /* anything else */
+};
+const int matmul_num_machines = sizeof matmul_machines / sizeof matmul_machines[0];
+
+/* Split-K's reduce kernel (gemm_splitk_reduce.tir): 32 x 128 tiles, 4 warps. */
+const int matmul_reduce_block_m = 32, matmul_reduce_block_n = 128, matmul_reduce_num_warps = 4;
+
+const int matmul_split_choices[] = {1, 2, 3, 4, 6, 8, 12, 16};
+const int matmul_num_split_choices = sizeof matmul_split_choices / sizeof matmul_split_choices[0];

@@ -1,0 +1,155 @@
+/* Private interfaces of gemmc_matmul: the config table, kernel arguments by slot, kernel keys, selection and tuning. */
+#ifndef GEMMC_MATMUL_INTERNAL_H
+#define GEMMC_MATMUL_INTERNAL_H
+
+#include "gemmc/cache.h"
+#include "gemmc/matmul.h"
+
+/* ------------------------------------------------------------------ the config table (matmul_configs.c) */
+
+/* The kinds of arithmetic a row serves; each row serves one. */
+typedef enum mm_class {
+  MM_CLASS_F16,  /* f16 / bf16 inputs on tensor cores (f32 or f16 accumulation) */
+  MM_CLASS_TF32, /* f32 inputs rounded to tf32 on tensor cores */
+  MM_CLASS_F32,  /* f32 inputs, full f32 (FMA) */
+  MM_CLASS_I8,   /* int8 inputs, int32 accumulation */
+  MM_CLASS_F8,   /* fp8 inputs */
+  MM_CLASS_COUNT
+} mm_class;
+
+/* One candidate kernel: a template and its compile-time choices, and what the model needs to
+ * know about it. A new kernel variant (another template, extra -D constants) is one more row. */
+typedef struct matmul_config {
+  const char *name;     /* unique; tuning results and gemmc_handle_options.config name rows by it */
+  const char *template_name;
+  mm_class cls;
+  int min_cc, max_cc;   /* compute capability range, e.g. 80 .. 0 (0: no upper bound) */
+  int block_m, block_n, block_k, group_m, num_warps, num_stages;
+  int max_split_k;      /* 1: never split K */
+  double efficiency;    /* fraction of the class's peak it reaches once the GPU is full */
+  int blocks_per_sm;    /* blocks resident per SM (registers and shared memory allow) */
+  const char *defines;  /* extra "NAME=VALUE NAME=VALUE" constants for the template, or NULL */
+} matmul_config;
+
+/* The model's constants for a range of GPUs. */
+typedef struct matmul_machine {
+  int min_cc, max_cc;
+  double peak_tflops_per_sm[MM_CLASS_COUNT]; /* dense peak of one SM */
+  double dram_gbytes_per_s, l2_gbytes_per_s; /* whole GPU */
+  double launch_us;                          /* fixed cost of one kernel */
+} matmul_machine;
+
+extern const matmul_config matmul_configs[];
+extern const int matmul_num_configs;
+extern const matmul_machine matmul_machines[];
+extern const int matmul_num_machines;
+/* The reduce kernel of split-K: its tile and warps. */
+extern const int matmul_reduce_block_m, matmul_reduce_block_n, matmul_reduce_num_warps;
+/* Split factors the model considers, ascending. */
+extern const int matmul_split_choices[];
+extern const int matmul_num_split_choices;
+
+/* ------------------------------------------------------------------ kernel arguments */
+
+/* Every argument a matmul template may take, by its name in the template's signature. A launch
+ * fills one value per slot; a loaded kernel maps its parameters to slots by name. */
+#define MM_SLOTS(X)                                                                                \
+  X(A_PTR, "a_ptr") X(B_PTR, "b_ptr") X(C_PTR, "c_ptr") X(D_PTR, "d_ptr") X(BIAS_PTR, "bias_ptr")  \
+  X(WS_PTR, "ws_ptr") X(M, "M") X(N, "N") X(K, "K") X(SPLITS, "splits")                            \
+  X(STRIDE_AM, "stride_am") X(STRIDE_AK, "stride_ak") X(STRIDE_BK, "stride_bk")                    \
+  X(STRIDE_BN, "stride_bn") X(STRIDE_CM, "stride_cm") X(STRIDE_CN, "stride_cn")                    \
+  X(STRIDE_DM, "stride_dm") X(STRIDE_DN, "stride_dn") X(STRIDE_AB, "stride_ab")                    \
+  X(STRIDE_BB, "stride_bb") X(STRIDE_CB, "stride_cb") X(STRIDE_DB, "stride_db")                    \
+  X(STRIDE_DZ, "stride_dz") X(STRIDE_WZ, "stride_wz") X(ALPHA, "alpha") X(BETA, "beta")            \
+  X(SLOPE, "slope")
+
+typedef enum mm_slot {
+#define MM_SLOT_ENUM(id, name) MM_SLOT_##id,
+  MM_SLOTS(MM_SLOT_ENUM)
+#undef MM_SLOT_ENUM
+  MM_SLOT_COUNT
+} mm_slot;
+
+extern const char *const mm_slot_names[MM_SLOT_COUNT];
+/* Slots that are pointers (divisibility counts bytes) and the scalars (no divisibility). */
+bool mm_slot_is_pointer(mm_slot s);
+bool mm_slot_is_scalar_float(mm_slot s);
+
+/* ------------------------------------------------------------------ problems in kernel coordinates */
+
+typedef enum mm_acc { MM_ACC_F32, MM_ACC_F16, MM_ACC_I32 } mm_acc;
+
+/* What a kernel is compiled for besides its config: types, epilogue, and the facts about the
+ * argument values it may rely on (16-divisibility, unit strides). Plain bytes: compared and
+ * hashed with memcmp. */
+typedef struct mm_spec {
+  uint8_t kind;      /* MM_KIND_* */
+  uint8_t at, out;   /* gemmc_datatype of A/B and of C/D/bias */
+  uint8_t acc;       /* mm_acc */
+  uint8_t tf32;
+  uint8_t has_alpha, has_c, has_bias, act;
+  uint8_t split;     /* gemm: this kernel stores raw split-K partial sums */
+  uint16_t config;   /* row of matmul_configs (gemm), 0 for the reduce kernel */
+  uint32_t div16;    /* bit s: slot s's value divides by 16 (pointers: 16-byte aligned) */
+  uint32_t unit;     /* bit s: slot s's value is 1 (strides) */
+} mm_spec;
+
+enum { MM_KIND_GEMM = 1, MM_KIND_REDUCE = 2 };
+
+/* A gemmc_matmul_desc moved into the templates' row-major kernel coordinates (M = n, N = m,
+ * A' = op(B)^T, B' = op(A)^T) with every argument value in its slot. */
+typedef struct mm_problem {
+  mm_class cls;
+  gemmc_datatype at, out;
+  mm_acc acc;
+  bool tf32;
+  bool has_alpha, has_c, has_bias;
+  gemmc_activation act;
+  int64_t M, N, K, batch;
+  uint64_t values[MM_SLOT_COUNT]; /* little-endian bytes of each argument */
+} mm_problem;
+
+/* Checks desc like cuBLAS does and fills p. GEMMC_OK with p->M or N or batch 0 means
+ * there is nothing to do. */
+gemmc_status mm_problem_from_desc(const gemmc_matmul_desc *desc, mm_problem *p);
+/* The divisibility / unit bits of `values` for the slots a kernel of `kind` takes. */
+void mm_value_bits(const uint64_t *values, uint32_t *div16, uint32_t *unit);
+/* Size in bytes of an element of t. */
+int mm_dtype_bytes(gemmc_datatype t);
+/* "f16" etc., the IR spelling. */
+const char *mm_dtype_ir(gemmc_datatype t);
+
+/* ------------------------------------------------------------------ choosing a config (matmul_select.c) */
+
+typedef struct mm_choice {
+  int config;         /* row of matmul_configs */
+  int split;          /* 1: no split */
+  double predicted_ms;
+} mm_choice;
+
+/* The config the model ranks first for p on the device (batch_invariant: as if M were large,
+ * no split). False when no row serves p's class on this device. */
+bool mm_choose(const mm_problem *p, const gemmc_device_info *dev, bool batch_invariant, mm_choice *out);
+/* The model's time for one row and split (ms), or -1 when the row cannot serve p. */
+double mm_predict_ms(const mm_problem *p, const gemmc_device_info *dev, int config, int split);
+/* Whether row `config` may run p (class, compute capability, split within limits). */
+bool mm_config_serves(const mm_problem *p, const gemmc_device_info *dev, int config, int split);
+/* The workspace bytes split-K needs for p (0 for split 1). */
+uint64_t mm_split_workspace_bytes(const mm_problem *p, int split);
+/* Row index of a config name, or -1. */
+int mm_config_find(const char *name);
+
+/* ------------------------------------------------------------------ building kernels (matmul_kernel.c) */
+
+/* The template, -D constants and compile options of a kernel spec. Strings live in *out. */
+typedef struct mm_kernel_source {
+  const char *template_name;
+  gemmc_define defines[64];
+  int num_defines;
+  char storage[64][2][48];
+  int num_warps, num_stages;
+} mm_kernel_source;
+
+bool mm_kernel_source_for(const mm_spec *spec, mm_kernel_source *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,98 @@
+/* gemmc_matmul's analytical model: ranks the config table's rows (and split-K factors) for a problem from tile waves, tensor-core throughput and memory traffic. */
+#include "matmul_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const matmul_machine *machine_for(int cc) {
+  for (int i = 0; i < matmul_num_machines; i++)
+    if (cc >= matmul_machines[i].min_cc && cc <= matmul_machines[i].max_cc) return &matmul_machines[i];
+  return &matmul_machines[matmul_num_machines - 1];
+}
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int device_cc(const gemmc_device_info *dev) {
+  return dev ? dev->compute_capability_major * 10 + dev->compute_capability_minor : 90;
+}
+
+int mm_config_find(const char *name) {
+  for (int i = 0; name && i < matmul_num_configs; i++)
+    if (!strcmp(matmul_configs[i].name, name)) return i;
+  return -1;
+}
+
+static int acc_bytes(const mm_problem *p) { return p->acc == MM_ACC_F16 ? 2 : 4; }
+
+uint64_t mm_split_workspace_bytes(const mm_problem *p, int split) {
+  if (split <= 1) return 0;
+  return (uint64_t)split * (uint64_t)p->batch * (uint64_t)p->M * (uint64_t)p->N * (uint64_t)acc_bytes(p);
+}
+
+bool mm_config_serves(const mm_problem *p, const gemmc_device_info *dev, int config, int split) {
+  if (config < 0 || config >= matmul_num_configs || split < 1) return false;
+  const matmul_config *c = &matmul_configs[config];
+  int cc = device_cc(dev);
+  if (c->cls != p->cls || cc < c->min_cc || (c->max_cc && cc > c->max_cc)) return false;
+  if (split == 1) return true;
+  if (split > c->max_split_k) return false;
+  /* Each split gets at least two K tiles, and the workspace is indexed with 32-bit offsets. */
+  if (cdiv(p->K, c->block_k) < 2 * (int64_t)split) return false;
+  return (double)split * (double)p->batch * (double)p->M * (double)p->N < 2147483648.0;
+}
+
+/*
+ * The model, per kernel launch:
+ *   compute: tiles go round-robin to the SMs; an SM with c tiles runs them at the row's
+ *            efficiency, lowered when c is below the blocks it could hold (less latency hidden):
+ *            t = c * flops_per_tile / (peak_per_sm * efficiency * (0.5 + 0.5 min(1, c / blocks_per_sm)))
+ *   memory:  DRAM traffic (inputs once, outputs, split-K partials) and L2 traffic (each tile
+ *            reads its A and B panels) at the machine's bandwidths, overlapped with compute;
+ *   split-K: a second kernel reads the partials and writes D, after the first.
+ */
+double mm_predict_ms(const mm_problem *p, const gemmc_device_info *dev, int config, int split) {
+  if (!mm_config_serves(p, dev, config, split)) return -1;
+  const matmul_config *c = &matmul_configs[config];
+  const matmul_machine *m = machine_for(device_cc(dev));
+  double sms = dev && dev->multiprocessor_count > 0 ? dev->multiprocessor_count : 132;
+  double tiles = (double)cdiv(p->M, c->block_m) * (double)cdiv(p->N, c->block_n) * (double)p->batch * split;
+  double per_sm = ceil(tiles / sms);
+  double k_tile = (double)(cdiv(cdiv(p->K, c->block_k), split) * c->block_k);
+  if (k_tile < c->block_k) k_tile = c->block_k; /* K = 0 still runs the epilogue */
+  double flops_per_tile = 2.0 * c->block_m * c->block_n * k_tile;
+  double peak = m->peak_tflops_per_sm[c->cls] * 1e12;
+  if (peak <= 0) return -1;
+  double occupancy = fmin(1.0, per_sm / c->blocks_per_sm);
+  double t_compute = per_sm * flops_per_tile / (peak * c->efficiency * (0.5 + 0.5 * occupancy));
+  double in = mm_dtype_bytes(p->at), out = mm_dtype_bytes(p->out), batch = (double)p->batch;
+  double mn = batch * (double)p->M * p->N, dram_bw = m->dram_gbytes_per_s * 1e9, launch = m->launch_us * 1e-6;
+  double outputs = split > 1 ? mn * split * acc_bytes(p) : mn * out * (p->has_c ? 2 : 1);
+  double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in + outputs;
+  double l2 = tiles * (double)(c->block_m + c->block_n) * k_tile * in;
+  double t = fmax(t_compute, fmax(dram / dram_bw, l2 / (m->l2_gbytes_per_s * 1e9))) + launch;
+  if (split > 1) t += (mn * split * acc_bytes(p) + mn * out * (p->has_c ? 2 : 1)) / dram_bw + launch;
+  return t * 1e3;
+}
+
+bool mm_choose(const mm_problem *p, const gemmc_device_info *dev, bool batch_invariant, mm_choice *out) {
+  mm_problem q = *p;
+  /* Batch-invariant: the choice may not look at cuBLAS's m, which is the kernel's N (see
+   * mm_problem_from_desc): rank as if it were large. */
+  if (batch_invariant) q.N = 8192;
+  out->config = -1;
+  out->split = 1;
+  out->predicted_ms = INFINITY;
+  for (int i = 0; i < matmul_num_configs; i++) {
+    for (int s = 0; s < matmul_num_split_choices; s++) {
+      int split = matmul_split_choices[s];
+      if (split > 1 && batch_invariant) break;
+      double t = mm_predict_ms(&q, dev, i, split);
+      if (t >= 0 && t < out->predicted_ms * 0.999) { /* ties keep the earlier row */
+        out->config = i;
+        out->split = split;
+        out->predicted_ms = t;
+      }
+    }
+  }
+  return out->config >= 0;
+}

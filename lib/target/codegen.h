@@ -1,0 +1,228 @@
+/* The target interface: everything the TTGIR -> LLVM lowering asks a GPU target to emit (ids, barriers, shuffles, memory access, async copies, special functions, MMA, kernel attributes). */
+#ifndef GEMMC_TARGET_CODEGEN_H
+#define GEMMC_TARGET_CODEGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <llvm-c/Core.h>
+
+#include "gemmc/target.h"
+#include "mma.h"
+
+/*
+ * The lowering (lib/lower) is written once for every GPU: it computes which thread holds which
+ * element from the layouts and builds ordinary LLVM IR for arithmetic. Whatever only a target
+ * can say (which intrinsic reads the thread id, how a predicated vector load is spelled, which
+ * matrix instruction multiplies f16 tiles) comes through one `target_codegen` record of data and
+ * function pointers, in the spirit of QBE's `Target` and Triton's `TargetInfoBase`.
+ * lib/target/nvptx_codegen.c implements it for NVIDIA, lib/target/amdgpu_codegen.c for AMD
+ * (llvm.amdgcn.* intrinsics: wave64, LDS, MFMA).
+ *
+ * Thread coordinates are per call, not per kernel: `thread_id` may be read in any block, so a
+ * kernel whose warps take different roles (warp specialization: a producer warpgroup and
+ * consumer warpgroups, each with its own register budget) computes its own lane/warp numbers in
+ * each role's region.
+ */
+
+/* Where target code goes: the lowering's LLVM context, module and current builder. */
+typedef struct target_emitter {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMBuilderRef b;
+  int ptx_version; /* NVIDIA: the PTX ISA emitted (85 = 8.5); 0 elsewhere */
+} target_emitter;
+
+/* Cache operators of a global access (Triton's cacheModifier), and L1 eviction priorities. */
+typedef enum target_cache {
+  TARGET_CACHE_DEFAULT,
+  TARGET_CACHE_CA,
+  TARGET_CACHE_CG,
+  TARGET_CACHE_CS,
+  TARGET_CACHE_CV,
+  TARGET_CACHE_WB,
+  TARGET_CACHE_WT,
+} target_cache;
+
+typedef enum target_evict {
+  TARGET_EVICT_NORMAL,
+  TARGET_EVICT_FIRST,
+  TARGET_EVICT_LAST,
+} target_evict;
+
+/* One vector access to global memory of `bits` bits (8, 16, 32, 64 or 128) moved as 32-bit
+ * words (`words` = max(1, bits / 32); a narrower access is one zero-extended word). */
+typedef struct target_global_access {
+  LLVMValueRef ptr;  /* address of the first byte (ptr addrspace(1)) */
+  LLVMValueRef pred; /* i1: the access happens only where it is true; NULL: always */
+  int words;
+  int bits;
+  target_cache cache;
+  target_evict evict;
+  bool is_volatile;
+  /* Loads: what a masked-off access yields, per word (NULL: zero). */
+  LLVMValueRef other[4];
+} target_global_access;
+
+/* Special functions of f32 (approximate, as Triton's libdevice-free path emits them). */
+typedef enum target_special_fn {
+  TARGET_SPECIAL_EXP2,
+  TARGET_SPECIAL_LOG2,
+  TARGET_SPECIAL_RSQRT,
+  TARGET_SPECIAL_SIN,
+  TARGET_SPECIAL_COS,
+  TARGET_SPECIAL_TANH,
+} target_special_fn;
+
+/* One warpgroup MMA instruction (m64 x n x k of `instr`): D = A * B + (use_c ? D : 0), D in `acc`
+ * (in and out: the registers of this thread, in the instruction's fragment order; f32 or s32
+ * scalars, or <2 x half> pairs as i32 for f16 accumulators). */
+typedef struct target_wgmma {
+  const target_mma *instr;
+  int n;                 /* the instruction's N */
+  LLVMValueRef desc_a;   /* i64 shared-memory matrix descriptor of A, or NULL: A in registers */
+  LLVMValueRef a_regs[4]; /* A from registers: the instruction's A fragment, four i32 */
+  LLVMValueRef desc_b;   /* i64 descriptor of B */
+  bool trans_a, trans_b; /* A is M-major / B is N-major in shared memory */
+  LLVMValueRef use_c;    /* i1: accumulate into D (false: D = A * B) */
+} target_wgmma;
+
+/* A TMA tensor map (CUtensorMap) as built on the device: dims innermost first. */
+typedef struct target_tensormap {
+  int rank;                     /* 1..5 */
+  LLVMValueRef global_address;  /* ptr addrspace(1) of element 0 */
+  LLVMValueRef global_dim[5];   /* i32 extents */
+  LLVMValueRef global_stride[4];/* i64 bytes between neighbours along dims 1..rank-1 */
+  int box_dim[5];               /* elements per copy along each dim */
+  int elem_type;                /* PTX tensormap elemtype: 0 u8, 1 u16, 2 u32, 3 s32, 6 f16, 7 f32, 10 bf16 */
+  int swizzle_bytes;            /* 0, 32, 64, 128 */
+} target_tensormap;
+
+/* What a kernel's entry tells the code generator. */
+typedef struct target_kernel_attrs {
+  int threads_per_block; /* the launch's block size (NVIDIA: .maxntid; AMD: flat work-group size) */
+  int max_registers;     /* per thread (NVIDIA: .maxnreg), 0: the code generator's choice */
+} target_kernel_attrs;
+
+typedef struct target_codegen {
+  const char *name; /* "nvptx", "amdgpu" */
+  /* Address spaces of global and shared (LDS) memory, and the widest vector access to each. */
+  unsigned global_addr_space, shared_addr_space;
+  int max_global_access_bits;
+  int max_shared_access_bytes;
+
+  /* Thread index within the block (x), block index and grid size along axis 0..2. */
+  LLVMValueRef (*thread_id)(const target_emitter *e);
+  LLVMValueRef (*program_id)(const target_emitter *e, int axis);
+  LLVMValueRef (*num_programs)(const target_emitter *e, int axis);
+  /* Every thread of the block arrives; shared memory written before is visible after. */
+  void (*barrier)(const target_emitter *e);
+  /* An i32 from the lane whose index differs from this one's in lane_mask (butterfly). */
+  LLVMValueRef (*shuffle_xor)(const target_emitter *e, LLVMValueRef x, int lane_mask);
+
+  /* Predicated vector global memory access; `words` receives / supplies a->words i32 values. */
+  void (*load_global)(const target_emitter *e, const target_global_access *a, LLVMValueRef *words);
+  void (*store_global)(const target_emitter *e, const target_global_access *a, LLVMValueRef const *words);
+
+  /* Asynchronous global -> shared copies (NULL when the target has none): `bytes` from src to
+   * dst, zero-filled where pred is false; commit closes a group; wait leaves at most `pending`
+   * groups of this thread in flight. */
+  void (*async_copy)(const target_emitter *e, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValueRef pred);
+  void (*async_commit)(const target_emitter *e);
+  void (*async_wait)(const target_emitter *e, int pending);
+
+  /* f32 special functions; f64 reciprocal square root; f32 -> f16/bf16 rounding toward zero.
+   * NULL result: the target has no such instruction (the caller reports it). */
+  LLVMValueRef (*special_f32)(const target_emitter *e, target_special_fn fn, LLVMValueRef x);
+  LLVMValueRef (*rsqrt_f64)(const target_emitter *e, LLVMValueRef x);
+  LLVMValueRef (*truncate_rtz)(const target_emitter *e, LLVMValueRef x, LLVMTypeRef to);
+  /* fp8 (an i8 of E4M3FN or E5M2 bits) to f16 / f32, and f16 / f32 to fp8 (nearest even,
+   * saturating); NULL when the target has no fp8 conversions. */
+  LLVMValueRef (*fp8_to_float)(const target_emitter *e, LLVMValueRef bits, bool e4m3, LLVMTypeRef to);
+  LLVMValueRef (*float_to_fp8)(const target_emitter *e, LLVMValueRef x, bool e4m3);
+
+  /* Warp-cooperative load of num_mats 8x8 matrices of 16-bit elements from shared memory
+   * (ldmatrix; NULL when the target has none): i32 for one matrix, else a struct of i32s. */
+  LLVMValueRef (*load_matrices)(const target_emitter *e, LLVMValueRef addr, int num_mats, bool trans);
+
+  /* One matrix instruction of the target's MMA table: args are its A, B and C registers in the
+   * instruction's order; returns its D registers (a struct). mma.sync: packed 32-bit A/B
+   * registers; MFMA: one A and one B register each, the lane's kBase elements as a vector
+   * (mma.h), then the m*n/64 accumulators. */
+  LLVMValueRef (*mma)(const target_emitter *e, const target_mma *instr, LLVMValueRef *args, int num_args);
+
+  /* Warpgroup MMA (NULL when the target has none). fence orders register accesses to the
+   * accumulators before the first instruction; commit closes a group of instructions; wait
+   * leaves at most `pendings` groups in flight and hands back `regs` (in and out), so that
+   * nothing reads an accumulator before its group is done. */
+  void (*wgmma_fence)(const target_emitter *e);
+  void (*wgmma)(const target_emitter *e, const target_wgmma *w, LLVMValueRef *acc, int num_acc);
+  void (*wgmma_commit)(const target_emitter *e);
+  void (*wgmma_wait)(const target_emitter *e, int pendings, LLVMValueRef *regs, int num_regs);
+  /* The constant bits of a shared-memory matrix descriptor: leading and stride byte offsets,
+   * swizzle width in bytes (0, 32, 64, 128); the start address (bytes >> 4) is added to it. */
+  unsigned long long (*matrix_descriptor)(int leading_bytes, int stride_bytes, int swizzle_bytes);
+  /* Makes this thread's earlier ordinary shared-memory writes visible to the tensor cores'
+   * (asynchronous proxy's) reads; a barrier must still follow for other threads' writes. */
+  void (*fence_async_shared)(const target_emitter *e);
+
+  /* Scheduling hints (NULL when the target has none; AMDGPU: Triton's rocdl.s.setprio and
+   * rocdl.sched.barrier in TTGIR). set_priority raises (1..3) or lowers (0) the wave's issue
+   * priority from here on (s_setprio); sched_barrier keeps the code generator's scheduler from
+   * moving instructions across this point except the classes set in `mask` (0: none). */
+  void (*set_priority)(const target_emitter *e, int priority);
+  void (*sched_barrier)(const target_emitter *e, int mask);
+
+  /* mbarriers (NULL when the target has none): `bar` is a ptr to 8 bytes of shared memory; pred
+   * (i1, NULL: always) says which threads execute. init sets the arrival count; inval ends its
+   * life; arrive counts `count` arrivals; expect_tx arrives and adds `bytes` of expected asynchronous
+   * transactions; wait returns once the phase of parity `phase` (i32 0/1) has completed. */
+  void (*mbarrier_init)(const target_emitter *e, LLVMValueRef bar, int count, LLVMValueRef pred);
+  void (*mbarrier_inval)(const target_emitter *e, LLVMValueRef bar, LLVMValueRef pred);
+  void (*mbarrier_arrive)(const target_emitter *e, LLVMValueRef bar, int count, LLVMValueRef pred);
+  void (*mbarrier_expect_tx)(const target_emitter *e, LLVMValueRef bar, int bytes, LLVMValueRef pred);
+  void (*mbarrier_wait)(const target_emitter *e, LLVMValueRef bar, LLVMValueRef phase);
+  /* Tensor copies (TMA): a box at `coords` (i32, innermost first) of the tensor map at `map` (a
+   * global or parameter address) into shared memory `dst`, completing as transactions on `bar`;
+   * a box from shared memory `src` to the tensor, in the thread's bulk group; commit closes the
+   * group, wait leaves `pending` groups (read_only: until their shared memory has been read). */
+  void (*tma_load)(const target_emitter *e, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef const *coords, int rank,
+                   LLVMValueRef bar, LLVMValueRef pred);
+  void (*tma_store)(const target_emitter *e, LLVMValueRef map, LLVMValueRef const *coords, int rank, LLVMValueRef src,
+                    LLVMValueRef pred);
+  void (*bulk_commit)(const target_emitter *e, LLVMValueRef pred);
+  void (*bulk_wait)(const target_emitter *e, int pending, bool read_only, LLVMValueRef pred);
+  /* Device-side tensor maps: write the fields of `t` into the 128 zeroed bytes at `smem`
+   * (threads with pred), then copy them to global `map` and release them to the tensor-map
+   * proxy (a whole warp: `warp_pred` true on all its lanes), then acquire them for this
+   * thread's later TMA copies. */
+  void (*tensormap_write)(const target_emitter *e, LLVMValueRef smem, const target_tensormap *t, LLVMValueRef pred);
+  void (*tensormap_publish)(const target_emitter *e, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef warp_pred);
+  void (*tensormap_acquire)(const target_emitter *e, LLVMValueRef map, LLVMValueRef pred);
+  /* Warp specialization (NULL when the target has none): a barrier of `threads` threads on
+   * hardware barrier `id` (1..15; 0 is the whole block's); the register budget per thread of the
+   * executing warpgroup raised or lowered to `regs`; the number of multiprocessors (i32). */
+  void (*barrier_named)(const target_emitter *e, int id, int threads);
+  void (*set_max_registers)(const target_emitter *e, bool increase, int regs);
+  LLVMValueRef (*num_multiprocessors)(const target_emitter *e);
+  /* The threads of the warp (all 32 lanes) wait for each other; shared memory they wrote is
+   * visible to the warp after it. */
+  void (*warp_sync)(const target_emitter *e);
+
+  /* Makes fn a kernel entry with these attributes. */
+  void (*mark_kernel)(const target_emitter *e, LLVMValueRef fn, const target_kernel_attrs *attrs);
+} target_codegen;
+
+/* The interface of target t, or NULL when gemmc cannot lower for its architecture yet. */
+const target_codegen *target_codegen_of(const gemmc_target *t);
+
+/* ---------------------------------------------------------------- helpers for implementations */
+
+/* Calls intrinsic `name` (declared on first use with the types of args). */
+LLVMValueRef target_call(const target_emitter *e, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
+/* Inline assembly in the target's dialect (AT&T syntax, $N operands). */
+LLVMValueRef target_inline_asm(const target_emitter *e, const char *text, const char *constraints, LLVMTypeRef ret,
+                               LLVMValueRef *args, int n, bool side_effects);
+LLVMValueRef target_i32(const target_emitter *e, long long v);
+
+#endif /* GEMMC_TARGET_CODEGEN_H */

@@ -1,0 +1,266 @@
+/* --tma-loads: tile loads of warpgroup-MMA operands whose pointers are affine with a unit-stride inner dim and 16-byte-aligned base and strides become tt.descriptor_load through a tensor descriptor made before the loop (sm_90+). */
+#include <stdint.h>
+#include <string.h>
+
+#include "gemmc/axis_info.h"
+#include "gemmc/layout.h"
+#include "gemmc/passes.h"
+#include "gemmc/tile_access.h"
+#include "util.h"
+
+/*
+ * The tutorial's operand load
+ *
+ *   %a_ptrs = a_ptr + ((pid_m * BM + arange(BM)) % M)[:, None] * stride_am + arange(BK)[None, :]
+ *   scf.for %k = 0 to cdiv(K, BK) iter_args(%p = %a_ptrs, ..) {
+ *     %a = tt.load %p, arange(BK)[None, :] < K - %k * BK, 0.0
+ *     %a_smem = ttg.local_alloc %a : #nvmma_shared          (accelerate-matmul, wgmma operand)
+ *     ..
+ *     scf.yield tt.addptr(%p, BK), ..
+ *   }
+ *
+ * becomes
+ *
+ *   %desc = tt.make_tensor_descriptor %a_ptr, [%M, %K], [%stride_am, 1] : <tensor<BMxBK, #nvmma>>
+ *   scf.for %k .. {
+ *     %a = tt.descriptor_load %desc[pid_m * BM, %k * BK]
+ *     %a_smem = ttg.local_alloc %a
+ *   }
+ *
+ * and pipeline-loads turns it into TMA copies into the ring. The descriptor's extents are the
+ * mask bounds (TMA fills what lies past them with zeros, which is what `other` = 0 gives), or, for
+ * an index wrapped with `% M` and no mask, M itself: the rows past M then hold zeros instead of
+ * rows 0.., which tile_wrap_is_masked_off proves only ever reach masked-off outputs. A dim with
+ * neither is unbounded (no clipping, as the load does not clip). TMA needs the base address and
+ * the strides in bytes to be multiples of 16 (from tt.divisibility through the axis info), the
+ * inner dim contiguous, and boxes that the nvmma layout stores as TMA writes them (lowering checks
+ * the last part element by element).
+ */
+
+enum { TMA_MIN_ALIGN = 16, TMA_MAX_BOX = 256 };
+
+/* The wgmma operand buffer the load's only use fills: local_alloc into an nvmma_shared layout
+ * whose contiguous dim is the tile's inner dim. */
+static ir_op *nvmma_alloc_of(const ir_op *load) {
+  if (!ir_value_has_one_use(&load->results[0])) return NULL;
+  ir_op *alloc = load->results[0].first_use->owner;
+  if (alloc->kind != OP_LOCAL_ALLOC || alloc->parent != load->parent) return NULL;
+  const ir_attr *enc = alloc->results[0].type->encoding;
+  if (!enc || enc->kind != AT_NVMMA_SHARED || enc->layout.transposed || enc->layout.fp4_padded) return NULL;
+  if (enc->layout.swizzling_byte_width < 32) return NULL;
+  return alloc;
+}
+
+/* Largest power of two known to divide c (elements), from the constant and the factors' axis info. */
+static int64_t coef_divisibility(const axis_info_analysis *ai, const tile_coef *c) {
+  int64_t d = c->c == 0 ? AXIS_INFO_MAX_DIVISOR : (c->c & -c->c);
+  if (d < 0) d = -d;
+  for (int i = 0; i < c->n; i++) {
+    int64_t f = axis_info_divisibility(axis_info_of(ai, c->f[i]), 0);
+    d = d > AXIS_INFO_MAX_DIVISOR / f ? AXIS_INFO_MAX_DIVISOR : d * f;
+  }
+  return d;
+}
+
+/* True when v is defined before op runs and outside it (an argument of an enclosing block, or an
+ * op that is not op and not nested in it). */
+static bool defined_outside(const ir_value *v, const ir_op *op) {
+  const ir_op *def = v->def_op ? v->def_op : block_arg_owner(v);
+  for (const ir_op *p = def; p; p = ir_op_parent_op(p))
+    if (p == op) return false;
+  return true;
+}
+
+static bool coef_outside(const tile_coef *c, const ir_op *op) {
+  for (int i = 0; i < c->n; i++)
+    if (!defined_outside(c->f[i], op)) return false;
+  return true;
+}
+
+/* c as an i64 value built before anchor. */
+static ir_value *build_coef_i64(gemmc_context *ctx, ir_op *anchor, const tile_coef *c) {
+  const ir_type *i64 = ir_int_type(ctx, 64);
+  ir_value *v = c->c != 1 || c->n == 0 ? build_int_constant(ctx, anchor, c->c, 64) : NULL;
+  for (int i = 0; i < c->n; i++) {
+    ir_value *f = c->f[i];
+    if (!ir_type_is_int(f->type, 64)) f = build_before(ctx, anchor, OP_EXTSI, 1, &f, i64);
+    v = v ? build_binary(ctx, anchor, OP_MULI, v, f) : f;
+  }
+  return v;
+}
+
+typedef struct tma_plan {
+  tile_access acc;
+  ir_op *load, *alloc;
+  ir_value *extent[2]; /* NULL: unbounded */
+  /* A scalar offset index * stride whose index differs between programs (the batch of a
+   * batched GEMM: a_ptr + pid_b * stride_ab) becomes a leading descriptor dim of block size 1,
+   * so that the descriptor is the same for every program. */
+  int batch_offset;    /* its entry in acc.offsets, -1: none */
+  ir_value *batch_index;
+  tile_coef batch_stride;
+} tma_plan;
+
+static bool coef_uniform(gemmc_context *ctx, const tile_coef *c) {
+  for (int i = 0; i < c->n; i++)
+    if (value_depends_on_program_id(ctx, c->f[i])) return false;
+  return true;
+}
+
+/* Auto mode takes TMA only where the warp-specialized kernel will (measured: TMA rings without
+ * warp specialization, with a descriptor made per block, ran slower than cp.async rings): the
+ * descriptor must be the same for every program. */
+static bool uniform_descriptor(gemmc_context *ctx, const tma_plan *p) {
+  const tile_access *a = &p->acc;
+  if (value_depends_on_program_id(ctx, a->base) || !coef_uniform(ctx, &a->dim[0].stride)) return false;
+  for (int i = 0; i < a->num_offsets; i++)
+    if (i != p->batch_offset && !coef_uniform(ctx, &a->offsets[i])) return false;
+  if (p->batch_offset >= 0 && !coef_uniform(ctx, &p->batch_stride)) return false;
+  for (int d = 0; d < 2; d++)
+    if (p->extent[d] && value_depends_on_program_id(ctx, p->extent[d])) return false;
+  return true;
+}
+
+static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *load, tma_plan *p) {
+  memset(p, 0, sizeof *p);
+  p->batch_offset = -1;
+  p->load = load;
+  p->alloc = nvmma_alloc_of(load);
+  if (!p->alloc || ir_op_get_attr(load, "isVolatile") || !tile_access_of(load, &p->acc) || p->acc.num_scalar_masks)
+    return false;
+  const ir_type *t = load->results[0].type;
+  int bytes = (int)ir_type_bits(ir_type_element(t)) / 8;
+  if (bytes != 1 && bytes != 2 && bytes != 4) return false;
+  tile_access *a = &p->acc;
+  static const tile_coef unit = {1, 0, {NULL}};
+  if (!tile_coef_equal(&a->dim[1].stride, &unit)) return false; /* the inner dim must be contiguous */
+  /* 16-byte aligned base (tt.divisibility of a pointer counts bytes) and strides. */
+  if (axis_info_divisibility(axis_info_of(ai, a->base), 0) < TMA_MIN_ALIGN) return false;
+  for (int i = 0; i < a->num_offsets; i++) {
+    ir_value *index;
+    tile_coef stride;
+    if (p->batch_offset < 0 && tile_split_program_offset(ctx, &a->offsets[i], &index, &stride) &&
+        (coef_divisibility(ai, &stride) * bytes) % TMA_MIN_ALIGN == 0) {
+      p->batch_offset = i;
+      p->batch_index = index;
+      p->batch_stride = stride;
+      continue;
+    }
+    if ((coef_divisibility(ai, &a->offsets[i]) * bytes) % TMA_MIN_ALIGN != 0) return false;
+  }
+  if ((coef_divisibility(ai, &a->dim[0].stride) * bytes) % TMA_MIN_ALIGN != 0) return false;
+  /* Everything the descriptor is made of exists before the loop. */
+  const ir_op *at = a->loop ? a->loop : load;
+  if (!defined_outside(a->base, at) || !coef_outside(&a->dim[0].stride, at)) return false;
+  for (int i = 0; i < a->num_offsets; i++)
+    if (!coef_outside(&a->offsets[i], at)) return false;
+  if (p->batch_offset >= 0 && !defined_outside(p->batch_index, at)) return false;
+  for (int d = 0; d < 2; d++) {
+    const tile_dim *td = &a->dim[d];
+    if (td->bound) p->extent[d] = td->bound;
+    else if (td->wrap && tile_wrap_is_masked_off(ctx, load, d, td->start, td->wrap)) p->extent[d] = td->wrap;
+    else if (td->wrap) return false;
+    if (p->extent[d] && (!ir_type_is_int(p->extent[d]->type, 32) || !defined_outside(p->extent[d], at))) return false;
+    if (td->start && !defined_outside(td->start, a->loop ? a->loop : load)) return false;
+  }
+  /* Boxes: rows of at most 256, inner runs of the swizzle width. */
+  int swizzle = p->alloc->results[0].type->encoding->layout.swizzling_byte_width;
+  if (t->shape[0] > TMA_MAX_BOX || (t->shape[1] * bytes) % swizzle != 0) return false;
+  return true;
+}
+
+static void rewrite_load(gemmc_context *ctx, tma_plan *p) {
+  tile_access *a = &p->acc;
+  ir_op *load = p->load;
+  const ir_type *t = load->results[0].type;
+  ir_op *at = a->loop ? a->loop : load;
+  bool batched = p->batch_offset >= 0;
+  int rank = batched ? 3 : 2, lead = batched ? 1 : 0;
+  /* The descriptor, before the loop: dims [batch,] rows, columns. */
+  ir_value *base = a->base;
+  for (int i = 0; i < a->num_offsets; i++) {
+    if (i == p->batch_offset) continue;
+    ir_value *ops[2] = {base, build_coef_i64(ctx, at, &a->offsets[i])};
+    base = build_before(ctx, at, OP_ADDPTR, 2, ops, base->type);
+  }
+  ir_value *operands[7];
+  operands[0] = base;
+  if (batched) {
+    operands[1] = build_int_constant(ctx, at, INT32_MAX, 32);
+    operands[1 + rank] = build_coef_i64(ctx, at, &p->batch_stride);
+  }
+  for (int d = 0; d < 2; d++)
+    operands[1 + lead + d] = p->extent[d] ? p->extent[d] : build_int_constant(ctx, at, INT32_MAX, 32);
+  operands[1 + rank + lead] = build_coef_i64(ctx, at, &a->dim[0].stride);
+  operands[1 + rank + lead + 1] = build_int_constant(ctx, at, 1, 64);
+  const ir_attr *enc = p->alloc->results[0].type->encoding;
+  int64_t shape[3] = {1, t->shape[0], t->shape[1]};
+  const ir_type *desc_type = ir_tensordesc_type(ctx, rank, batched ? shape : shape + 1, t->elem, enc);
+  ir_value *desc = build_before(ctx, at, OP_MAKE_TENSOR_DESC, 1 + 2 * rank, operands, desc_type);
+  /* The tile's coordinates: [batch,] start + iv * advance. */
+  ir_value *idx[4];
+  idx[0] = desc;
+  if (batched) idx[1] = p->batch_index;
+  for (int d = 0; d < 2; d++) {
+    const tile_dim *td = &a->dim[d];
+    ir_value *c = td->start;
+    if (td->advance && a->loop) {
+      ir_value *iv = ir_region_entry(&a->loop->regions[0])->args[0];
+      ir_value *moved = build_binary(ctx, load, OP_MULI, iv, build_int_constant(ctx, load, td->advance, 32));
+      c = c ? build_binary(ctx, load, OP_ADDI, c, moved) : moved;
+    }
+    idx[1 + lead + d] = c ? c : build_int_constant(ctx, load, 0, 32);
+  }
+  ir_op *dl = ir_op_create(ctx, OP_DESC_LOAD, 1 + rank, idx, 1, &t, 0, load->loc);
+  ir_op_insert_before(load, dl);
+  ir_value_replace_all_uses(&load->results[0], &dl->results[0]);
+  ir_op_erase(load);
+}
+
+typedef struct load_walk {
+  ptr_list loads;
+} load_walk;
+
+static bool collect_load(ir_op *op, void *user) {
+  if (op->kind == OP_LOAD) ptr_list_push(&((load_walk *)user)->loads, op);
+  return true;
+}
+
+static bool collect_for(ir_op *op, void *user) {
+  if (op->kind == OP_SCF_FOR) ptr_list_push(user, op);
+  return true;
+}
+
+bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
+  if (!pc->tma || !pc->target || !(pc->target->caps & GEMMC_CAP_TMA)) return true;
+  /* Auto: only for the warp-specialized kernel (cooperative, two consumer warpgroups). */
+  bool auto_mode = pc->tma == 1;
+  if (auto_mode && (!pc->warp_specialize || !(pc->target->caps & GEMMC_CAP_SETMAXNREG) ||
+                    ir_module_int_attr(module, "ttg.num-warps", 4) != GEMMC_WS_CONSUMER_WARPS))
+    return true;
+  axis_info_analysis *ai = axis_info_run(ctx, module);
+  if (!ai) {
+    ir_op_error(ctx, module, "out of memory in the axis-info analysis");
+    return false;
+  }
+  load_walk w = {{ctx, NULL, 0, 0}};
+  ir_walk(module, collect_load, &w);
+  /* Plan every load first (the analysis reads the IR the rewrites change), then rewrite. */
+  tma_plan *plans = ir_alloc(ctx, sizeof *plans * (size_t)(w.loads.count + 1));
+  int n = 0;
+  for (int i = 0; i < w.loads.count; i++)
+    if (plan_load(ctx, ai, w.loads.items[i], &plans[n]) && (!auto_mode || uniform_descriptor(ctx, &plans[n]))) n++;
+  for (int i = 0; i < n; i++) rewrite_load(ctx, &plans[i]);
+  axis_info_free(ai);
+  ptr_list_free(&w.loads);
+  if (n == 0) return true;
+  /* The pointer and mask arithmetic the loads used, and the pointer recurrences, are dead now. */
+  erase_dead_pure_ops(ctx, module);
+  ptr_list loops = {ctx, NULL, 0, 0};
+  ir_walk(module, collect_for, &loops);
+  for (int i = loops.count - 1; i >= 0; i--) scf_for_drop_dead_iter_args(ctx, loops.items[i]);
+  ptr_list_free(&loops);
+  erase_dead_pure_ops(ctx, module);
+  return true;
+}

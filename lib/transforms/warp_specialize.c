@@ -1,0 +1,757 @@
+/* --warp-specialize: on sm_90a, a kernel whose K loop feeds warpgroup MMAs from TMA loads becomes persistent and warp-specialized: a producer warpgroup streams every tile's operands into a ring guarded by full/empty mbarriers, consumer warpgroups run the MMAs and the epilogue (two consumer groups on alternate tiles when the kernel has one warpgroup: ping-pong). */
+#include <stdint.h>
+#include <string.h>
+
+#include "gemmc/allocation.h"
+#include "gemmc/axis_info.h"
+#include "gemmc/layout.h"
+#include "gemmc/passes.h"
+#include "gemmc/tile_access.h"
+#include "util.h"
+
+/*
+ * The input (after tma-loads): the function body is a prologue P, one K loop L and an epilogue E
+ *
+ *   P: %pid = tt.get_program_id ..; %desc = tt.make_tensor_descriptor ..; offsets, bounds
+ *   L: scf.for %k = 0 to %ub step 1 iter_args(%acc = %init) {
+ *        %x = tt.descriptor_load %desc[coords(%k)]; %xs = ttg.local_alloc %x   (per operand)
+ *        %d = ttng.warp_group_dot %as, %bs, %acc; scf.yield %d }
+ *   E: the epilogue (conversions, stores) of L's result
+ *
+ * The output (seed 003's design, CUTLASS's kernel shape):
+ *
+ *   descriptors (moved to the top: they depend on the arguments only), rings[S], full[S], empty[S]
+ *   %start = this block's linear id if it is below gemmc.num_workers (W), else the program count
+ *   ttg.warp_specialize
+ *   default (consumer group 0), partition 1 (consumer group 1, ping-pong only):
+ *     scf.for %v = %start + g * W to %programs step G * W {           tiles of this group
+ *       P with the program ids of tile %v
+ *       ping-pong: wait for this group's turn (order[g])
+ *       scf.for %k = 0 to %ub {                                       i = %j * %ub + %k
+ *         wait full[i % S] (phase (i / S) & 1); wgmma on rings[i % S] (async); wait for all but 1
+ *         arrive empty[(i - 1) % S] (k > 0: the previous stage's MMAs are done) }
+ *       ping-pong: the other group's turn (arrive order[1 - g])
+ *       wait for all; arrive empty[last stage]; E }
+ *   partition 0 (producer, one warpgroup, 40 registers):
+ *     scf.for %v = %start to %programs step W {                       every tile of the block
+ *       the part of P the coordinates and %ub need
+ *       scf.for %k = 0 to %ub { wait empty[i % S] (phase ((i / S) & 1) ^ 1: a fresh barrier's
+ *         "previous phase" counts as complete), expect the stage's bytes on full[i % S], TMA copies } }
+ *
+ * Tile j of a block occupies ring positions j * ub .. j * ub + ub - 1 (ub must not depend on the
+ * program id), so every role finds each stage's slot and phase from (j, k) alone. Programs are
+ * independent in Triton's model, so running them as iterations of one block's loop is allowed;
+ * blocks past W only run an empty loop. Each consumer warpgroup arrives once on a stage's empty
+ * barrier (count: the group's warpgroups).
+ */
+
+enum { MAX_WS_LOADS = 4, MAX_WS_STORES = 4, PRODUCER_WARPS = 4, PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232 };
+
+/* An epilogue tt.store that goes out through TMA: the tile is written to a shared buffer of the
+ * consumer group and copied to global memory asynchronously (the next tile's MMAs overlap the
+ * copy; the buffer is reused after async_tma_store_wait). */
+typedef struct ws_store {
+  ir_op *store;
+  tile_access acc;
+  ir_value *value;      /* what goes to shared memory (the source of the store's layout conversion) */
+  const ir_attr *shared;
+  ir_value *desc;       /* made at the top */
+  ir_value *buffer;     /* per consumer group */
+  int batch_offset;     /* the offset that becomes a leading descriptor dim (-1: none) */
+  ir_value *batch_index;
+  tile_coef batch_stride;
+  ir_value *batch_bound; /* the mask's `batch_index < bound`, or NULL */
+} ws_store;
+
+typedef struct ws_load {
+  ir_op *load, *alloc;
+  ir_value *ring;
+  const ir_type *slot_type;
+  int64_t bytes;
+} ws_load;
+
+typedef struct ws_plan {
+  gemmc_context *ctx;
+  ir_op *func, *loop, *dot;
+  ir_block *entry, *body;
+  ws_load loads[MAX_WS_LOADS];
+  int num_loads;
+  ws_store stores[MAX_WS_STORES];
+  int num_stores;
+  axis_info_analysis *axis;
+  int stages, groups, warps;
+  ptr_list hoist;    /* descriptors and what they are made of, moved to the top */
+  ptr_list old_ops;  /* P, L and E: replaced by the roles' copies */
+  ptr_list pid_ops;  /* their tt.get_program_id ops (nested ones too) */
+  ir_value *full, *empty, *order, *start, *programs, *workers, *nx, *ny;
+} ws_plan;
+
+/* ------------------------------------------------------------------ legality */
+
+static bool is_pure(const ir_op *op) {
+  return (ir_op_info_of(op->kind)->traits & TRAIT_PURE) && op->num_regions == 0;
+}
+
+/* The ops of the entry block that v is computed from (pure, no program id) into `slice`; false
+ * when it needs anything else. */
+static bool uniform_slice(const ws_plan *p, ir_value *v, ptr_list *slice) {
+  ir_op *def = v->def_op;
+  if (!def) return v->owner_block == p->entry; /* a kernel argument */
+  if (def->parent != p->entry || !is_pure(def) || def->kind == OP_GET_PROGRAM_ID) return false;
+  if (ptr_list_contains(slice, def)) return true;
+  for (int i = 0; i < def->num_operands; i++)
+    if (!uniform_slice(p, def->operands[i].value, slice)) return false;
+  ptr_list_push(slice, def);
+  return true;
+}
+
+/* The pure ops of `block` that v is computed from (stopping at values from elsewhere). */
+static bool local_slice(ir_block *block, ir_value *v, ptr_list *slice, bool allow_program_id) {
+  ir_op *def = v->def_op;
+  if (!def || def->parent != block) return true;
+  if (!is_pure(def) || (!allow_program_id && def->kind == OP_GET_PROGRAM_ID)) return false;
+  if (ptr_list_contains(slice, def)) return true;
+  for (int i = 0; i < def->num_operands; i++)
+    if (!local_slice(block, def->operands[i].value, slice, allow_program_id)) return false;
+  ptr_list_push(slice, def);
+  return true;
+}
+
+static bool plan(ws_plan *p) {
+  ir_block *entry = p->entry;
+  for (ir_op *op = entry->first; op; op = op->next) {
+    if (op->kind == OP_SCF_FOR) {
+      if (p->loop) return false;
+      p->loop = op;
+    } else if (op->kind == OP_WARP_SPECIALIZE) {
+      return false;
+    } else if (!p->loop && op->num_regions) {
+      return false; /* control flow in the prologue */
+    }
+  }
+  ir_op *loop = p->loop;
+  if (!loop || loop->num_operands != 4 || loop->num_results != 1) return false;
+  int64_t lb, step;
+  if (!value_int_constant(loop->operands[0].value, &lb) || lb != 0 || !value_int_constant(loop->operands[2].value, &step) ||
+      step != 1)
+    return false;
+  p->body = ir_region_entry(&loop->regions[0]);
+  ir_block *body = p->body;
+  if (!body || body->next || body->num_args != 2) return false;
+  ir_op *yield = ir_block_terminator(body);
+  for (ir_op *op = body->first; op; op = op->next) {
+    switch (op->kind) {
+    case OP_DESC_LOAD: {
+      if (p->num_loads == MAX_WS_LOADS || !ir_value_has_one_use(&op->results[0])) return false;
+      ir_op *alloc = op->results[0].first_use->owner;
+      const ir_type *desc = op->operands[0].value->type;
+      if (alloc->kind != OP_LOCAL_ALLOC || alloc->parent != body || !desc->encoding ||
+          alloc->results[0].type->encoding != desc->encoding || !ir_value_has_one_use(&alloc->results[0]))
+        return false;
+      int64_t elems = 1;
+      for (int d = 0; d < desc->rank; d++) elems *= desc->shape[d];
+      p->loads[p->num_loads++] = (ws_load){op, alloc, NULL, NULL, elems * (int64_t)(ir_type_bits(desc->elem) / 8)};
+      break;
+    }
+    case OP_LOCAL_ALLOC: break; /* checked with its load */
+    case OP_WARP_GROUP_DOT:
+      if (p->dot) return false;
+      p->dot = op;
+      break;
+    case OP_SCF_YIELD: break;
+    default:
+      if (!is_pure(op)) return false;
+    }
+  }
+  ir_op *dot = p->dot;
+  if (!dot || p->num_loads == 0 || !yield || yield->operands[0].value != &dot->results[0] ||
+      dot->operands[2].value != body->args[1] || ir_value_num_uses(&dot->results[0]) != 1 ||
+      ir_value_num_uses(body->args[1]) != 1)
+    return false;
+  for (int i = 0; i < 2; i++) {
+    bool from_load = false;
+    for (int j = 0; j < p->num_loads; j++) from_load |= dot->operands[i].value == &p->loads[j].alloc->results[0];
+    if (!from_load) return false;
+  }
+  for (int i = 3; i < dot->num_operands; i++)
+    if (dot->operands[i].value->def_op && dot->operands[i].value->def_op->parent == body) return false;
+  /* The trip count and the descriptors are the same for every program. */
+  ptr_list ub_slice = {p->ctx, NULL, 0, 0};
+  bool ok = uniform_slice(p, loop->operands[1].value, &ub_slice);
+  ptr_list_free(&ub_slice);
+  if (!ok) return false;
+  for (int j = 0; j < p->num_loads; j++) {
+    ir_value *desc = p->loads[j].load->operands[0].value;
+    if (!desc->def_op || desc->def_op->kind != OP_MAKE_TENSOR_DESC || !uniform_slice(p, desc, &p->hoist)) return false;
+    /* The coordinates: pure ops of the body over values of P. */
+    ptr_list coords = {p->ctx, NULL, 0, 0};
+    for (int i = 1; i < p->loads[j].load->num_operands && ok; i++)
+      ok = local_slice(body, p->loads[j].load->operands[i].value, &coords, false);
+    ptr_list_free(&coords);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/* Epilogue stores TMA can take: a 2-D tile, base + row * stride + column (16-byte aligned base
+ * and stride), masks only at the tensor's edge, everything but the tile's start the same for all
+ * programs; the shared layout is the nvmma one of the tile. */
+static bool uniform_coef(const ws_plan *p, const tile_coef *c, ptr_list *slice) {
+  for (int i = 0; i < c->n; i++)
+    if (!uniform_slice(p, c->f[i], slice)) return false;
+  return true;
+}
+
+static int64_t divisibility_of(const ws_plan *p, const tile_coef *c) {
+  int64_t d = c->c == 0 ? AXIS_INFO_MAX_DIVISOR : (c->c < 0 ? -c->c : c->c) & -(c->c < 0 ? -c->c : c->c);
+  for (int i = 0; i < c->n; i++) {
+    int64_t f = axis_info_divisibility(axis_info_of(p->axis, c->f[i]), 0);
+    d = d > AXIS_INFO_MAX_DIVISOR / f ? AXIS_INFO_MAX_DIVISOR : d * f;
+  }
+  return d;
+}
+
+static void plan_stores(ws_plan *p) {
+  static const tile_coef unit = {1, 0, {NULL}};
+  for (ir_op *op = p->loop->next; op && p->num_stores < MAX_WS_STORES; op = op->next) {
+    if (op->kind != OP_STORE || op->num_operands < 2) continue;
+    ws_store st;
+    memset(&st, 0, sizeof st);
+    st.store = op;
+    st.batch_offset = -1;
+    const ir_type *t = op->operands[1].value->type;
+    int bytes = (int)ir_type_bits(ir_type_element(t)) / 8;
+    if (!tile_access_of(op, &st.acc) || st.acc.loop || (bytes != 2 && bytes != 4) || t->rank != 2) continue;
+    if (st.acc.dim[0].wrap || st.acc.dim[1].wrap || !tile_coef_equal(&st.acc.dim[1].stride, &unit)) continue;
+    ptr_list slice = {p->ctx, NULL, 0, 0};
+    bool ok = uniform_slice(p, st.acc.base, &slice) && uniform_coef(p, &st.acc.dim[0].stride, &slice);
+    for (int i = 0; ok && i < st.acc.num_offsets; i++) {
+      if (st.batch_offset < 0 &&
+          tile_split_program_offset(p->ctx, &st.acc.offsets[i], &st.batch_index, &st.batch_stride) &&
+          uniform_coef(p, &st.batch_stride, &slice) && (divisibility_of(p, &st.batch_stride) * bytes) % 16 == 0) {
+        st.batch_offset = i;
+        continue;
+      }
+      ok = uniform_coef(p, &st.acc.offsets[i], &slice);
+    }
+    for (int d = 0; ok && d < 2; d++) ok = !st.acc.dim[d].bound || uniform_slice(p, st.acc.dim[d].bound, &slice);
+    ptr_list_free(&slice);
+    if (!ok || axis_info_divisibility(axis_info_of(p->axis, st.acc.base), 0) < 16 ||
+        (divisibility_of(p, &st.acc.dim[0].stride) * bytes) % 16)
+      continue;
+    for (int i = 0; ok && i < st.acc.num_offsets; i++)
+      ok = i == st.batch_offset || (divisibility_of(p, &st.acc.offsets[i]) * bytes) % 16 == 0;
+    /* A scalar mask can only be the batch's own bound (index < bound: the batch dim's extent). */
+    for (int i = 0; ok && i < st.acc.num_scalar_masks; i++) {
+      const ir_op *cmp = st.acc.scalar_masks[i]->def_op;
+      const char *pred = cmp && cmp->kind == OP_CMPI ? cmp_predicate_of(cmp) : NULL;
+      ok = st.batch_offset >= 0 && !st.batch_bound && pred && !strcmp(pred, "slt") &&
+           cmp->operands[0].value == st.batch_index && ir_type_is_int(cmp->operands[1].value->type, 32);
+      if (ok) {
+        st.batch_bound = cmp->operands[1].value;
+        ptr_list bslice = {p->ctx, NULL, 0, 0};
+        ok = uniform_slice(p, st.batch_bound, &bslice);
+        ptr_list_free(&bslice);
+      }
+    }
+    int order[2] = {1, 0};
+    st.shared = layout_nvmma_shared_get(p->ctx, 2, t->shape, order, bytes * 8, false);
+    if (!ok || !st.shared || st.shared->layout.transposed || st.shared->layout.swizzling_byte_width < 32 ||
+        t->shape[0] > 256 || (t->shape[1] * bytes) % st.shared->layout.swizzling_byte_width)
+      continue;
+    st.value = op->operands[1].value;
+    if (st.value->def_op && st.value->def_op->kind == OP_CONVERT_LAYOUT) st.value = st.value->def_op->operands[0].value;
+    p->stores[p->num_stores++] = st;
+  }
+}
+
+/* ------------------------------------------------------------------ building */
+
+static ir_value *c32(ws_plan *p, ir_op *at, int64_t v) { return build_int_constant(p->ctx, at, v, 32); }
+
+static ir_value *bin(ws_plan *p, ir_op *at, ir_op_kind k, ir_value *a, ir_value *b) {
+  return build_binary(p->ctx, at, k, a, b);
+}
+
+/* One element of a ring of stages (rings of buffers or of mbarriers). */
+static ir_value *stage_view(ws_plan *p, ir_op *at, ir_value *ring, ir_value *slot) {
+  const ir_type *t = ring->type;
+  const ir_type *view = ir_memdesc_type(p->ctx, t->rank - 1, t->shape + 1, t->elem, t->encoding, t->memspace, true, 0, NULL);
+  ir_value *ops[2] = {ring, slot};
+  return build_before(p->ctx, at, OP_MEMDESC_INDEX, 2, ops, view);
+}
+
+static ir_value *alloc_ring(ws_plan *p, ir_op *at, int rank, const int64_t *shape, const ir_type *elem,
+                            const ir_attr *enc) {
+  int64_t ring_shape[IR_MAX_RANK + 1];
+  ring_shape[0] = p->stages;
+  memcpy(ring_shape + 1, shape, sizeof(int64_t) * (size_t)rank);
+  const ir_attr *smem = ir_layout_attr(p->ctx, AT_SHARED_MEMORY, NULL);
+  const ir_type *t = ir_memdesc_type(p->ctx, rank + 1, ring_shape, elem, enc, smem, true, 0, NULL);
+  return build_before(p->ctx, at, OP_LOCAL_ALLOC, 0, NULL, t);
+}
+
+static void barrier_op(ws_plan *p, ir_op *at, ir_op_kind kind, ir_value *bar, const char *attr, int64_t v,
+                       ir_value *pred) {
+  ir_value *ops[2] = {bar, pred};
+  ir_op *op = ir_op_create(p->ctx, kind, pred ? 2 : 1, ops, 0, NULL, 0, at->loc);
+  if (attr) ir_op_set_attr(p->ctx, op, attr, ir_i32_attr(p->ctx, v));
+  ir_op_insert_before(at, op);
+}
+
+/* An scf.for %iv = lb to ub step st with no iter args, its body ending in scf.yield; returns the
+ * yield (where the body's ops go). */
+static ir_op *build_for(ws_plan *p, ir_op *at, ir_value *lb, ir_value *ub, ir_value *st, ir_value **iv,
+                        int num_iter, ir_value *const *init, ir_value **args, ir_op **loop_out) {
+  ir_value *ops[8] = {lb, ub, st};
+  const ir_type *types[4] = {NULL};
+  for (int i = 0; i < num_iter; i++) {
+    ops[3 + i] = init[i];
+    types[i] = init[i]->type;
+  }
+  ir_op *loop = ir_op_create(p->ctx, OP_SCF_FOR, 3 + num_iter, ops, num_iter, types, 1, at->loc);
+  ir_block *b = ir_block_create(p->ctx);
+  *iv = ir_block_add_arg(p->ctx, b, lb->type, NULL);
+  for (int i = 0; i < num_iter; i++) args[i] = ir_block_add_arg(p->ctx, b, init[i]->type, NULL);
+  ir_region_append_block(&loop->regions[0], b);
+  ir_op *yield = ir_op_create(p->ctx, OP_SCF_YIELD, num_iter, args, 0, NULL, 0, at->loc);
+  ir_block_append_op(b, yield);
+  ir_op_insert_before(at, loop);
+  if (loop_out) *loop_out = loop;
+  return yield;
+}
+
+/* The program ids of tile %v (x fastest), mapped for the copies of P and E. */
+static void map_program_ids(ws_plan *p, ir_op *at, ir_value *v, ptr_map *map) {
+  ir_value *px = bin(p, at, OP_REMSI, v, p->nx);
+  ir_value *rest = bin(p, at, OP_DIVSI, v, p->nx);
+  ir_value *py = bin(p, at, OP_REMSI, rest, p->ny);
+  ir_value *pz = bin(p, at, OP_DIVSI, rest, p->ny);
+  ir_value *axis[3] = {px, py, pz};
+  for (int i = 0; i < p->pid_ops.count; i++) {
+    ir_op *op = p->pid_ops.items[i];
+    ptr_map_put(map, &op->results[0], axis[ir_op_get_int_attr(op, "axis", 0) % 3]);
+  }
+}
+
+static bool collect_program_ids(ir_op *op, void *user) {
+  if (op->kind == OP_GET_PROGRAM_ID) ptr_list_push(user, op);
+  return true;
+}
+
+/* Copies `op` before `at` through `map`. */
+static void copy_before(ws_plan *p, ir_op *at, const ir_op *op, ptr_map *map) {
+  ir_op_insert_before(at, op_clone_deep(p->ctx, op, map));
+}
+
+/* i = j * ub + k, its slot and round in the ring. */
+static void ring_position(ws_plan *p, ir_op *at, ir_value *base, ir_value *k, ir_value **slot, ir_value **round) {
+  ir_value *i = bin(p, at, OP_ADDI, base, k);
+  ir_value *S = c32(p, at, p->stages);
+  *slot = bin(p, at, OP_REMSI, i, S);
+  *round = bin(p, at, OP_DIVSI, i, S);
+}
+
+static void build_consumer(ws_plan *p, ir_op *at, int group) {
+  gemmc_context *ctx = p->ctx;
+  const ir_attr *smem_space = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
+  for (int i = 0; i < p->num_stores; i++) {
+    ws_store *st = &p->stores[i];
+    const ir_type *t = st->store->operands[1].value->type;
+    const ir_type *bt = ir_memdesc_type(ctx, 2, t->shape, t->elem, st->shared, smem_space, true, 0, NULL);
+    st->buffer = build_before(ctx, at, OP_LOCAL_ALLOC, 0, NULL, bt);
+  }
+  if (p->num_stores) {
+    /* The group's last copies are done before its warps leave. */
+    ir_op *drain = ir_op_create(ctx, OP_TMA_STORE_WAIT, 0, NULL, 0, NULL, 0, at->loc);
+    ir_op_set_attr(ctx, drain, "pendings", ir_i32_attr(ctx, 0));
+    ir_op_insert_before(at, drain);
+    at = drain;
+  }
+  ir_value *first = bin(p, at, OP_ADDI, p->start, bin(p, at, OP_MULI, p->workers, c32(p, at, group)));
+  ir_value *step = bin(p, at, OP_MULI, p->workers, c32(p, at, p->groups));
+  ir_value *v;
+  ir_op *tile_end = build_for(p, at, first, p->programs, step, &v, 0, NULL, NULL, NULL);
+  ptr_map map = {ctx, NULL, 0, 0};
+  ir_value *j = bin(p, tile_end, OP_DIVSI, bin(p, tile_end, OP_SUBI, v, p->start), p->workers);
+  map_program_ids(p, tile_end, v, &map);
+  ir_op *loop = p->loop;
+  /* P, in order (the descriptors are at the top already). */
+  for (ir_op *op = p->entry->first; op && op != loop; op = op->next)
+    if (ptr_list_contains(&p->old_ops, op) && op->kind != OP_GET_PROGRAM_ID) copy_before(p, tile_end, op, &map);
+  ir_value *ub = ptr_map_get(&map, loop->operands[1].value);
+  if (!ub) ub = loop->operands[1].value;
+  ir_value *base = bin(p, tile_end, OP_MULI, j, ub);
+  ir_value *init = ptr_map_get(&map, loop->operands[3].value);
+  if (!init) init = loop->operands[3].value;
+  /* Ping-pong: the two groups' K loops take turns (CUTLASS's math order barrier), so a group
+   * waits on a stage's full barrier at most one phase ahead of it, and one group's MMAs overlap
+   * the other's epilogue rather than its MMAs. Group 0's first wait passes on the fresh barrier. */
+  ir_value *turn = NULL;
+  if (p->groups == 2) {
+    turn = bin(p, tile_end, OP_DIVSI, bin(p, tile_end, OP_SUBI, v, first), step);
+    ir_value *parity = bin(p, tile_end, OP_ANDI, turn, c32(p, tile_end, 1));
+    if (group == 0) parity = bin(p, tile_end, OP_XORI, parity, c32(p, tile_end, 1));
+    ir_value *wait_ops[2] = {stage_view(p, tile_end, p->order, c32(p, tile_end, group)), parity};
+    build_before(ctx, tile_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
+  }
+  ir_value *k, *acc;
+  ir_op *inner;
+  ir_op *k_end = build_for(p, tile_end, c32(p, tile_end, 0), ub, c32(p, tile_end, 1), &k, 1, &init, &acc, &inner);
+  ir_value *slot, *round;
+  ring_position(p, k_end, base, k, &slot, &round);
+  ir_value *phase = bin(p, k_end, OP_ANDI, round, c32(p, k_end, 1));
+  ir_value *wait_ops[2] = {stage_view(p, k_end, p->full, slot), phase};
+  build_before(ctx, k_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
+  for (int l = 0; l < p->num_loads; l++)
+    ptr_map_put(&map, &p->loads[l].alloc->results[0], stage_view(p, k_end, p->loads[l].ring, slot));
+  ptr_map_put(&map, p->body->args[0], k);
+  ptr_map_put(&map, p->body->args[1], acc);
+  ir_op *dot = op_clone_deep(ctx, p->dot, &map);
+  ir_op_set_attr(ctx, dot, "isAsync", ir_bool_attr(ctx, true));
+  ir_op_insert_before(k_end, dot);
+  ir_value *d = &dot->results[0];
+  ir_op *wait = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &d, 1, &d->type, 0, dot->loc);
+  ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, 1));
+  ir_op_insert_before(k_end, wait);
+  /* The previous stage's MMAs are done: its buffers go back to the producer. */
+  ir_value *prev = bin(p, k_end, OP_REMSI, bin(p, k_end, OP_ADDI, slot, c32(p, k_end, p->stages - 1)), c32(p, k_end, p->stages));
+  ir_value *not_first = build_cmpi(ctx, k_end, "sgt", k, c32(p, k_end, 0));
+  barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, prev), "count", 1, not_first);
+  ir_op_set_operand(k_end, 0, &wait->results[0]);
+  /* After the K loop: the other group's turn, all MMAs done, the last stage released, then E. */
+  if (p->groups == 2)
+    barrier_op(p, tile_end, OP_ARRIVE_BARRIER, stage_view(p, tile_end, p->order, c32(p, tile_end, 1 - group)), "count",
+               1, NULL);
+  ir_value *res = &inner->results[0];
+  ir_op *done = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &res, 1, &res->type, 0, loop->loc);
+  ir_op_set_attr(ctx, done, "pendings", ir_i32_attr(ctx, 0));
+  ir_op_insert_before(tile_end, done);
+  ir_value *any = build_cmpi(ctx, tile_end, "sgt", ub, c32(p, tile_end, 0));
+  ir_value *last_k = bin(p, tile_end, OP_MAXSI, bin(p, tile_end, OP_SUBI, ub, c32(p, tile_end, 1)), c32(p, tile_end, 0));
+  ir_value *last_slot, *last_round;
+  ring_position(p, tile_end, base, last_k, &last_slot, &last_round);
+  barrier_op(p, tile_end, OP_ARRIVE_BARRIER, stage_view(p, tile_end, p->empty, last_slot), "count", 1, any);
+  ptr_map_put(&map, &loop->results[0], &done->results[0]);
+  for (ir_op *op = loop->next; op && !(ir_op_info_of(op->kind)->traits & TRAIT_TERMINATOR); op = op->next) {
+    if (!ptr_list_contains(&p->old_ops, op)) continue;
+    const ws_store *st = NULL;
+    for (int i = 0; i < p->num_stores; i++)
+      if (p->stores[i].store == op) st = &p->stores[i];
+    if (!st) {
+      copy_before(p, tile_end, op, &map);
+      continue;
+    }
+    /* The previous tile's copy has read the buffer; this tile's goes out behind the next MMAs. */
+    ir_op *drain = ir_op_create(ctx, OP_TMA_STORE_WAIT, 0, NULL, 0, NULL, 0, op->loc);
+    ir_op_set_attr(ctx, drain, "pendings", ir_i32_attr(ctx, 0));
+    ir_op_insert_before(tile_end, drain);
+    ir_value *val = ptr_map_get(&map, st->value);
+    ir_value *ls_ops[2] = {val ? val : st->value, st->buffer};
+    build_before(ctx, tile_end, OP_LOCAL_STORE, 2, ls_ops, NULL);
+    ir_op *fence = ir_op_create(ctx, OP_FENCE_ASYNC_SHARED, 0, NULL, 0, NULL, 0, op->loc);
+    ir_op_set_attr(ctx, fence, "bCluster", ir_bool_attr(ctx, false));
+    ir_op_insert_before(tile_end, fence);
+    int lead = st->batch_offset >= 0 ? 1 : 0;
+    ir_value *copy_ops[5] = {st->desc};
+    if (lead) {
+      ir_value *m = ptr_map_get(&map, st->batch_index);
+      copy_ops[1] = m ? m : st->batch_index;
+    }
+    for (int d = 0; d < 2; d++) {
+      ir_value *start = st->acc.dim[d].start;
+      ir_value *m = start ? ptr_map_get(&map, start) : NULL;
+      copy_ops[1 + lead + d] = start ? (m ? m : start) : c32(p, tile_end, 0);
+    }
+    copy_ops[3 + lead] = st->buffer;
+    build_before(ctx, tile_end, OP_TMA_STORE, 4 + lead, copy_ops, NULL);
+  }
+  ptr_map_free(&map);
+}
+
+static void build_producer(ws_plan *p, ir_op *at) {
+  gemmc_context *ctx = p->ctx;
+  ir_value *v;
+  ir_op *tile_end = build_for(p, at, p->start, p->programs, p->workers, &v, 0, NULL, NULL, NULL);
+  ptr_map map = {ctx, NULL, 0, 0};
+  ir_value *j = bin(p, tile_end, OP_DIVSI, bin(p, tile_end, OP_SUBI, v, p->start), p->workers);
+  map_program_ids(p, tile_end, v, &map);
+  ir_op *loop = p->loop;
+  /* The part of P that the trip count and the coordinates read. */
+  ptr_list need = {ctx, NULL, 0, 0};
+  local_slice(p->entry, loop->operands[1].value, &need, true);
+  ptr_list coord_ops = {ctx, NULL, 0, 0};
+  for (int l = 0; l < p->num_loads; l++)
+    for (int i = 1; i < p->loads[l].load->num_operands; i++)
+      local_slice(p->body, p->loads[l].load->operands[i].value, &coord_ops, false);
+  for (int i = 0; i < coord_ops.count; i++) {
+    ir_op *op = coord_ops.items[i];
+    for (int o = 0; o < op->num_operands; o++) local_slice(p->entry, op->operands[o].value, &need, true);
+  }
+  for (int l = 0; l < p->num_loads; l++)
+    for (int i = 1; i < p->loads[l].load->num_operands; i++)
+      local_slice(p->entry, p->loads[l].load->operands[i].value, &need, true);
+  for (ir_op *op = p->entry->first; op && op != loop; op = op->next)
+    if (ptr_list_contains(&need, op) && op->kind != OP_GET_PROGRAM_ID) copy_before(p, tile_end, op, &map);
+  ir_value *ub = ptr_map_get(&map, loop->operands[1].value);
+  if (!ub) ub = loop->operands[1].value;
+  ir_value *base = bin(p, tile_end, OP_MULI, j, ub);
+  ir_value *k;
+  ir_op *k_end = build_for(p, tile_end, c32(p, tile_end, 0), ub, c32(p, tile_end, 1), &k, 0, NULL, NULL, NULL);
+  ir_value *slot, *round;
+  ring_position(p, k_end, base, k, &slot, &round);
+  ir_value *phase = bin(p, k_end, OP_XORI, bin(p, k_end, OP_ANDI, round, c32(p, k_end, 1)), c32(p, k_end, 1));
+  ir_value *wait_ops[2] = {stage_view(p, k_end, p->empty, slot), phase};
+  build_before(ctx, k_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
+  ir_value *full = stage_view(p, k_end, p->full, slot);
+  ir_value *on = build_int_constant(ctx, k_end, 1, 1);
+  int64_t bytes = 0;
+  for (int l = 0; l < p->num_loads; l++) bytes += p->loads[l].bytes;
+  barrier_op(p, k_end, OP_BARRIER_EXPECT, full, "size", bytes, on);
+  ptr_map_put(&map, p->body->args[0], k);
+  for (ir_op *op = p->body->first; op; op = op->next)
+    if (ptr_list_contains(&coord_ops, op)) copy_before(p, k_end, op, &map);
+  for (int l = 0; l < p->num_loads; l++) {
+    ir_op *load = p->loads[l].load;
+    ir_value *ops[4 + IR_MAX_RANK];
+    int n = 0;
+    ops[n++] = load->operands[0].value;
+    for (int i = 1; i < load->num_operands; i++) {
+      ir_value *c = ptr_map_get(&map, load->operands[i].value);
+      ops[n++] = c ? c : load->operands[i].value;
+    }
+    ops[n++] = full;
+    ops[n++] = stage_view(p, k_end, p->loads[l].ring, slot);
+    ops[n++] = on;
+    build_before(ctx, k_end, OP_TMA_LOAD, n, ops, NULL);
+  }
+  ptr_list_free(&need);
+  ptr_list_free(&coord_ops);
+  ptr_map_free(&map);
+}
+
+/* Partitions see outer values only through block arguments: every outer value a partition uses
+ * becomes a captured operand (all partitions take all of them). */
+typedef struct capture_walk {
+  const ir_op *ws;
+  ptr_list *values;
+} capture_walk;
+
+static bool defined_inside(const ir_value *v, const ir_op *ws) {
+  const ir_op *def = v->def_op ? v->def_op : block_arg_owner(v);
+  for (const ir_op *q = def; q; q = ir_op_parent_op(q))
+    if (q == ws) return true;
+  return false;
+}
+
+static bool collect_captures(ir_op *op, void *user) {
+  capture_walk *w = user;
+  for (int i = 0; i < op->num_operands; i++)
+    if (!defined_inside(op->operands[i].value, w->ws)) ptr_list_push_unique(w->values, op->operands[i].value);
+  return true;
+}
+
+static void isolate_partitions(ws_plan *p, ir_op *ws) {
+  ptr_list values = {p->ctx, NULL, 0, 0};
+  capture_walk w = {ws, &values};
+  for (int r = 1; r < ws->num_regions; r++)
+    for (ir_op *op = ws->regions[r].first->first; op; op = op->next) ir_walk(op, collect_captures, &w);
+  for (int i = 0; i < values.count; i++) ir_op_add_operand(p->ctx, ws, values.items[i]);
+  for (int r = 1; r < ws->num_regions; r++) {
+    ir_block *b = ws->regions[r].first;
+    for (int i = 0; i < values.count; i++) {
+      ir_value *outer = values.items[i];
+      ir_value *arg = ir_block_add_arg(p->ctx, b, outer->type, NULL);
+      /* Uses of the outer value inside this region move to the argument. */
+      for (ir_operand *u = outer->first_use, *next; u; u = next) {
+        next = u->next_use;
+        ir_op *q = u->owner;
+        while (q && q->parent != b) q = ir_op_parent_op(q);
+        if (q) ir_op_set_operand(u->owner, u->index, arg);
+      }
+    }
+  }
+  ptr_list_free(&values);
+}
+
+static void rewrite(ws_plan *p) {
+  gemmc_context *ctx = p->ctx;
+  ir_op *term = ir_block_terminator(p->entry);
+  /* Everything but the descriptors and the return is rebuilt per role. */
+  for (ir_op *op = p->entry->first; op && op != term; op = op->next)
+    if (!ptr_list_contains(&p->hoist, op)) {
+      ptr_list_push(&p->old_ops, op);
+      ir_walk(op, collect_program_ids, &p->pid_ops);
+    }
+  ir_op *top = p->entry->first;
+  for (int i = 0; i < p->hoist.count; i++) {
+    ir_op *op = p->hoist.items[i];
+    if (op == top) {
+      top = op->next;
+      continue;
+    }
+    ir_op_unlink(op);
+    ir_op_insert_before(top, op);
+  }
+  /* The epilogue stores' descriptors join the run of the loads' ones. */
+  for (int i = 0; i < p->num_stores; i++) {
+    ws_store *st = &p->stores[i];
+    const ir_type *t = st->store->operands[1].value->type;
+    ir_value *base = st->acc.base;
+    for (int k = 0; k < st->acc.num_offsets; k++) {
+      if (k == st->batch_offset) continue;
+      const tile_coef *cf = &st->acc.offsets[k];
+      ir_value *v = build_int_constant(ctx, top, cf->c, 64);
+      for (int f = 0; f < cf->n; f++) {
+        ir_value *x = cf->f[f];
+        if (!ir_type_is_int(x->type, 64)) x = build_before(ctx, top, OP_EXTSI, 1, &x, ir_int_type(ctx, 64));
+        v = bin(p, top, OP_MULI, v, x);
+      }
+      ir_value *ops[2] = {base, v};
+      base = build_before(ctx, top, OP_ADDPTR, 2, ops, base->type);
+    }
+    bool batched = st->batch_offset >= 0;
+    int rank = batched ? 3 : 2, lead = batched ? 1 : 0;
+    ir_value *operands[7];
+    operands[0] = base;
+    for (int d = 0; d < 2; d++)
+      operands[1 + lead + d] =
+          st->acc.dim[d].bound ? st->acc.dim[d].bound : build_int_constant(ctx, top, INT32_MAX, 32);
+    ir_value *strides[3];
+    const tile_coef *coefs[2] = {&st->batch_stride, &st->acc.dim[0].stride};
+    for (int k = batched ? 0 : 1; k < 2; k++) {
+      const tile_coef *sc = coefs[k];
+      ir_value *stride = build_int_constant(ctx, top, sc->c, 64);
+      for (int f = 0; f < sc->n; f++) {
+        ir_value *x = sc->f[f];
+        if (!ir_type_is_int(x->type, 64)) x = build_before(ctx, top, OP_EXTSI, 1, &x, ir_int_type(ctx, 64));
+        stride = bin(p, top, OP_MULI, stride, x);
+      }
+      strides[k] = stride;
+    }
+    if (batched) {
+      operands[1] = st->batch_bound ? st->batch_bound : build_int_constant(ctx, top, INT32_MAX, 32);
+      operands[1 + rank] = strides[0];
+    }
+    operands[1 + rank + lead] = strides[1];
+    operands[1 + rank + lead + 1] = build_int_constant(ctx, top, 1, 64);
+    int64_t shape[3] = {1, t->shape[0], t->shape[1]};
+    const ir_type *dt = ir_tensordesc_type(ctx, rank, batched ? shape : shape + 1, t->elem, st->shared);
+    st->desc = build_before(ctx, top, OP_MAKE_TENSOR_DESC, 1 + 2 * rank, operands, dt);
+  }
+  ir_op *at = term;
+  for (int l = 0; l < p->num_loads; l++) {
+    /* The operand's shape (a descriptor may add a leading batch dim of size 1). */
+    const ir_type *d = p->loads[l].alloc->results[0].type;
+    p->loads[l].ring = alloc_ring(p, at, d->rank, d->shape, d->elem, d->encoding);
+  }
+  int order0 = 0;
+  int64_t one = 1;
+  const ir_attr *plain = layout_swizzled_shared_get(ctx, 1, 1, 1, 1, &order0);
+  p->full = alloc_ring(p, at, 1, &one, ir_int_type(ctx, 64), plain);
+  p->empty = alloc_ring(p, at, 1, &one, ir_int_type(ctx, 64), plain);
+  for (int s = 0; s < p->stages; s++) {
+    barrier_op(p, at, OP_INIT_BARRIER, stage_view(p, at, p->full, c32(p, at, s)), "count", 1, NULL);
+    barrier_op(p, at, OP_INIT_BARRIER, stage_view(p, at, p->empty, c32(p, at, s)), "count", p->warps / 4, NULL);
+  }
+  if (p->groups == 2) {
+    int64_t two[2] = {2, 1};
+    const ir_attr *smem = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
+    const ir_type *t = ir_memdesc_type(ctx, 2, two, ir_int_type(ctx, 64), plain, smem, true, 0, NULL);
+    p->order = build_before(ctx, at, OP_LOCAL_ALLOC, 0, NULL, t);
+    for (int g = 0; g < 2; g++)
+      barrier_op(p, at, OP_INIT_BARRIER, stage_view(p, at, p->order, c32(p, at, g)), "count", p->warps / 4, NULL);
+  }
+  /* Linear block id, program count, workers, this block's first tile. */
+  const ir_type *i32 = ir_int_type(ctx, 32);
+  ir_value *ids[3], *counts[3];
+  for (int a = 0; a < 3; a++) {
+    ir_op *pid = ir_op_create(ctx, OP_GET_PROGRAM_ID, 0, NULL, 1, &i32, 0, at->loc);
+    ir_op_set_attr(ctx, pid, "axis", ir_i32_attr(ctx, a));
+    ir_op_insert_before(at, pid);
+    ids[a] = &pid->results[0];
+    ir_op *num = ir_op_create(ctx, OP_GET_NUM_PROGRAMS, 0, NULL, 1, &i32, 0, at->loc);
+    ir_op_set_attr(ctx, num, "axis", ir_i32_attr(ctx, a));
+    ir_op_insert_before(at, num);
+    counts[a] = &num->results[0];
+  }
+  p->nx = counts[0];
+  p->ny = counts[1];
+  ir_value *nxy = bin(p, at, OP_MULI, counts[0], counts[1]);
+  ir_value *linear = bin(p, at, OP_ADDI, ids[0], bin(p, at, OP_ADDI, bin(p, at, OP_MULI, ids[1], counts[0]), bin(p, at, OP_MULI, ids[2], nxy)));
+  p->programs = bin(p, at, OP_MULI, nxy, counts[2]);
+  p->workers = build_before(ctx, at, OP_NUM_WORKERS, 0, NULL, i32);
+  ir_value *working = build_cmpi(ctx, at, "slt", linear, p->workers);
+  ir_value *sel[3] = {working, linear, p->programs};
+  p->start = build_before(ctx, at, OP_SELECT, 3, sel, i32);
+
+  int nregions = 1 + 1 + (p->groups - 1);
+  ir_op *ws = ir_op_create(ctx, OP_WARP_SPECIALIZE, 0, NULL, 0, NULL, nregions, at->loc);
+  int64_t part_warps[2] = {PRODUCER_WARPS, p->warps};
+  ir_op_set_attr(ctx, ws, "partitionNumWarps", ir_dense_int_array_attr(ctx, i32, nregions - 1, part_warps));
+  int64_t regs[3] = {CONSUMER_REGISTERS, PRODUCER_REGISTERS, CONSUMER_REGISTERS};
+  ir_op_set_attr(ctx, ws, "actualRegisters", ir_dense_int_array_attr(ctx, i32, nregions, regs));
+  ir_op_insert_before(at, ws);
+  ir_op *ends[3];
+  for (int r = 0; r < nregions; r++) {
+    ir_block *b = ir_block_create(ctx);
+    ir_region_append_block(&ws->regions[r], b);
+    ends[r] = ir_op_create(ctx, r == 0 ? OP_WARP_YIELD : OP_WARP_RETURN, 0, NULL, 0, NULL, 0, at->loc);
+    ir_block_append_op(b, ends[r]);
+  }
+  build_consumer(p, ends[0], 0);
+  build_producer(p, ends[1]);
+  if (p->groups == 2) build_consumer(p, ends[2], 1);
+  isolate_partitions(p, ws);
+  for (int i = p->old_ops.count - 1; i >= 0; i--) ir_op_erase(p->old_ops.items[i]);
+  /* The copies of P and E keep what only the replaced stores used (conversions, pointers). */
+  erase_dead_pure_ops(ctx, p->func);
+}
+
+/* Stages that fit beside the epilogue's scratch (every consumer group has its own). */
+static int stages_that_fit(const ws_plan *p, int wanted, int64_t max_shared) {
+  int64_t per_stage = 16;
+  for (int l = 0; l < p->num_loads; l++) per_stage += p->loads[l].bytes;
+  int64_t scratch = 0;
+  for (const ir_op *op = p->loop->next; op; op = op->next) {
+    int64_t b = gemmc_allocation_scratch_bytes(op);
+    if (op->kind == OP_LOCAL_ALLOC && op->num_results) b = ir_type_num_elements(op->results[0].type) * 4;
+    if (b > scratch) scratch = b;
+  }
+  int64_t budget = max_shared - p->groups * scratch - 2048;
+  int s = wanted;
+  while (s >= 2 && s * per_stage > budget) s--;
+  return s;
+}
+
+bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
+  gemmc_context *ctx = pc->ctx;
+  if (!pc->warp_specialize || !pc->target || !(pc->target->caps & GEMMC_CAP_SETMAXNREG) ||
+      !(pc->target->caps & GEMMC_CAP_TMA))
+    return true;
+  int warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
+  if (warps != GEMMC_WS_CONSUMER_WARPS && !(warps == 4 && pc->warp_specialize == 2)) return true;
+  ir_block *mb = ir_region_entry(&module->regions[0]);
+  for (ir_op *func = mb ? mb->first : NULL; func; func = func->next) {
+    if (func->kind != OP_FUNC || !ir_region_entry(&func->regions[0])) continue;
+    ws_plan p;
+    memset(&p, 0, sizeof p);
+    p.ctx = ctx;
+    p.func = func;
+    p.entry = ir_region_entry(&func->regions[0]);
+    p.hoist.ctx = p.old_ops.ctx = p.pid_ops.ctx = ctx;
+    p.warps = warps;
+    p.groups = warps == 4 ? 2 : 1;
+    if (plan(&p)) {
+      p.axis = axis_info_run(ctx, module);
+      if (p.axis) plan_stores(&p);
+      p.stages = stages_that_fit(&p, pc->num_stages, pc->max_shared > 0 ? pc->max_shared : 227 * 1024);
+      if (p.stages >= 2) rewrite(&p);
+      if (p.axis) axis_info_free(p.axis);
+    }
+    ptr_list_free(&p.hoist);
+    ptr_list_free(&p.old_ops);
+    ptr_list_free(&p.pid_ops);
+  }
+  return true;
+}
