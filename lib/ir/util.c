@@ -60,6 +60,12 @@ bool ptr_list_contains(const ptr_list *l, const void *p) {
   return false;
 }
 
+void ptr_list_clear(ptr_list *l) {
+  void **index = list_index(l);
+  if (index) memset(index, 0, 2 * (size_t)l->cap * sizeof *index);
+  l->count = 0;
+}
+
 void ptr_list_free(ptr_list *l) {
   if (l->items) ctx_raw_free(l->ctx, l->items, 0); /* the block knows its size */
   l->items = NULL;

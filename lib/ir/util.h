@@ -23,6 +23,8 @@ void ptr_list_push(ptr_list *l, void *p);
 /* Appends p unless it is already there. */
 void ptr_list_push_unique(ptr_list *l, void *p);
 bool ptr_list_contains(const ptr_list *l, const void *p);
+/* Empties the list (its index too), keeping the storage for reuse. */
+void ptr_list_clear(ptr_list *l);
 void ptr_list_free(ptr_list *l);
 
 /* A well-mixed hash of a pointer, for open-addressing tables keyed by IR objects. */

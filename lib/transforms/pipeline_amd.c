@@ -422,7 +422,7 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   ptr_list_push_unique(&skip, iv_next->def_op);
   ptr_map_put(&next, body->args[0], iv_next);
   for (int k = 0; k < num_iter; k++) ptr_map_put(&next, body->args[k + 1], yield->operands[k].value);
-  made.count = 0;
+  ptr_list_clear(&made);
   emit_loads(ctx, lp, top, &next, NULL, &made);
   ptr_map_free(&next);
   for (int i = 0; i < made.count; i++) ptr_list_push_unique(&skip, made.items[i]);
@@ -437,7 +437,7 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
     ir_value *idx[2] = {&lp->loads[j].alloc->results[0], next_index};
     next_slots[j] = build_before(ctx, yield, OP_MEMDESC_INDEX, 2, idx, lp->loads[j].slot_type);
   }
-  made.count = 0;
+  ptr_list_clear(&made);
   emit_local_stores(ctx, lp, yield, next_slots, &made);
   for (int i = 0; i < made.count; i++) ptr_list_push_unique(&skip, made.items[i]);
   ir_op_add_operand(ctx, yield, next_index);

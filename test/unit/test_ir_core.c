@@ -487,6 +487,30 @@ static void test_ptr_map(int *failures) {
   CHECK(counts.live_blocks == 0);
 }
 
+/* Lists past 32 items keep a hash index: membership after growth, and after clearing (the index
+ * must forget what the list no longer holds, or a refill of 2 * cap new items never finds a
+ * free index slot). */
+static void test_ptr_list(int *failures) {
+  gemmc_context *ctx = gemmc_context_create();
+  static int items[300];
+  ptr_list l = {ctx, NULL, 0, 0};
+  for (int i = 0; i < 100; i++) ptr_list_push(&l, &items[i]);
+  CHECK(l.count == 100 && ptr_list_contains(&l, &items[0]) && ptr_list_contains(&l, &items[99]));
+  CHECK(!ptr_list_contains(&l, &items[100]));
+  ptr_list_push_unique(&l, &items[5]);
+  CHECK(l.count == 100);
+  int cap = l.cap;
+  ptr_list_clear(&l);
+  CHECK(l.count == 0 && l.cap == cap && !ptr_list_contains(&l, &items[0]));
+  for (int round = 0; round < 3; round++) {
+    ptr_list_clear(&l);
+    for (int i = 0; i < cap; i++) ptr_list_push_unique(&l, &items[(i + round * 50) % 300]);
+    CHECK(l.count == cap && l.cap == cap && ptr_list_contains(&l, &items[round * 50]));
+  }
+  ptr_list_free(&l);
+  gemmc_context_destroy(ctx);
+}
+
 static void test_helpers(int *failures) {
   int n = 0;
   const char *const *names = cmp_predicate_names(OP_CMPI, &n);
@@ -532,6 +556,7 @@ int main(void) {
   test_use_lists(&failures);
   test_custom_allocator(&failures);
   test_ptr_map(&failures);
+  test_ptr_list(&failures);
   test_helpers(&failures);
   if (failures) {
     fprintf(stderr, "test_ir_core: %d failures\n", failures);
