@@ -263,8 +263,22 @@ static int64_t check_encoding(verifier *v, const ir_op *op, const char *what, co
  * (Triton's rule; layouts are linear maps over GF(2)), tensors and shared buffers are not
  * absurdly large, and a layout gives each thread a bounded number of elements. Returns the
  * elements per thread (0 when the type has no layout or is invalid). */
+static bool is_checked_kind(const ir_type *t) {
+  return t && (t->kind == TY_TENSOR || t->kind == TY_MEMDESC || t->kind == TY_TENSORDESC);
+}
+
 static int64_t check_value_type(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
-  if (!t || (t->kind != TY_TENSOR && t->kind != TY_MEMDESC)) return 0;
+  if (!is_checked_kind(t)) return 0;
+  if (t->kind == TY_TENSORDESC) {
+    /* The block a TMA copy moves becomes a tensor (descriptor loads) and a shared buffer: the
+     * tensor limit applies to it too. The parser bounds the product far below overflow. */
+    int64_t n = 1;
+    for (int d = 0; d < t->rank; d++) n *= t->shape[d];
+    if (n > GEMMC_MAX_TENSOR_ELEMENTS)
+      verr(v, op, "%s has type %s whose block has %lld elements; a tensor may have at most %lld (Triton's limit)", what,
+           ts(v, t), (long long)n, (long long)GEMMC_MAX_TENSOR_ELEMENTS);
+    return 0;
+  }
   if (t->kind == TY_MEMDESC) {
     int64_t n = ir_type_num_elements(t);
     if (n > GEMMC_MAX_MEMDESC_ELEMENTS)
@@ -299,11 +313,11 @@ static int64_t check_value_type(verifier *v, const ir_op *op, const char *what, 
  * them within a block (8000 scalar stores: 1.6 s; 4000 stores of 8 elements: 2.1 s). */
 static int64_t lowering_weight(const ir_op *op) {
   switch (op->kind) {
-  case OP_CONVERT_LAYOUT: case OP_DOT: case OP_WARP_GROUP_DOT: case OP_REDUCE: case OP_SCAN:
-  case OP_LOCAL_ALLOC: case OP_LOCAL_LOAD: case OP_LOCAL_STORE: case OP_ASYNC_COPY:
-  case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
+  case OP_CONVERT_LAYOUT: case OP_IN_THREAD_TRANSPOSE: case OP_DOT: case OP_WARP_GROUP_DOT: case OP_REDUCE:
+  case OP_SCAN: case OP_LOCAL_ALLOC: case OP_LOCAL_LOAD: case OP_LOCAL_STORE: case OP_ASYNC_COPY:
+  case OP_STORE: case OP_DESC_STORE: case OP_DESC_SCATTER: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
     return 32;
-  case OP_MULI: case OP_LOAD:
+  case OP_MULI: case OP_LOAD: case OP_DESC_LOAD: case OP_DESC_GATHER:
     return 8;
   default:
     return 1;
@@ -312,7 +326,7 @@ static int64_t lowering_weight(const ir_op *op) {
 
 /* A value type checked once per distinct type: what each thread holds of it (0: no layout). */
 static int64_t type_per_thread(verifier *v, const ir_op *op, const char *what, const ir_type *t) {
-  if (!t || (t->kind != TY_TENSOR && t->kind != TY_MEMDESC)) return 0;
+  if (!is_checked_kind(t)) return 0;
   bool fresh;
   ptr_map_value *slot = checked_slot(v, t, &fresh);
   if (slot && !fresh) return slot->num;
@@ -1486,10 +1500,11 @@ static void verify_op(verifier *v, const ir_op *op) {
     return;
   }
   /* The shared-memory allocator places each buffer against those live with it: bounded here. */
-  if (op->kind == OP_LOCAL_ALLOC || op->kind == OP_CONVERT_LAYOUT || op->kind == OP_REDUCE) {
+  if (op->kind == OP_LOCAL_ALLOC || op->kind == OP_CONVERT_LAYOUT || op->kind == OP_REDUCE ||
+      op->kind == OP_MAKE_TENSOR_DESC) {
     if (++v->shared_buffers == GEMMC_MAX_SHARED_BUFFERS + 1)
       verr(v, op, "is the %dth op of its function that may need a shared-memory buffer (allocations, layout "
-                  "conversions, reductions); gemmc allows %d",
+                  "conversions, reductions, tensor maps); gemmc allows %d",
            GEMMC_MAX_SHARED_BUFFERS + 1, GEMMC_MAX_SHARED_BUFFERS);
   }
   int saved_buffers = v->shared_buffers;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gemmc/layout.h"
+#include "gemmc/limits.h"
 #include "verifier_internal.h"
 
 #define ERR(...) vfy_error(v, op, __VA_ARGS__)
@@ -385,19 +386,41 @@ static void verify_memdesc_view(verifier *v, const ir_op *op) {
 int verify_partition_num_warps(const ir_op *ws, int index) {
   const ir_attr *a = ir_op_get_attr(ws, "partitionNumWarps");
   if (!a || a->kind != AT_DENSE_ARRAY || !a->ints || index >= a->num_elems) return 0;
-  return (int)a->ints[index];
+  int64_t w = a->ints[index];
+  return w >= 1 && w <= GEMMC_MAX_THREADS_PER_BLOCK ? (int)w : 0; /* else verify_warp_specialize reports it */
 }
 
 static void verify_warp_specialize(verifier *v, const ir_op *op) {
   int nparts = op->num_regions - 1;
   const ir_attr *warps = i32_array_attr(v, op, "partitionNumWarps", nparts);
   if (!warps) return;
+  /* The partitions' warps join the block's (the lowering sizes the block, its named barriers and
+   * the register budget from the sum), so together they must fit a block. */
+  const ir_op *module = ir_op_ancestor_of_kind((ir_op *)op, OP_MODULE);
+  int64_t module_warps = ir_module_int_attr(module, "ttg.num-warps", 4);
+  int64_t threads_per_warp = ir_module_int_attr(module, "ttg.threads-per-warp", 32);
+  int64_t total_warps = module_warps;
   for (int i = 0; i < nparts; i++) {
     int64_t w = warps->ints[i];
     if (w < 1 || (w & (w - 1))) {
       ERR("partition #%d must have a power-of-two number of warps, got %lld", i, (long long)w);
       return;
     }
+    if (w > GEMMC_MAX_THREADS_PER_BLOCK) {
+      ERR("partition #%d has %lld warps; a block holds at most %d threads", i, (long long)w,
+          GEMMC_MAX_THREADS_PER_BLOCK);
+      return;
+    }
+    total_warps += w;
+  }
+  /* Out-of-range module attributes are verify_module's to report; with them in range every term
+   * is at most 1024, so neither the sum nor the product can overflow. */
+  bool module_in_range = module_warps >= 1 && module_warps <= GEMMC_MAX_THREADS_PER_BLOCK && threads_per_warp >= 1 &&
+                         threads_per_warp <= 64;
+  if (module_in_range && total_warps * threads_per_warp > GEMMC_MAX_THREADS_PER_BLOCK) {
+    ERR("its partitions bring the block to %lld warps of %lld threads, more than the %d threads a block can hold",
+        (long long)total_warps, (long long)threads_per_warp, GEMMC_MAX_THREADS_PER_BLOCK);
+    return;
   }
   ir_block *def = vfy_single_block_region(v, op, 0, "default region", OP_WARP_YIELD);
   if (def) {
