@@ -171,11 +171,13 @@ typedef struct gemmc_compiled gemmc_compiled;
  * - text NULL with len > 0; len over GEMMC_MAX_INPUT_BYTES (gemmc/limits.h, 8 MiB);
  * - opts->stage outside GEMMC_STAGE_TTGIR .. GEMMC_STAGE_HSACO;
  * - opts->opt_level outside 0..3; opts->num_warps not 0 or a power of two up to 32;
- *   opts->num_stages outside 0..8; opts->num_defines negative, or positive with defines NULL;
+ *   opts->num_stages outside 0..8; opts->tma outside -1..1; opts->warp_specialize not 0 or -1;
+ *   opts->num_defines negative, or positive with defines NULL;
  *   a define with a NULL or malformed name or a NULL, empty or multi-line value;
  * - opts->target not a known target name; num_warps warps more threads than the target's block
  *   holds; a stage of the other vendor (PTX / CUBIN for AMD, AMDGCN / HSACO for NVIDIA);
  *   waves_per_eu, matrix_instr_nonkdim or kpack non-zero for NVIDIA, or out of range for AMD;
+ * - a kernel that needs more shared memory per block than the target has (it could not launch);
  * - running out of memory (the allocator, or the context's memory limit): "out of memory". */
 bool gemmc_compile(gemmc_context *ctx, const char *text, size_t len, const char *filename,
                    const gemmc_compile_options *opts, gemmc_compiled **out);

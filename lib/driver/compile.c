@@ -320,6 +320,11 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
   /* The buffers live in the dynamic array; fixed-size arrays need nothing at launch. */
   c->kernel.static_shared_bytes = k->static_shared_bytes;
   c->kernel.dynamic_shared_bytes = k->shared_bytes > k->static_shared_bytes ? k->shared_bytes - k->static_shared_bytes : 0;
+  /* A kernel that asks for more shared memory than a block can have would only fail at launch. */
+  int64_t shared = c->kernel.static_shared_bytes + c->kernel.dynamic_shared_bytes;
+  if (shared > c->target->shared_mem_per_block)
+    return fail(c, "the kernel needs %lld bytes of shared memory per block; %s allows at most %d (smaller tiles or "
+                "fewer pipeline stages)", (long long)shared, c->target->name, c->target->shared_mem_per_block);
 
   char err[4096];
   bool amd = c->target->arch == GEMMC_ARCH_AMDGPU;
@@ -364,6 +369,9 @@ static bool check_options(gemmc_compiled *c, const char *text, size_t len) {
   if (o->num_defines < 0) return fail(c, "gemmc_compile: num_defines must not be negative, got %d", o->num_defines);
   if (o->num_defines > 0 && !o->defines)
     return fail(c, "gemmc_compile: num_defines is %d but defines is NULL", o->num_defines);
+  if (o->tma < -1 || o->tma > 1) return fail(c, "gemmc_compile: tma must be -1 (off), 0 (auto) or 1 (on), got %d", o->tma);
+  if (o->warp_specialize < -1 || o->warp_specialize > 0)
+    return fail(c, "gemmc_compile: warp_specialize must be 0 (where legal) or -1 (never), got %d", o->warp_specialize);
   if (len > GEMMC_MAX_INPUT_BYTES)
     return fail(c, "%s: the input is %zu bytes; gemmc reads at most %zu MiB (%zu bytes)", c->filename, len,
                 GEMMC_MAX_INPUT_BYTES >> 20, GEMMC_MAX_INPUT_BYTES);

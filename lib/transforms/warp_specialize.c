@@ -708,7 +708,9 @@ static void rewrite(ws_plan *p) {
   erase_dead_pure_ops(ctx, p->func);
 }
 
-/* Stages that fit beside the epilogue's scratch (every consumer group has its own). */
+/* Stages that fit beside the epilogue's scratch (every consumer group has its own). Buffers made
+ * inside a ttg.warp_specialize live for the whole op (lib/analysis/allocation.c), so the
+ * epilogue's buffers are all alive together: their sizes add up. */
 static int stages_that_fit(const ws_plan *p, int wanted, int64_t max_shared) {
   int64_t per_stage = 16;
   for (int l = 0; l < p->num_loads; l++) per_stage += p->loads[l].bytes;
@@ -716,7 +718,7 @@ static int stages_that_fit(const ws_plan *p, int wanted, int64_t max_shared) {
   for (const ir_op *op = p->loop->next; op; op = op->next) {
     int64_t b = gemmc_allocation_scratch_bytes(op);
     if (op->kind == OP_LOCAL_ALLOC && op->num_results) b = ir_type_num_elements(op->results[0].type) * 4;
-    if (b > scratch) scratch = b;
+    scratch += (b + 15) / 16 * 16;
   }
   int64_t budget = max_shared - p->groups * scratch - 2048;
   int s = wanted;

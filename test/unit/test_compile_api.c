@@ -99,6 +99,18 @@ static void test_rules(void) {
   o.num_stages = 1000;
   EXPECT_FAIL(ctx, kernel, n, &o, "got 1000");
   gemmc_compile_options_init(&o);
+  o.tma = 2;
+  EXPECT_FAIL(ctx, kernel, n, &o, "tma must be -1 (off), 0 (auto) or 1 (on), got 2");
+  gemmc_compile_options_init(&o);
+  o.warp_specialize = 1;
+  EXPECT_FAIL(ctx, kernel, n, &o, "warp_specialize must be 0 (where legal) or -1 (never), got 1");
+  gemmc_compile_options_init(&o);
+  o.stage = GEMMC_STAGE_HSACO; /* sm_90a */
+  EXPECT_FAIL(ctx, kernel, n, &o, "--emit=hsaco is for AMD targets");
+  gemmc_compile_options_init(&o);
+  o.kpack = 2; /* an AMD option for an NVIDIA target */
+  EXPECT_FAIL(ctx, kernel, n, &o, "--kpack applies to AMD targets");
+  gemmc_compile_options_init(&o);
   o.num_defines = -1;
   EXPECT_FAIL(ctx, kernel, n, &o, "num_defines must not be negative, got -1");
   gemmc_compile_options_init(&o);
