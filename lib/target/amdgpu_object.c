@@ -59,9 +59,11 @@ static bool codegen_object(const gemmc_target *t, LLVMModuleRef m, int opt_level
   }
   LLVMMemoryBufferRef buffer = NULL;
   char *message = NULL;
-  if (ok && LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &message, &buffer)) {
-    ok = target_fail(err, errlen, "LLVM object emission for %s failed: %s", t->name, message ? message : "");
+  /* Guarded: an LLVM fatal error becomes this call's error instead of ending the process. */
+  if (ok && !target_emit_guarded(tm, m, LLVMObjectFile, &message, &buffer, err, errlen)) {
+    if (message) target_fail(err, errlen, "LLVM object emission for %s failed: %s", t->name, message);
     LLVMDisposeMessage(message);
+    ok = false;
   }
   LLVMDisposeTargetMachine(tm);
   if (!ok)

@@ -269,6 +269,7 @@ typedef struct llvm_call {
   const char *pipeline;
   LLVMPassBuilderOptionsRef options;
   LLVMErrorRef pass_error;        /* CALL_RUN_PASSES */
+  LLVMCodeGenFileType file_type;  /* CALL_EMIT: assembly or object */
   char *message;                  /* CALL_EMIT */
   LLVMMemoryBufferRef buffer;     /* CALL_EMIT */
   LLVMBool emit_failed;           /* CALL_EMIT */
@@ -288,9 +289,24 @@ static bool target_llvm_guarded(llvm_call *call, char *err, size_t errlen) {
   if (call->kind == CALL_RUN_PASSES)
     call->pass_error = LLVMRunPasses(call->module, call->pipeline, call->machine, call->options);
   else
-    call->emit_failed = LLVMTargetMachineEmitToMemoryBuffer(call->machine, call->module, LLVMAssemblyFile,
+    call->emit_failed = LLVMTargetMachineEmitToMemoryBuffer(call->machine, call->module, call->file_type,
                                                             &call->message, &call->buffer);
   llvm_fatal_jump = outer;
+  return true;
+}
+
+bool target_emit_guarded(LLVMTargetMachineRef tm, LLVMModuleRef m, LLVMCodeGenFileType file_type, char **message,
+                         LLVMMemoryBufferRef *buffer, char *err, size_t errlen) {
+  llvm_call call = {.kind = CALL_EMIT, .module = m, .machine = tm, .file_type = file_type};
+  *message = NULL;
+  *buffer = NULL;
+  if (!target_llvm_guarded(&call, err, errlen)) return false;
+  *message = call.message;
+  *buffer = call.buffer;
+  if (call.emit_failed) {
+    if (!call.message) target_fail(err, errlen, "LLVM code generation failed");
+    return false;
+  }
   return true;
 }
 
@@ -405,7 +421,7 @@ bool gemmc_target_optimize(const gemmc_target *t, LLVMModuleRef m, int opt_level
  * NUL-terminated assembly text. Code generation mutates m. */
 static bool codegen_to_text(const gemmc_target *t, LLVMTargetMachineRef tm, LLVMModuleRef m,
                             char **text_out, size_t *len_out, char *err, size_t errlen) {
-  llvm_call call = {.kind = CALL_EMIT, .module = m, .machine = tm};
+  llvm_call call = {.kind = CALL_EMIT, .module = m, .machine = tm, .file_type = LLVMAssemblyFile};
   if (!target_llvm_guarded(&call, err, errlen)) return false;
   LLVMMemoryBufferRef buffer = call.buffer;
   char *message = call.message;

@@ -21,6 +21,12 @@ bool target_create_machine(const gemmc_target *t, int opt_level, LLVMTargetMachi
 bool target_optimize_with_machine(const gemmc_target *t, LLVMTargetMachineRef tm, LLVMModuleRef m,
                                   int opt_level, char *err, size_t errlen);
 
+/* LLVMTargetMachineEmitToMemoryBuffer with LLVM's fatal errors turned into a false return and
+ * "LLVM fatal error: <reason>" in err (see target.c). On LLVM's own failure, false with *message
+ * set (LLVMDisposeMessage it). On success *buffer holds the output. */
+bool target_emit_guarded(LLVMTargetMachineRef tm, LLVMModuleRef m, LLVMCodeGenFileType file_type, char **message,
+                         LLVMMemoryBufferRef *buffer, char *err, size_t errlen);
+
 /* Clones m, optimizes the clone and emits it as assembly text (malloc'ed, NUL-terminated):
  * code generation mutates the module, so the caller's stays usable for other targets. */
 bool target_emit_assembly(const gemmc_target *t, LLVMModuleRef m, int opt_level, char **text_out,
