@@ -428,14 +428,19 @@ int main(int argc, char **argv) {
     if (output && !o.metadata_given && o.compile.stage >= GEMMC_STAGE_PTX && strcmp(output, "-"))
       metadata = derived_metadata = replace_extension(output, ".json");
   }
-  const char *clash = !output ? "out of memory"
-                      : tool_same_file(output, o.input) ? "the output file is the input file"
-                      : metadata && *metadata && tool_same_file(metadata, o.input) ? "the metadata file is the input file"
-                      : metadata && *metadata && tool_same_file(metadata, output) ? "the metadata file is the output file"
-                                                                             : NULL;
-  if (clash) {
-    driver_error("%s (output '%s', %s '%s'); refusing to overwrite it", clash, output ? output : "",
-                 o.emit_c ? "header" : "metadata", metadata && *metadata ? metadata : "none");
+  const char *second = o.emit_c ? "header" : "metadata"; /* the file written beside the output */
+  char clash[64] = "";
+  if (!output)
+    snprintf(clash, sizeof clash, "out of memory");
+  else if (tool_same_file(output, o.input))
+    snprintf(clash, sizeof clash, "the output file is the input file");
+  else if (metadata && *metadata && tool_same_file(metadata, o.input))
+    snprintf(clash, sizeof clash, "the %s file is the input file", second);
+  else if (metadata && *metadata && tool_same_file(metadata, output))
+    snprintf(clash, sizeof clash, "the %s file is the output file", second);
+  if (*clash) {
+    driver_error("%s (output '%s', %s '%s'); refusing to overwrite it", clash, output ? output : "", second,
+                 metadata && *metadata ? metadata : "none");
     free(derived_output);
     free(derived_metadata);
     return EXIT_FAILED;
