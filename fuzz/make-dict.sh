@@ -15,7 +15,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
            '"ttg.num-ctas"' 'ttg.target' '"cuda:90"' tt.divisibility tt.contiguity tt.constancy \
            inputPrecision maxNumImpreciseAcc axis start end predicate iter_args step to public private \
            attributes 'loc(' '#loc' true false unit slt sle sgt sge ult ule ugt uge eq ne olt oge \
-           evictionPolicy cacheModifier isVolatile boundaryCheck padding sem scope rtz rtne ieee tf32x3; do
+           evictionPolicy cacheModifier isVolatile boundaryCheck padding sem scope rtz rtne ieee tf32x3 \
+           '!tt.tensordesc<' '#ttg.amd_rotating_shared<{' isTransposed tilesPerWarp '"hip:gfx942"' '"hip:gfx90a"' \
+           default partition0 'num_warps(' partitionNumWarps actualRegisters '#ttg.shared_memory'; do
     printf '"%s"\n' "$t"
   done
   for p in '{' '}' '(' ')' '<' '>' '[' ']' ',' ':' '=' '->' '%' '#' '@' '^' 'x' '0x' '1e999' \
