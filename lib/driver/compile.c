@@ -151,8 +151,40 @@ static bool note_encodings(ir_op *op, void *user) {
   return true;
 }
 
+/* What the module says about where it runs must agree with the compile (issue 13: both were
+ * ignored whatever they said). ttg.target: the same vendor, and no NVIDIA compute capability
+ * newer than the target's (a newer GPU's instructions may be in it); an older one is fine
+ * (Triton's cuda:80 TTGIR runs on sm_90a), and so is another AMD chip (the lowering asks the
+ * target's own MFMA table). ttg.num-ctas: gemmc makes kernels of one CTA. */
+static bool module_fits_target(gemmc_compiled *c, ir_op *module) {
+  const ir_attr *t = ir_op_get_attr(module, "ttg.target");
+  if (t && t->kind == AT_STRING) {
+    const gemmc_target *want = gemmc_target_from_triton(t->str, t->str_len);
+    if (!want) {
+      ir_op_error(c->ctx, module, "unknown ttg.target '%.*s' (known: cuda:75 .. cuda:90, hip:gfx90a, hip:gfx942)",
+                  (int)t->str_len, t->str);
+      return false;
+    }
+    bool fits = want->arch == c->target->arch &&
+                (want->arch == GEMMC_ARCH_AMDGPU || want->compute_capability <= c->target->compute_capability);
+    if (!fits) {
+      ir_op_error(c->ctx, module, "the module is for ttg.target = '%.*s' (%s), which the target %s cannot run; "
+                  "compile it with --target=%s", (int)t->str_len, t->str, want->name, c->target->name, want->name);
+      return false;
+    }
+  }
+  int64_t ctas = ir_module_int_attr(module, "ttg.num-ctas", 1);
+  if (ctas != 1) {
+    ir_op_error(c->ctx, module, "ttg.num-ctas = %lld: gemmc compiles kernels of one CTA (thread-block clusters are "
+                "not implemented yet)", (long long)ctas);
+    return false;
+  }
+  return true;
+}
+
 /* TTIR (no layouts yet) gets default layouts and coalesced memory ops; TTGIR is used as it is. */
 static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
+  if (!module_fits_target(c, module)) return false;
   encoding_walk w = {false, false};
   ir_walk(module, note_encodings, &w);
   const ir_attr *warps_attr = ir_op_get_attr(module, "ttg.num-warps");
