@@ -1,4 +1,4 @@
-/* libFuzzer target (c): the whole compiler to PTX (lowering, LLVM, NVPTX); every PTX a successful compile makes must assemble with ptxas (where present). */
+/* libFuzzer target (c): the whole compiler to PTX (lowering, LLVM, NVPTX), or to AMDGCN for modules whose ttg.target names an AMD GPU; every PTX a successful compile makes must assemble with ptxas (where present). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,21 +34,43 @@ static bool first_time(uint64_t h) {
   return true;
 }
 
+static bool contains(const uint8_t *data, size_t size, const char *needle) {
+  size_t n = strlen(needle);
+  for (size_t i = 0; i + n <= size; i++)
+    if (data[i] == (uint8_t)needle[0] && memcmp(data + i, needle, n) == 0) return true;
+  return false;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (have_ptxas < 0) have_ptxas = getenv("GEMMC_FUZZ_NO_PTXAS") ? 0 : gemmc_target_find_ptxas(NULL, 0);
   gemmc_context *ctx = fuzz_context();
   if (!ctx) return 0;
   gemmc_compile_options opts;
   gemmc_compile_options_init(&opts);
+  /* A module for an AMD GPU (the AMD tests and Triton's gfx942 TTGIR among the seeds) goes
+   * through the AMDGPU lowering and code generation instead (gemmc refuses another vendor's
+   * module, so these would stop at that check). */
+  static const char *const amd_targets[] = {"gfx942", "gfx90a"};
+  for (int i = 0; i < 2; i++) {
+    char needle[16];
+    snprintf(needle, sizeof needle, "\"hip:%s\"", amd_targets[i]);
+    if (contains(data, size, needle)) {
+      opts.target = amd_targets[i];
+      opts.stage = GEMMC_STAGE_AMDGCN;
+      break;
+    }
+  }
   gemmc_compiled *out = NULL;
   bool ok = gemmc_compile(ctx, (const char *)data, size, "fuzz.tir", &opts, &out);
   if (!out) fuzz_finding("codegen: gemmc_compile left *out NULL", NULL);
   const char *diags = gemmc_compiled_diagnostics(out);
   if (!ok && !strstr(diags, "error")) fuzz_finding("codegen: a failed compile without an error", diags);
   size_t len = 0;
-  const char *ptx = ok ? gemmc_compiled_ptx(out, &len) : NULL;
-  if (ok && (!ptx || !gemmc_compiled_kernel(out) || !gemmc_compiled_metadata_json(out, NULL)))
-    fuzz_finding("codegen: success without PTX, kernel or kernel.json", NULL);
+  bool amd = opts.stage == GEMMC_STAGE_AMDGCN;
+  const char *ptx = ok && !amd ? gemmc_compiled_ptx(out, &len) : NULL;
+  if (ok && ((amd ? !gemmc_compiled_amdgcn(out, NULL) : !ptx) || !gemmc_compiled_kernel(out) ||
+             !gemmc_compiled_metadata_json(out, NULL)))
+    fuzz_finding("codegen: success without PTX (AMDGCN), kernel or kernel.json", NULL);
   /* ptxas' own optimizer takes minutes on PTX of a megabyte (a 47 000-line kernel: 77 s of
    * CPU, while gemmc made it in 1.2 s): larger texts are not sent, so an iteration stays within
    * the fuzzer's time limit. */
