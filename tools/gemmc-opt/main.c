@@ -775,6 +775,22 @@ int main(int argc, char **argv) {
     free(opts.passes);
     return EXIT_FAILED;
   }
+  /* A pass that writes a file of its own (--print-llvm=output=FILE) must not overwrite it either. */
+  for (int i = 0; i < opts.num_passes; i++) {
+    const char *o = opts.passes[i].options;
+    for (const char *key = o; key && *key; key = strchr(key, ',') ? strchr(key, ',') + 1 : NULL) {
+      if (strncmp(key, "output=", 7) != 0) continue;
+      char path[4096];
+      size_t n = strcspn(key + 7, ",");
+      snprintf(path, sizeof path, "%.*s", (int)(n < sizeof path ? n : sizeof path - 1), key + 7);
+      if (tool_same_file(path, opts.input)) {
+        tool_error("error: --%s output '%s' is the input file; refusing to overwrite it", opts.passes[i].info->name, path);
+        free(text);
+        free(opts.passes);
+        return EXIT_FAILED;
+      }
+    }
+  }
   bool to_stdout = strcmp(opts.output, "-") == 0;
   /* Only a regular file (or one we create) may be removed on failure: never /dev/null. */
   struct stat before;
