@@ -165,10 +165,13 @@ static bool scalar_is(const void *ptr, mm_acc acc, double v) {
   return *(const float *)ptr == (float)v;
 }
 
-/* The largest element offset of a rows x cols column-major matrix with leading dimension ld. */
+/* The largest element offset of a rows x cols column-major matrix with leading dimension ld (all
+ * three the caller's numbers, so the product is checked) is below 2^31. */
 static bool fits_i32(int64_t rows, int64_t cols, int64_t ld) {
   if (rows == 0 || cols == 0) return true;
-  return (rows - 1) + (cols - 1) * ld < ((int64_t)1 << 31);
+  int64_t span;
+  if (__builtin_mul_overflow(cols - 1, ld, &span) || span >= ((int64_t)1 << 31)) return false;
+  return (rows - 1) + span < ((int64_t)1 << 31); /* rows < 2^31: checked before */
 }
 
 gemmc_status mm_problem_from_desc(const gemmc_matmul_desc *d, mm_problem *p) {

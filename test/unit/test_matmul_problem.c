@@ -115,6 +115,10 @@ static void test_checks(void) {
   CHECK(!((div16 >> MM_SLOT_B_PTR) & 1), "a pointer off by one f16 is not 16-byte aligned (B' is cuBLAS's A)");
   d.lda = 10;
   CHECK(mm_problem_from_desc(&d, &p).code == GEMMC_ERROR_INVALID_ARGUMENT, "lda < m");
+  d.lda = INT64_MAX; /* (k - 1) * lda overflows int64: checked, not undefined */
+  CHECK(mm_problem_from_desc(&d, &p).code == GEMMC_ERROR_UNSUPPORTED, "lda of 2^63 - 1 spans more than 2^31");
+  d.lda = ((int64_t)1 << 31) / 63 + 1;
+  CHECK(mm_problem_from_desc(&d, &p).code == GEMMC_ERROR_UNSUPPORTED, "63 * lda just past 2^31");
   d.lda = 64;
   d.a_type = GEMMC_R_16BF;
   CHECK(mm_problem_from_desc(&d, &p).code == GEMMC_ERROR_UNSUPPORTED, "mixed input types");
