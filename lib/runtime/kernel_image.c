@@ -103,6 +103,8 @@ char *kernel_image_serialize_metadata(const gemmc_kernel_metadata *md, size_t *l
   text_out o = {NULL, 0, 0, false};
   out_str(&o, "name ");
   out_word(&o, md->name);
+  out_str(&o, "\nsource_name ");
+  out_word(&o, md->source_name ? md->source_name : md->name);
   out_str(&o, "\ntarget ");
   out_word(&o, md->target);
   out_str(&o, "\ngrid_axes ");
@@ -212,6 +214,7 @@ bool kernel_image_parse_metadata(gemmc_kernel_image *img, char *text, size_t len
     size_t klen = (size_t)(we[0] - ws[0]);
 #define KEY_IS(k) (klen == sizeof(k) - 1 && !memcmp(ws[0], k, klen))
     if (n == 2 && KEY_IS("name")) md->name = unescape_word(ws[1], we[1], &dst), have_name = true;
+    else if (n == 2 && KEY_IS("source_name")) md->source_name = unescape_word(ws[1], we[1], &dst);
     else if (n == 2 && KEY_IS("target")) md->target = unescape_word(ws[1], we[1], &dst);
     else if (n == 2 && KEY_IS("grid_axes")) md->grid_axes = unescape_word(ws[1], we[1], &dst);
     else if (n == 2 && (KEY_IS("ptx_version") || KEY_IS("num_warps") || KEY_IS("threads_per_warp") ||
@@ -241,6 +244,7 @@ bool kernel_image_parse_metadata(gemmc_kernel_image *img, char *text, size_t len
     }
 #undef KEY_IS
   }
+  if (!md->source_name) md->source_name = md->name; /* entries written before source_name */
   md->args = img->args;
   md->constant_names = img->constant_names;
   md->constant_values = img->constant_values;

@@ -133,6 +133,8 @@ static void test_hit_miss_damage(void) {
   CHECK(p1 && p2 && l1 == l2 && !memcmp(p1, p2, l1), "a hit returns the same PTX");
   const gemmc_kernel_metadata *m1 = gemmc_kernel_image_metadata(miss), *m2 = gemmc_kernel_image_metadata(hit);
   CHECK(m1 && m2 && !strcmp(m1->name, "add_kernel") && !strcmp(m2->name, "add_kernel"), "kernel name");
+  CHECK(m1 && m2 && m1->source_name && m2->source_name && !strcmp(m2->source_name, "add_kernel"),
+        "the source name survives the cache");
   CHECK(m1 && m2 && m1->num_args == 4 && m2->num_args == 4 && m2->args[0].divisibility == 16 &&
             !strcmp(m2->args[3].name, "n") && m2->args[3].kind == GEMMC_ARG_INT && !strcmp(m2->args[0].pointee, "f32"),
         "arguments survive the cache");
