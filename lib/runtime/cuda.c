@@ -309,6 +309,18 @@ static bool is_binary_image(const unsigned char *image, size_t size) {
   return size >= 4 && image[0] == 0x50 && image[1] == 0xED && image[2] == 0x55 && image[3] == 0xBA;
 }
 
+/* Whether `name` occurs in the image (PTX text, or a cubin's string table). */
+static bool image_mentions(const void *image, size_t size, const char *name) {
+  size_t n = strlen(name);
+  const char *p = image, *end = p + size;
+  for (; n && (size_t)(end - p) >= n; p++) {
+    p = memchr(p, name[0], (size_t)(end - p) - n + 1);
+    if (!p) return false;
+    if (!memcmp(p, name, n)) return true;
+  }
+  return false;
+}
+
 static gemmc_status cuda_module_load(gemmc_runtime *rt, const void *image, size_t size,
                                      gemmc_runtime_module **out) {
   cuda_runtime *cu = as_cuda(rt);
@@ -354,7 +366,8 @@ static gemmc_status cuda_module_load(gemmc_runtime *rt, const void *image, size_
    * SM ids and may be larger than the SMs there are). */
   CUdeviceptr count_ptr = 0;
   size_t count_bytes = 0;
-  if (cu->module_get_global &&
+  /* Only asked for when the image names it: a failed lookup is an API error to compute-sanitizer. */
+  if (cu->module_get_global && image_mentions(image, size, GEMMC_SM_COUNT_GLOBAL) &&
       cu->module_get_global(&count_ptr, &count_bytes, module, GEMMC_SM_COUNT_GLOBAL) == CUDA_SUCCESS &&
       count_bytes == sizeof(int)) {
     int count = rt->info.multiprocessor_count;
