@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 
 #include "../examples/matmul_host.h"
+#include "gemmc/matmul.h"
 
 /* Method (shared/device.md): CUDA events after a warm-up, median of >= 10 samples, each sample
  * several launches when one is short; inputs random (never zeros) and rotated over enough copies
@@ -127,7 +128,7 @@ typedef struct bench_buffers {
 } bench_buffers;
 
 /* What a timed callable does: one GEMM on copy `set`. */
-typedef enum runner_kind { RUN_GEMMC, RUN_GEMM_EX, RUN_LT } runner_kind;
+typedef enum runner_kind { RUN_GEMMC, RUN_GEMM_EX, RUN_LT, RUN_API } runner_kind;
 typedef struct runner {
   runner_kind kind;
   const mh_gemm *g;
@@ -142,6 +143,8 @@ typedef struct runner {
   cublaslt_layout la, lb, lc;
   cublaslt_algo lt_algo;
   size_t lt_workspace;
+  /* gemmc_matmul (--api) */
+  gemmc_handle *handle;
 } runner;
 
 static int cuda_type(mh_dtype t) { return t == MH_F16 ? CUDA_R_16F : t == MH_BF16 ? CUDA_R_16BF : CUDA_R_32F; }
@@ -150,6 +153,20 @@ static bool run_once(gemmc_runtime *rt, const runner *r, int set, mh_error *e) {
   const mh_gemm *g = r->g;
   gemmc_devptr a = r->buf->a[set], b = r->buf->b[set], c = r->buf->c[set];
   if (r->kind == RUN_GEMMC) return mh_launch(rt, r->kernel, g, r->config, a, b, c, e);
+  if (r->kind == RUN_API) {
+    /* The same operand swap as cuBLAS below: row-major C = A B is column-major C^T = B^T A^T. */
+    float one = 1.0f, zero = 0.0f;
+    gemmc_datatype t = g->in == MH_F16 ? GEMMC_R_16F : g->in == MH_BF16 ? GEMMC_R_16BF : GEMMC_R_32F;
+    gemmc_datatype to = g->out == MH_F16 ? GEMMC_R_16F : g->out == MH_BF16 ? GEMMC_R_16BF : GEMMC_R_32F;
+    gemmc_compute_type ct = g->acc == MH_F16 ? GEMMC_COMPUTE_16F : GEMMC_COMPUTE_32F;
+    const void *pa = (const void *)(uintptr_t)a, *pb = (const void *)(uintptr_t)b;
+    void *pc = (void *)(uintptr_t)c;
+    gemmc_status st = gemmc_matmul_strided_batched(r->handle, GEMMC_OP_N, GEMMC_OP_N, g->n, g->m, g->k, &one, pb, t,
+                                                   g->stride_bk, g->stride_bb, pa, t, g->stride_am, g->stride_ab, &zero,
+                                                   NULL, to, g->stride_cm, g->stride_cb, pc, to, g->stride_cm,
+                                                   g->stride_cb, g->batch > 0 ? g->batch : 1, ct);
+    return mh_ok(st, "gemmc_matmul", e);
+  }
   /* Row-major C = A B is column-major C^T = B^T A^T: swap the operands, M and N. */
   float alpha32 = 1.0f, beta32 = 0.0f;
   uint16_t alpha16 = mh_f32_to_f16_bits(1.0f), beta16 = 0;
@@ -280,7 +297,7 @@ static bool cublas_best(gemmc_runtime *rt, gemmc_runtime_event *ev0, gemmc_runti
   mh_error ignored;
   for (int algo = -1; algo <= 115; algo++) {
     if (algo > 23 && algo < 99) continue;
-    runner r = {RUN_GEMM_EX, g, buf, NULL, NULL, api, algo, NULL, NULL, NULL, NULL, {{0}}, 0};
+    runner r = {RUN_GEMM_EX, g, buf, NULL, NULL, api, algo, NULL, NULL, NULL, NULL, {{0}}, 0, NULL};
     timing t;
     if (!run_once(rt, &r, 0, &ignored)) continue; /* algo not supported for these types */
     if (!time_runner(rt, ev0, ev1, &r, 3, 1, &t, e)) return false;
@@ -288,7 +305,7 @@ static bool cublas_best(gemmc_runtime *rt, gemmc_runtime_event *ev0, gemmc_runti
                                                                          g->kind == MH_KERNEL_BATCHED ? "GemmStridedBatchedEx" : "GemmEx", algo);
   }
   /* cublasLt: same operand swap; batched through the layouts' batch attributes. */
-  runner lt = {RUN_LT, g, buf, NULL, NULL, api, 0, NULL, NULL, NULL, NULL, {{0}}, 0};
+  runner lt = {RUN_LT, g, buf, NULL, NULL, api, 0, NULL, NULL, NULL, NULL, {{0}}, 0, NULL};
   bool f16_compute = g->acc == MH_F16;
   int ti = cuda_type(g->in), to = cuda_type(g->out);
   bool lt_ok = api->lt_desc_create(&lt.desc, f16_compute ? CUBLAS_COMPUTE_16F : CUBLAS_COMPUTE_32F,
@@ -353,6 +370,7 @@ typedef struct result {
   bool gemmc_ok, cublas_ok;
   timing gemmc_t, cublas_t;
   char cublas_name[96], gemmc_error[256];
+  char api_config[128]; /* --api: what gemmc_matmul chose ("name split=S (model)") */
   double check_rel_diff; /* max |gemmc - cuBLAS| / max |cuBLAS| on copy 0; NAN when not compared */
 } result;
 
@@ -391,8 +409,9 @@ static void write_csv(const char *path, const result *rs, int n) {
   fprintf(f, "case,dtype,acc,out,batch,M,N,K,config,gemmc_ms,gemmc_tflops,cublas_ms,cublas_tflops,cublas_kernel,ratio,check_rel_diff\n");
   for (int i = 0; i < n; i++) {
     const result *r = &rs[i];
-    char cfg[64];
+    char cfg[128];
     mh_config_str(&r->config, cfg, sizeof cfg);
+    if (r->api_config[0]) snprintf(cfg, sizeof cfg, "gemmc_matmul: %s", r->api_config);
     double gt = r->gemmc_ok ? tflops(&r->g, r->gemmc_t.median_ms) : 0, ct = r->cublas_ok ? tflops(&r->g, r->cublas_t.median_ms) : 0;
     fprintf(f, "%s,%s,%s,%s,%d,%d,%d,%d,%s,%.5f,%.2f,%.5f,%.2f,%s,%.3f,%.3g\n", r->label, mh_dtype_name(r->g.in),
             mh_dtype_name(r->g.acc), mh_dtype_name(r->g.out), r->g.batch, r->g.m, r->g.n, r->g.k, cfg,
@@ -466,13 +485,15 @@ static void usage(FILE *f, const char *program) {
           "  --csv FILE         write the results as CSV\n"
           "  --svg FILE         write a bar chart (SVG)\n"
           "  --no-cublas        time gemmc only\n"
+          "  --api              time gemmc_matmul (the library call, its own config choice) instead of a\n"
+          "                     config, on more shapes (512^3 up, skinny M or N = 256 with K = 16384)\n"
           "  --target T         gemmc target (default: the device's)\n",
           program);
 }
 
 int main(int argc, char **argv) {
   const char *program = argv[0], *csv = NULL, *svg = NULL, *tir_dir = NULL, *only = NULL, *target = NULL;
-  bool quick = false, tune = false, no_cublas = false;
+  bool quick = false, tune = false, no_cublas = false, api_mode = false;
   int samples = 10;
   mh_config config = mh_default_config;
   for (int i = 1; i < argc; i++) {
@@ -483,6 +504,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--quick")) quick = true;
     else if (!strcmp(a, "--tune")) tune = true;
     else if (!strcmp(a, "--no-cublas")) no_cublas = true;
+    else if (!strcmp(a, "--api")) api_mode = true;
     else if (v && !strcmp(a, "--csv")) csv = argv[++i];
     else if (v && !strcmp(a, "--svg")) svg = argv[++i];
     else if (v && !strcmp(a, "--tir-dir")) tir_dir = argv[++i];
@@ -515,6 +537,10 @@ int main(int argc, char **argv) {
         cases[ncases++] = (bench_case){"", 1, square_sizes[s][0], square_sizes[s][1], square_sizes[s][2], kinds[k].in, kinds[k].acc};
     cases[ncases++] = (bench_case){"batch=16 ", 16, 4096, 4096, 4096, MH_F16, MH_F32};
     cases[ncases++] = (bench_case){"batch=16 ", 16, 4096, 4096, 4096, MH_F16, MH_F16};
+  }
+  if (api_mode && !quick) { /* issue 10's small and skinny shapes, where the library's choice matters */
+    static const int extra[][3] = {{512, 512, 512}, {256, 4096, 16384}, {4096, 256, 16384}, {128, 8192, 8192}, {8192, 1024, 8192}};
+    for (int s = 0; s < 5; s++) cases[ncases++] = (bench_case){"", 1, extra[s][0], extra[s][1], extra[s][2], MH_F16, MH_F32};
   }
 
   mh_error e = {""};
@@ -564,6 +590,18 @@ int main(int argc, char **argv) {
     printf("bench-gemm: %s\n", e.message);
     return 1;
   }
+  gemmc_handle *handle = NULL;
+  if (api_mode) {
+    gemmc_handle_options ho;
+    gemmc_handle_options_init(&ho);
+    ho.runtime = rt;
+    if (target) ho.target = target;
+    gemmc_status hs = gemmc_handle_create(&ho, &handle);
+    if (hs.code != GEMMC_OK) {
+      printf("bench-gemm: gemmc_handle_create: %s\n", hs.message);
+      return 1;
+    }
+  }
   mh_rng rng = {mh_fresh_seed()};
   result results[32];
   int nresults = 0;
@@ -595,11 +633,23 @@ int main(int argc, char **argv) {
     mh_find_tir(g->kind, tir_dir ? joined : NULL, path, sizeof path);
     /* gemmc: the given config, or the fastest of the seed's list, through gemmc's tuner
      * (parallel compiles through the kernel cache, then event timing over the rotated copies). */
+    mh_kernel best_kernel = {0};
+    runner api_runner = {RUN_API, g, &buf, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, {{0}}, 0, handle};
+    if (api_mode) {
+      gemmc_matmul_info ai;
+      if (run_once(rt, &api_runner, 0, &e) && mh_ok(gemmc_runtime_synchronize(rt), "running gemmc_matmul", &e) &&
+          mh_ok(gemmc_matmul_last_info(handle, &ai), "gemmc_matmul_last_info", &e) &&
+          time_runner(rt, ev0, ev1, &api_runner, samples, 3, &r->gemmc_t, &e)) {
+        r->gemmc_ok = true;
+        snprintf(r->api_config, sizeof r->api_config, "%s", ai.config);
+      } else {
+        snprintf(r->gemmc_error, sizeof r->gemmc_error, "%.250s", e.message);
+      }
+    } else {
     int nconfigs = tune ? MH_NUM_SEED_CONFIGS : 1;
     const mh_config *list = tune ? mh_seed_configs : &config;
     mh_tuned tuned[MH_NUM_SEED_CONFIGS];
     mh_tune_buffers tb = {buf.a, buf.b, buf.c, buf.sets};
-    mh_kernel best_kernel = {0};
     int best = -1;
     double compile_wall = 0;
     if (!mh_tune(rt, cache, g, path, target ? target : mh_target(rt), list, nconfigs, &tb, samples, NULL, tuned, &best,
@@ -628,6 +678,7 @@ int main(int argc, char **argv) {
       r->gemmc_t.launches_per_sample = tuned[best].timing.launches_per_sample;
     }
     fflush(stdout);
+    }
     if (!r->gemmc_ok) r->config = tune ? mh_seed_configs[0] : config;
     cublas_choice cb = {0};
     if (have_cublas) {
@@ -640,15 +691,16 @@ int main(int argc, char **argv) {
       }
     }
     if (r->gemmc_ok && r->cublas_ok) {
-      runner gr = {RUN_GEMMC, g, &buf, &best_kernel, &r->config, NULL, 0, NULL, NULL, NULL, NULL, {{0}}, 0};
-      if (!compare_outputs(rt, g, &gr, &cb.r, &r->check_rel_diff, &e)) r->check_rel_diff = NAN;
+      runner gr = {RUN_GEMMC, g, &buf, &best_kernel, &r->config, NULL, 0, NULL, NULL, NULL, NULL, {{0}}, 0, NULL};
+      if (!compare_outputs(rt, g, api_mode ? &api_runner : &gr, &cb.r, &r->check_rel_diff, &e)) r->check_rel_diff = NAN;
     }
     if (cb.r.kind == RUN_LT) lt_release(&api, &cb.r);
-    if (r->gemmc_ok) mh_kernel_destroy(rt, &best_kernel);
+    if (r->gemmc_ok && !api_mode) mh_kernel_destroy(rt, &best_kernel);
     buffers_free(rt, &buf);
 
-    char cfg[64], gs[32] = "failed", cs[32] = "-", ratio[32] = "-", notes[400];
+    char cfg[128], gs[32] = "failed", cs[32] = "-", ratio[32] = "-", notes[400];
     mh_config_str(&r->config, cfg, sizeof cfg);
+    if (api_mode) snprintf(cfg, sizeof cfg, "%s", r->api_config[0] ? r->api_config : "gemmc_matmul");
     if (r->gemmc_ok) snprintf(gs, sizeof gs, "%.1f", tflops(g, r->gemmc_t.median_ms));
     if (r->cublas_ok) snprintf(cs, sizeof cs, "%.1f", tflops(g, r->cublas_t.median_ms));
     if (r->gemmc_ok && r->cublas_ok) snprintf(ratio, sizeof ratio, "%.3f", r->cublas_t.median_ms / r->gemmc_t.median_ms);
@@ -668,6 +720,7 @@ int main(int argc, char **argv) {
   gemmc_runtime_event_destroy(rt, ev0);
   gemmc_runtime_event_destroy(rt, ev1);
   if (have_cublas) cublas_close(rt, &api);
+  if (handle) gemmc_handle_destroy(handle);
   gemmc_cache_close(cache);
   gemmc_runtime_destroy(rt);
   return failures ? 1 : 0;

@@ -58,6 +58,15 @@ class _KernelInfo(ctypes.Structure):  # gemmc_kernel_info
                 ("max_threads_per_block", ctypes.c_int)]
 
 
+class _TensorMapInfo(ctypes.Structure):  # gemmc_tensor_map_info (include/gemmc/gemmc.h)
+    _fields_ = [("elem", ctypes.c_char_p), ("rank", ctypes.c_int), ("block", ctypes.c_int * 5),
+                ("box", ctypes.c_int * 5), ("swizzle_bytes", ctypes.c_int)]
+
+
+class _TensorMap(ctypes.Structure):  # gemmc_tensor_map: a CUtensorMap's 128 bytes
+    _fields_ = [("words", ctypes.c_uint64 * 16)]
+
+
 class GemmcError(Exception):
     pass
 
@@ -134,7 +143,10 @@ class Gemmc:
                         ("gemmc_runtime_module_get_kernel", [vp, vp, ctypes.c_char_p, ctypes.POINTER(vp)]),
                         ("gemmc_runtime_kernel_set_max_dynamic_shared", [vp, vp, ctypes.c_int]),
                         ("gemmc_runtime_kernel_get_info", [vp, vp, ctypes.POINTER(_KernelInfo)]),
-                        ("gemmc_runtime_launch", [vp, vp, ctypes.POINTER(_LaunchConfig), ctypes.POINTER(vp)])):
+                        ("gemmc_runtime_launch", [vp, vp, ctypes.POINTER(_LaunchConfig), ctypes.POINTER(vp)]),
+                        ("gemmc_runtime_encode_tensor_map",
+                         [vp, ctypes.POINTER(_TensorMapInfo), ctypes.c_uint64, ctypes.POINTER(ctypes.c_int64),
+                          ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(_TensorMap)])):
             getattr(L, f).argtypes = args
             getattr(L, f).restype = _Status
         rt = vp()
@@ -157,14 +169,34 @@ class Gemmc:
         return fn, info
 
     def launcher(self, fn, meta, values, grid):
-        """A closure that launches fn on PyTorch's current stream with args taken by name from `values`."""
+        """A closure that launches fn on PyTorch's current stream with args taken by name from `values`.
+        A tensor_map argument takes a torch tensor, encoded with gemmc_runtime_encode_tensor_map from
+        kernel.json's description; the arguments after it that `values` lacks get the tensor's shape
+        and strides (Triton's launcher passes a descriptor that way)."""
         import torch
-        slots, keep = [], []
+        slots, keep, pending = [], [], []
         for arg in meta["args"]:
             name = arg["name"]
+            if name not in values and pending and arg["kind"] == "int":
+                values = dict(values, **{name: pending.pop(0)})
             if name not in values:
                 raise GemmcError(f"no value for kernel argument '{name}' ({arg['type']})")
             v = values[name]
+            if arg["kind"] == "tensor_map":
+                rank = len(arg["block"])
+                info = _TensorMapInfo()
+                info.elem, info.rank, info.swizzle_bytes = arg["elem"].encode(), rank, arg["swizzle_bytes"]
+                for d in range(rank):
+                    info.block[d], info.box[d] = arg["block"][d], arg["box"][d]
+                shape = (ctypes.c_int64 * rank)(*v.shape)
+                strides = (ctypes.c_int64 * rank)(*v.stride())
+                m = _TensorMap()
+                self._check(self.lib.gemmc_runtime_encode_tensor_map(self.rt, ctypes.byref(info), v.data_ptr(), shape,
+                                                                     strides, ctypes.byref(m)), f"encoding {name}")
+                keep.append((m, info))
+                slots.append(ctypes.cast(ctypes.pointer(m), ctypes.c_void_p))
+                pending = list(v.shape) + list(v.stride())
+                continue
             if arg["kind"] == "pointer":
                 c = ctypes.c_uint64(v)
             elif arg["kind"] == "int":
@@ -426,6 +458,8 @@ def run_row(case, shape, gemmc, examples, quick, f16_batched, log):
     if ck is not None:
         _, _, tgrid = tk.launch_spec(case, p)
         triton_values = dict(ptrs)
+        if p.b_t is not None:  # host-built descriptors (tutorial 09's TMA kernels): A, B as N x K, C
+            triton_values.update(a_desc=p.a, b_desc=p.b_t, c_desc=p.c)
         triton_values.update({"M": shape.m, "N": shape.n, "K": shape.k, "B": shape.batch})
         a_s, b_s, c_s = strides
         triton_values.update(stride_am=a_s[-2], stride_ak=a_s[-1], stride_bk=b_s[-2], stride_bn=b_s[-1],

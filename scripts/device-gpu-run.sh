@@ -76,6 +76,7 @@ if [ "$mode" != bench-only ]; then
   step matmul bash -c 'example-matmul && example-matmul --dtype bf16 -M 1000 -N 300 -K 70 --b-col-major --pad 2 --config 64x64x32:g8:w4 && example-matmul --dtype i8 && example-matmul --dtype f32 --precision ieee && example-matmul --dtype f32 --precision tf32'
   step batched_matmul example-batched_matmul --batch 16 -M 1024 -N 1024 -K 512
   step leaky_relu example-matmul_leaky_relu --bias 1
+  step tensor-map test_gpu_tensor_map test/gpu/Inputs/tma-persistent.tir
   step bandwidth bench-bandwidth
   if [ "$mode" = full ]; then
     step gemm-suite test_gpu_gemm

@@ -77,7 +77,23 @@ typedef enum gemmc_arg_kind {
   GEMMC_ARG_POINTER, /* !tt.ptr<T>: pass a device address (8 bytes) */
   GEMMC_ARG_INT,     /* iN: pass an N-bit integer (i1 as 1 byte) */
   GEMMC_ARG_FLOAT,   /* f16/bf16/f32/f64: pass the value in its width */
+  GEMMC_ARG_TENSOR_MAP, /* !tt.tensordesc<...> (a descriptor built on the host, Triton's TensorDescriptor):
+                           pass a GEMMC_TENSOR_MAP_BYTES CUtensorMap by value, encoded with the
+                           arg's tensor_map fields (gemmc_runtime_encode_tensor_map) */
 } gemmc_arg_kind;
+
+enum { GEMMC_TENSOR_MAP_BYTES = 128, GEMMC_TENSOR_MAP_ALIGN = 64 };
+
+/* What a GEMMC_ARG_TENSOR_MAP argument's map must say besides the tensor's address, shape and
+ * strides: the element type, the TMA box the kernel copies (not always the whole block: a block
+ * wider than the swizzle moves as several boxes) and the swizzle of the kernel's shared layout. */
+typedef struct gemmc_tensor_map_info {
+  const char *elem;   /* element type as in the IR: "f16", "bf16", "f32", "i8", "f8E4M3FN", ... */
+  int rank;           /* 1..5 */
+  int block[5];       /* the descriptor's block shape, outermost first */
+  int box[5];         /* the TMA box, outermost first */
+  int swizzle_bytes;  /* 0 (none), 32, 64 or 128 */
+} gemmc_tensor_map_info;
 
 /* One kernel parameter, in the tt.func signature's order (the PTX parameter order). */
 typedef struct gemmc_kernel_arg {
@@ -88,6 +104,7 @@ typedef struct gemmc_kernel_arg {
   int size_bytes;       /* bytes of the value handed to the launch: 8 for pointers */
   int divisibility;     /* tt.divisibility promised to the compiler (1 when none): the launcher
                            must pass values (addresses for pointers) that are multiples of it */
+  gemmc_tensor_map_info tensor_map; /* GEMMC_ARG_TENSOR_MAP only */
 } gemmc_kernel_arg;
 
 /* One entry of an AMDGPU kernel's kernarg segment as the code object's metadata note lists it:

@@ -123,6 +123,26 @@ bool layout_shared_coord(const ir_attr *layout, int rank, const int64_t *shape, 
  * ones (vec = 128/elemBits, perPhase = 128/swizzle, maxPhase = swizzle/16; 1s unswizzled). */
 void layout_shared_swizzle(const ir_attr *layout, int *vec, int *per_phase, int *max_phase);
 
+/* How TMA moves a tensor descriptor's block into the block's nvmma_shared layout: boxes of box[]
+ * elements (innermost dim first), num_boxes of them side by side along the innermost dim (one
+ * swizzle width each), box k starting at element box_offset[k] of the buffer. */
+typedef struct layout_tma_box {
+  int rank;
+  int box[5];
+  int num_boxes;
+  int box_elems;
+  int swizzle_bytes;
+  int elem_bytes;
+  int64_t box_offset[8];
+} layout_tma_box;
+
+/* The boxes of `block` (a !tt.tensordesc or a memdesc type with a non-transposed nvmma_shared
+ * encoding), checked against layout_shared_offset: every basis element of a box sits where TMA's
+ * swizzle puts it and every box starts on a whole box. False (and *out undefined) when TMA cannot
+ * write that layout. Lowering (the copies, device-built maps) and kernel.json (the boxes a host
+ * must encode) both ask this. */
+bool layout_tma_boxes(const ir_type *block, layout_tma_box *out);
+
 /* ------------------------------------------------------------------ conversions between layouts */
 
 /* Maps a coordinate of the destination tensor to the source tensor's (identity for a

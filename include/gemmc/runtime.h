@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gemmc/gemmc.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -117,6 +119,19 @@ typedef struct gemmc_launch_config {
  * Asynchronous: errors inside the kernel show at the next synchronizing call. */
 gemmc_status gemmc_runtime_launch(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,
                                   const gemmc_launch_config *config, void **args);
+
+/* A CUtensorMap for a GEMMC_ARG_TENSOR_MAP kernel argument (pass a pointer to it in args, as
+ * for any by-value argument): the tensor at `base` with `shape` and `strides` (elements, outermost
+ * first, Triton's TensorDescriptor order; the innermost stride must be 1, the others' bytes
+ * multiples of 16, base 16-byte aligned), copied in boxes as `info` (the kernel's metadata) says;
+ * out-of-bounds elements read as zero and are not written. NVIDIA only (cuTensorMapEncodeTiled of
+ * CUDA 12+ drivers): GEMMC_ERROR_UNSUPPORTED elsewhere, GEMMC_ERROR_INVALID_ARGUMENT with the
+ * reason for a map TMA cannot describe. */
+typedef struct gemmc_tensor_map {
+  uint64_t words[GEMMC_TENSOR_MAP_BYTES / 8];
+} gemmc_tensor_map;
+gemmc_status gemmc_runtime_encode_tensor_map(gemmc_runtime *rt, const gemmc_tensor_map_info *info, gemmc_devptr base,
+                                             const int64_t *shape, const int64_t *strides, gemmc_tensor_map *out);
 
 gemmc_status gemmc_runtime_mem_alloc(gemmc_runtime *rt, size_t bytes, gemmc_devptr *out);
 gemmc_status gemmc_runtime_mem_free(gemmc_runtime *rt, gemmc_devptr ptr);

@@ -81,6 +81,9 @@ bool gemmc_target_validate(const gemmc_target *t, char *err, size_t errlen);
 void gemmc_target_mark_kernel(LLVMModuleRef m, LLVMValueRef fn, int max_threads);
 /* One more NVVM kernel annotation (!nvvm.annotations), e.g. "maxnreg". */
 void gemmc_target_annotate_kernel(LLVMModuleRef m, LLVMValueRef fn, const char *key, int value);
+/* Appends `!{ptr @fn, !"key", !{i32 p+1, ...}}` (1-based parameter numbers, at most 16), the form
+ * of NVVM's "grid_constant". */
+void gemmc_target_annotate_param_list(LLVMModuleRef m, LLVMValueRef fn, const char *key, const int *params, int n);
 
 /* Marks fn as a kernel for target t (NVPTX as above; AMDGPU: amdgpu_kernel calling convention
  * and "amdgpu-flat-work-group-size"="1,max_threads"). */

@@ -142,6 +142,19 @@ static void widen_for_specialization(const ptr_list *w, const ir_op *op, int *st
   if (last > *end) *end = last;
 }
 
+/* The number of the last op that uses v or a view made of it (ttg.memdesc_trans / reshape), at
+ * the level of `alloc`'s block; at least `end`. */
+static int last_use(const ptr_list *w, const ir_op *alloc, const ir_value *v, int end) {
+  for (const ir_operand *u = v->first_use; u; u = u->next_use) {
+    const ir_op *user = u->owner;
+    if (op_is_memdesc_view(user)) end = last_use(w, alloc, &user->results[0], end);
+    while (user && user->parent != alloc->parent) user = ir_op_parent_op(user);
+    int e = user ? last_nested(w, user) : w->count - 1;
+    if (e > end) end = e;
+  }
+  return end;
+}
+
 static bool add_buffer(gemmc_allocation *a, const ir_op *op, int64_t size, int64_t align, int start, int end) {
   if (a->count == a->cap) {
     int cap = a->cap ? a->cap * 2 : 16;
@@ -178,14 +191,9 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
       const ir_type *t = op->results[0].type;
       int64_t elems = 1;
       for (int d = 0; d < t->rank; d++) elems *= t->shape[d];
-      /* Live until the last use; a use nested in a loop or branch keeps it for that op. */
-      int end = i;
-      for (const ir_operand *u = op->results[0].first_use; u; u = u->next_use) {
-        const ir_op *user = u->owner;
-        while (user && user->parent != op->parent) user = ir_op_parent_op(user);
-        int e = user ? last_nested(&w, user) : w.count - 1;
-        if (e > end) end = e;
-      }
+      /* Live until the last use (of the buffer or of a view of it); a use nested in a loop or
+       * branch keeps it for that op. */
+      int end = last_use(&w, op, &op->results[0], i);
       /* Swizzled nvmma_shared buffers start on a whole swizzle period (8 lines of up to 128 bytes):
        * the tensor cores and the copy engine apply the swizzle to address bits. */
       int64_t align = t->encoding && t->encoding->kind == AT_NVMMA_SHARED ? 1024 : 128;

@@ -127,6 +127,7 @@ static void upper(const char *in, char *out, size_t n) {
 
 /* The C type of a kernel argument as the launcher takes it. */
 static const char *c_type(const gemmc_kernel_arg *a) {
+  if (a->kind == GEMMC_ARG_TENSOR_MAP) return "const void *"; /* a 128-byte CUtensorMap the caller encoded */
   if (a->kind == GEMMC_ARG_POINTER) return "uint64_t";
   if (a->kind == GEMMC_ARG_FLOAT) return a->size_bytes == 8 ? "double" : a->size_bytes == 4 ? "float" : "uint16_t";
   switch (a->size_bytes) {
@@ -351,7 +352,7 @@ static void emit_source(text *c, const char *p, const char *header_name, const g
   putf(c, "  void *params[%d] = {", md->num_args ? md->num_args : 1);
   for (int i = 0; i < md->num_args; i++) {
     identifier(md->args[i].name, id, sizeof id);
-    putf(c, "%s&%s", i ? ", " : "", id);
+    putf(c, md->args[i].kind == GEMMC_ARG_TENSOR_MAP ? "%s(void *)%s" : "%s&%s", i ? ", " : "", id);
   }
   if (!md->num_args) put(c, "NULL", 4);
   putf(c,

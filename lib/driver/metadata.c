@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "driver_internal.h"
+#include "gemmc/layout.h"
 #include "gemmc/limits.h"
 #include "gemmc/target.h"
 
@@ -25,7 +26,20 @@ static void describe_arg(gemmc_context *ctx, const ir_value *v, const ir_attr *a
   }
   a->type = ir_type_str(ctx, t);
   a->pointee = NULL;
-  if (t->kind == TY_PTR) {
+  memset(&a->tensor_map, 0, sizeof a->tensor_map);
+  layout_tma_box box;
+  if (t->kind == TY_TENSORDESC && layout_tma_boxes(t, &box)) {
+    /* The map the kernel's copies expect (lowering asks layout_tma_boxes too). */
+    a->kind = GEMMC_ARG_TENSOR_MAP;
+    a->size_bytes = GEMMC_TENSOR_MAP_BYTES;
+    a->tensor_map.elem = ir_type_str(ctx, t->elem);
+    a->tensor_map.rank = t->rank;
+    for (int d = 0; d < t->rank; d++) {
+      a->tensor_map.block[d] = (int)t->shape[d];
+      a->tensor_map.box[d] = box.box[t->rank - 1 - d];
+    }
+    a->tensor_map.swizzle_bytes = box.swizzle_bytes;
+  } else if (t->kind == TY_PTR) {
     a->kind = GEMMC_ARG_POINTER;
     a->pointee = t->elem ? ir_type_str(ctx, t->elem) : "";
     a->size_bytes = 8;
@@ -92,11 +106,13 @@ bool metadata_from_module(gemmc_context *ctx, ir_op *module, gemmc_kernel_metada
   md->args = args;
   /* Kernel parameters live in the PTX parameter space: at most 32764 bytes on every target gemmc
    * emits (CUDA 12.1+, sm_70+; ptxas: "uses too much parameter space"). Each parameter is
-   * aligned to its size. (A target property: belongs in the target interface, issue 8.) */
+   * aligned to its size, a tensor map (CUtensorMap, by value) to 64 bytes. (A target property:
+   * belongs in the target interface, issue 8.) */
   int64_t param_bytes = 0;
   for (int i = 0; i < entry->num_args; i++) {
     int64_t size = args[i].size_bytes > 0 ? args[i].size_bytes : 1;
-    param_bytes = (param_bytes + size - 1) / size * size + size;
+    int64_t align = args[i].kind == GEMMC_ARG_TENSOR_MAP ? GEMMC_TENSOR_MAP_ALIGN : size;
+    param_bytes = (param_bytes + align - 1) / align * align + size;
   }
   if (param_bytes > PTX_MAX_PARAM_BYTES) {
     ir_op_error(ctx, kernel, "the kernel's %d parameters take %lld bytes; PTX allows at most %d", entry->num_args,
@@ -165,6 +181,7 @@ static const char *arg_kind_name(gemmc_arg_kind k) {
   case GEMMC_ARG_POINTER: return "pointer";
   case GEMMC_ARG_INT: return "int";
   case GEMMC_ARG_FLOAT: return "float";
+  case GEMMC_ARG_TENSOR_MAP: return "tensor_map";
   }
   return "int";
 }
@@ -234,7 +251,19 @@ char *metadata_to_json(gemmc_context *ctx, const gemmc_kernel_metadata *md, size
       sb_puts(&b, ", \"pointee\": ");
       json_string(&b, a->pointee);
     }
-    sb_printf(&b, ", \"size\": %d, \"divisibility\": %d}", a->size_bytes, a->divisibility);
+    sb_printf(&b, ", \"size\": %d, \"divisibility\": %d", a->size_bytes, a->divisibility);
+    if (a->kind == GEMMC_ARG_TENSOR_MAP) {
+      const gemmc_tensor_map_info *m = &a->tensor_map;
+      sb_printf(&b, ", \"align\": %d, \"elem\": ", GEMMC_TENSOR_MAP_ALIGN);
+      json_string(&b, m->elem);
+      for (int k = 0; k < 2; k++) {
+        sb_puts(&b, k ? ", \"box\": [" : ", \"block\": [");
+        for (int d = 0; d < m->rank; d++) sb_printf(&b, "%s%d", d ? ", " : "", k ? m->box[d] : m->block[d]);
+        sb_puts(&b, "]");
+      }
+      sb_printf(&b, ", \"swizzle_bytes\": %d", m->swizzle_bytes);
+    }
+    sb_puts(&b, "}");
   }
   sb_puts(&b, md->num_args ? "\n  ]" : "]");
   if (md->amdgpu) amdgpu_json(&b, md->amdgpu);

@@ -488,3 +488,20 @@ int log2_exact(int64_t v) {
   while ((INT64_C(1) << k) != v) k++;
   return k;
 }
+
+bool op_is_memdesc_view(const ir_op *op) {
+  return op && (op->kind == OP_MEMDESC_TRANS || op->kind == OP_MEMDESC_RESHAPE);
+}
+
+void memdesc_views_follow(gemmc_context *ctx, ir_value *v) {
+  if (v->type->kind != TY_MEMDESC) return;
+  for (ir_operand *u = v->first_use; u; u = u->next_use) {
+    ir_op *view = u->owner;
+    if (!op_is_memdesc_view(view) || u->index != 0) continue;
+    const ir_type *r = view->results[0].type;
+    if (r->is_mutable != v->type->is_mutable || r->memspace != v->type->memspace)
+      view->results[0].type = ir_memdesc_type(ctx, r->rank, r->shape, r->elem, r->encoding, v->type->memspace,
+                                              v->type->is_mutable, r->alloc_rank, r->alloc_shape);
+    memdesc_views_follow(ctx, &view->results[0]);
+  }
+}

@@ -125,6 +125,13 @@ bool value_depends_on_program_id(gemmc_context *ctx, const ir_value *v);
 /* The integer an arith.constant holds: a scalar, or the element of a splat dense tensor. */
 bool value_int_constant(const ir_value *v, int64_t *out);
 
+/* ttg.memdesc_trans / memdesc_reshape: views of a buffer's memory (same bytes, another shape). */
+bool op_is_memdesc_view(const ir_op *op);
+
+/* After v took the place of another buffer value (replace_all_uses), the views made of it
+ * (transitively) take v's mutability, which views must share with their source. */
+void memdesc_views_follow(gemmc_context *ctx, ir_value *v);
+
 /* ------------------------------------------------------------------ bit math */
 
 /* k with 2^k == v; -1 when v is not a positive power of two. */

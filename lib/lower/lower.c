@@ -6,6 +6,7 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
 
+#include "gemmc/gemmc.h"
 #include "lower_dispatch.h"
 #include "lower_ops.h"
 
@@ -58,16 +59,21 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   int nargs = entry->num_args;
   LLVMTypeRef *params = lower_alloc(s, sizeof(LLVMTypeRef) * (size_t)(nargs + 1));
   if (!params) return false;
+  int in_place[16], num_in_place = 0;
   for (int i = 0; i < nargs; i++) {
     const ir_type *t = entry->args[i]->type;
     if (t->kind == TY_TENSORDESC) {
-      /* Triton's host-built descriptors arrive as a 128-byte CUtensorMap passed by value
-       * (grid_constant) that the launcher encodes; gemmc's runtime does not build them yet. */
-      ir_op_error(s->ctx, func,
-                  "kernel argument %d of type '%s': descriptors built on the host are not supported yet "
-                  "(make it in the kernel with tt.make_tensor_descriptor)",
-                  i, ir_type_str(s->ctx, t));
-      return false;
+      /* A descriptor built on the host: a CUtensorMap passed by value (Triton's launcher and
+       * gemmc_runtime_encode_tensor_map make it), addressed in place. */
+      if (!s->cg->mark_params_in_place || num_in_place == (int)(sizeof in_place / sizeof in_place[0])) {
+        ir_op_error(s->ctx, func, "kernel argument %d of type '%s': %s", i, ir_type_str(s->ctx, t),
+                    s->cg->mark_params_in_place ? "at most 16 tensor descriptor arguments are supported"
+                                                : "tensor descriptors need TMA (NVIDIA sm_90 or newer)");
+        return false;
+      }
+      in_place[num_in_place++] = i;
+      params[i] = LLVMPointerTypeInContext(s->llctx, 0);
+      continue;
     }
     if (ir_type_is_tensor(t) || !(params[i] = lower_elem_type(s, t))) {
       ir_op_error(s->ctx, func, "kernel argument %d of type '%s' cannot be lowered (scalars and pointers only)", i,
@@ -101,6 +107,7 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   s->kernel_max_registers = max_regs;
   target_kernel_attrs attrs = {threads, max_regs};
   s->cg->mark_kernel(&s->em, fn, &attrs);
+  if (num_in_place) s->cg->mark_params_in_place(&s->em, fn, in_place, num_in_place, GEMMC_TENSOR_MAP_BYTES, 64);
   for (int i = 0; i < nargs; i++) {
     const ir_type *t = entry->args[i]->type;
     LLVMValueRef p = LLVMGetParam(fn, (unsigned)i);

@@ -30,7 +30,8 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_LOCAL_LOAD:
   case OP_LOCAL_STORE:
   case OP_LOCAL_DEALLOC:
-  case OP_MEMDESC_INDEX: return lower_local_memory(s, op);
+  case OP_MEMDESC_INDEX:
+  case OP_MEMDESC_TRANS: return lower_local_memory(s, op);
   case OP_ASYNC_COPY:
   case OP_ASYNC_COMMIT_GROUP:
   case OP_ASYNC_WAIT: return lower_async(s, op);

@@ -103,6 +103,31 @@ static bool lower_memdesc_index(lower_state *s, ir_op *op) {
   return lower_set1(s, &op->results[0], LLVMBuildGEP2(s->b, s->i8, base, &bytes, 1, ""));
 }
 
+/* ttg.memdesc_trans: the same bytes seen with permuted dims. The view's layout must put every
+ * element where the buffer's layout has it (checked on the basis coordinates: shared layouts
+ * are XOR-linear), so the address passes through unchanged. */
+static bool lower_memdesc_trans(lower_state *s, ir_op *op) {
+  const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
+  const ir_attr *order = ir_op_get_attr(op, "order");
+  bool same = order && order->kind == AT_DENSE_ARRAY && order->num_elems == dst->rank && src->rank == dst->rank &&
+              src->encoding && dst->encoding && layout_is_shared(src->encoding) && layout_is_shared(dst->encoding);
+  for (int d = 0; same && d < dst->rank; d++)
+    for (int64_t c = 1; same && c < dst->shape[d]; c *= 2) {
+      int64_t vc[IR_MAX_RANK] = {0}, bc[IR_MAX_RANK] = {0};
+      vc[d] = c;
+      bc[order->ints[d]] = c;
+      int64_t vo = layout_shared_offset(dst->encoding, dst->rank, dst->shape, vc);
+      same = vo >= 0 && vo == layout_shared_offset(src->encoding, src->rank, src->shape, bc);
+    }
+  if (!same) {
+    ir_op_error(s->ctx, op, "lowering of ttg.memdesc_trans from %s to %s is not implemented (the view's layout must address the same bytes)",
+                ir_type_str(s->ctx, src), ir_type_str(s->ctx, dst));
+    return false;
+  }
+  const lower_values *base = lower_get(s, op, op->operands[0].value);
+  return base && lower_set1(s, &op->results[0], base->v[0]);
+}
+
 bool lower_local_memory(lower_state *s, ir_op *op) {
   switch (op->kind) {
   case OP_LOCAL_ALLOC: return lower_local_alloc(s, op);
@@ -110,6 +135,7 @@ bool lower_local_memory(lower_state *s, ir_op *op) {
   case OP_LOCAL_STORE: return lower_local_store(s, op);
   case OP_LOCAL_DEALLOC: return true; /* the allocation analysis already ended its lifetime */
   case OP_MEMDESC_INDEX: return lower_memdesc_index(s, op);
+  case OP_MEMDESC_TRANS: return lower_memdesc_trans(s, op);
   default:
     ir_op_error(s->ctx, op, "internal error: '%s' is not a shared-memory op", ir_op_name(op));
     return false;

@@ -130,74 +130,17 @@ void lower_tma_kernel_end(lower_state *s) {
 
 /* ------------------------------------------------------------------ boxes */
 
-/* How TMA moves a descriptor's block into its shared layout: boxes of box[] elements (innermost
- * first), num_boxes of them side by side along the innermost dim (one swizzle width each). */
-typedef struct tma_box {
-  int rank;
-  int box[5];
-  int num_boxes;
-  int box_elems;
-  int swizzle_bytes;
-  int elem_bytes;
-  int64_t box_offset[8]; /* element offset of box k in the shared layout */
-} tma_box;
-
-/* TMA's byte offset of element `coord` (block dims, outermost first) inside one box. */
-static int64_t tma_box_bytes(const tma_box *b, const ir_type *block, const int64_t *coord) {
-  int r = block->rank;
-  int64_t pitch = b->elem_bytes, bytes = 0;
-  for (int d = r - 1; d >= 0; d--) {
-    bytes += coord[d] * pitch;
-    pitch *= d == r - 1 ? b->box[0] : block->shape[d];
-  }
-  if (b->swizzle_bytes >= 32) bytes ^= ((bytes >> 7) & (b->swizzle_bytes / 16 - 1)) << 4;
-  return bytes;
-}
-
-/* The boxes of a descriptor block in its nvmma_shared layout, checked against the layout module:
- * every basis element of a box sits where TMA's swizzle puts it, and every box starts on a whole
- * box (the layouts are XOR-linear, so that covers every element). */
-static bool tma_box_of(lower_state *s, const ir_op *op, const ir_type *desc, tma_box *b) {
+/* The boxes of a descriptor block (layout_tma_boxes), or an error at op. */
+static bool tma_box_of(lower_state *s, const ir_op *op, const ir_type *desc, layout_tma_box *b) {
+  if (layout_tma_boxes(desc, b)) return true;
   const ir_attr *enc = desc->encoding;
-  int r = desc->rank;
-  memset(b, 0, sizeof *b);
-  if (!enc || enc->kind != AT_NVMMA_SHARED || enc->layout.transposed || enc->layout.fp4_padded || r < 1 || r > 5) {
+  if (!enc || enc->kind != AT_NVMMA_SHARED || enc->layout.transposed || enc->layout.fp4_padded)
     ir_op_error(s->ctx, op, "lowering of TMA copies of %s is not implemented (needs a non-transposed nvmma_shared layout)",
                 ir_type_str(s->ctx, desc));
-    return false;
-  }
-  b->rank = r;
-  b->elem_bytes = lower_elem_bytes(desc);
-  b->swizzle_bytes = enc->layout.swizzling_byte_width;
-  int64_t inner = desc->shape[r - 1];
-  int64_t bc = b->swizzle_bytes >= 32 ? b->swizzle_bytes / b->elem_bytes : inner;
-  if (bc > inner) bc = inner;
-  b->box[0] = (int)bc;
-  b->box_elems = (int)bc;
-  for (int i = 1; i < r; i++) {
-    b->box[i] = (int)desc->shape[r - 1 - i];
-    b->box_elems *= b->box[i];
-  }
-  b->num_boxes = (int)(inner / bc);
-  bool ok = (bc * b->elem_bytes) % 16 == 0 && inner % bc == 0 && b->num_boxes <= 8;
-  for (int i = 0; i < r && ok; i++) ok = b->box[i] >= 1 && b->box[i] <= 256;
-  for (int k = 0; k < b->num_boxes && ok; k++) {
-    int64_t c[IR_MAX_RANK] = {0};
-    c[r - 1] = k * bc;
-    b->box_offset[k] = layout_shared_offset(enc, r, desc->shape, c);
-    ok = b->box_offset[k] >= 0 && b->box_offset[k] % b->box_elems == 0;
-  }
-  for (int d = 0; d < r && ok; d++) {
-    int64_t extent = d == r - 1 ? bc : desc->shape[d];
-    for (int64_t v = 1; v < extent && ok; v *= 2) {
-      int64_t c[IR_MAX_RANK] = {0};
-      c[d] = v;
-      ok = layout_shared_offset(enc, r, desc->shape, c) * b->elem_bytes == tma_box_bytes(b, desc, c);
-    }
-  }
-  if (!ok) ir_op_error(s->ctx, op, "cannot lower a TMA copy of %s: its shared layout is not how TMA writes boxes",
-                       ir_type_str(s->ctx, desc));
-  return ok;
+  else
+    ir_op_error(s->ctx, op, "cannot lower a TMA copy of %s: its shared layout is not how TMA writes boxes",
+                ir_type_str(s->ctx, desc));
+  return false;
 }
 
 /* PTX tensormap element type of a block element. */
@@ -216,7 +159,7 @@ static int tma_elem_type(const ir_type *elem) {
 
 static bool lower_make_desc(lower_state *s, ir_op *op) {
   const ir_type *d = op->results[0].type;
-  tma_box box;
+  layout_tma_box box;
   if (!tma_box_of(s, op, d, &box)) return false;
   int r = d->rank;
   /* Strides are in elements, the innermost one 1. */
@@ -290,7 +233,7 @@ static bool check_buffer(lower_state *s, const ir_op *op, const ir_type *desc, c
 }
 
 /* Coordinates innermost first, box k's inner coordinate moved by k boxes. */
-static bool box_coords(lower_state *s, const ir_op *op, const tma_box *b, int first, int k, LLVMValueRef *out) {
+static bool box_coords(lower_state *s, const ir_op *op, const layout_tma_box *b, int first, int k, LLVMValueRef *out) {
   for (int i = 0; i < b->rank; i++) {
     out[i] = value1(s, op, first + b->rank - 1 - i);
     if (!out[i]) return false;
@@ -299,7 +242,7 @@ static bool box_coords(lower_state *s, const ir_op *op, const tma_box *b, int fi
   return true;
 }
 
-static LLVMValueRef box_ptr(lower_state *s, LLVMValueRef base, const tma_box *b, int k) {
+static LLVMValueRef box_ptr(lower_state *s, LLVMValueRef base, const layout_tma_box *b, int k) {
   if (!b->box_offset[k]) return base;
   LLVMValueRef off = lower_i32(s, b->box_offset[k] * b->elem_bytes);
   return LLVMBuildGEP2(s->b, s->i8, base, &off, 1, "");
@@ -308,7 +251,7 @@ static LLVMValueRef box_ptr(lower_state *s, LLVMValueRef base, const tma_box *b,
 static bool lower_tma_load(lower_state *s, ir_op *op) {
   const ir_type *desc = op->operands[0].value->type;
   int n = op->num_operands;
-  tma_box b;
+  layout_tma_box b;
   if (!tma_box_of(s, op, desc, &b) || !check_buffer(s, op, desc, op->operands[n - 2].value->type)) return false;
   if (n - 4 != desc->rank) {
     ir_op_error(s->ctx, op, "lowering of im2col TMA copies is not implemented");
@@ -329,7 +272,7 @@ static bool lower_tma_load(lower_state *s, ir_op *op) {
 static bool lower_tma_store(lower_state *s, ir_op *op) {
   const ir_type *desc = op->operands[0].value->type;
   int n = op->num_operands;
-  tma_box b;
+  layout_tma_box b;
   if (!tma_box_of(s, op, desc, &b) || !check_buffer(s, op, desc, op->operands[n - 1].value->type)) return false;
   LLVMValueRef map = value1(s, op, 0), src = value1(s, op, n - 1);
   if (!map || !src) return false;

@@ -288,6 +288,8 @@ static void compile_options_for(const gemmc_handle *h, const mm_kernel_source *s
   opts->target = h->target;
   opts->num_warps = src->num_warps;
   opts->num_stages = src->num_stages;
+  opts->tma = src->tma;
+  opts->warp_specialize = src->warp_specialize;
   opts->defines = src->defines;
   opts->num_defines = src->num_defines;
 }

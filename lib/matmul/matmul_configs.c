@@ -20,39 +20,42 @@
  *
  * sm_90 rows (H100, 2026-11-24, docs/perf-notes.md): wgmma; 8-warp 128x256 kernels become
  * persistent and warp-specialized (TMA, one block per SM), 715 TFLOP/s at 4096^3 f16 (0.72 of the
- * 989 peak); 4-warp ones keep cp.async rings, 628 at 128x128x64 s3 (0.63). The rest are guesses
- * scaled from those.
+ * 989 peak), 762 at 8192^3, but only 552-557 at 2048^3 where every block does one tile after
+ * building its tensor maps and barriers (about 3 us: setup_us); the same tile on cp.async rings
+ * (path 2) ran 614 at 2048^3, 717 at 4096^3, 741 at 8192^3. 4-warp ones keep cp.async rings, 628
+ * at 128x128x64 s3 (0.63). The rest are guesses scaled from those.
  */
 const matmul_config matmul_configs[] = {
-    /* name                template              class          cc       BM   BN   BK  G  W  S  split  eff   b/SM  defines */
-    {"wgmma_ws_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.72, 1, NULL},
-    {"wgmma_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.63, 2, NULL},
-    {"wgmma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.60, 2, NULL},
-    {"wgmma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 64, 128, 32, 8, 4, 4, 16, 0.45, 4, NULL},
-    {"wgmma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 64, 32, 8, 4, 4, 16, 0.45, 4, NULL},
-    {"mma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 32, 8, 4, 4, 16, 0.46, 2, NULL},
-    {"mma_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 64, 8, 4, 3, 16, 0.43, 2, NULL},
-    {"mma_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 256, 64, 8, 8, 3, 8, 0.40, 1, NULL},
-    {"mma_64x256x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 64, 256, 32, 8, 4, 4, 16, 0.38, 2, NULL},
-    {"mma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 64, 32, 8, 4, 4, 16, 0.36, 4, NULL},
-    {"mma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 64, 128, 32, 8, 4, 4, 16, 0.36, 4, NULL},
-    {"mma_128x32x32_s4", "gemm.tir", MM_CLASS_F16, 80, 0, 128, 32, 32, 8, 4, 4, 16, 0.25, 5, NULL},
-    {"mma_64x32x32_s5_w2", "gemm.tir", MM_CLASS_F16, 80, 0, 64, 32, 32, 8, 2, 5, 16, 0.20, 8, NULL},
-    {"mma_32x64x32_s5_w2", "gemm.tir", MM_CLASS_F16, 80, 0, 32, 64, 32, 8, 2, 5, 16, 0.20, 8, NULL},
+    /* name                template              class          cc       BM   BN   BK  G  W  S  split  eff   b/SM  defines path setup_us */
+    {"wgmma_ws_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.73, 1, NULL, 0, 3.0},
+    {"wgmma_128x256x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.72, 1, NULL, 2, 0},
+    {"wgmma_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.63, 2, NULL, 0, 0},
+    {"wgmma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.60, 2, NULL, 0, 0},
+    {"wgmma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 64, 128, 32, 8, 4, 4, 16, 0.45, 4, NULL, 0, 0},
+    {"wgmma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 64, 32, 8, 4, 4, 16, 0.45, 4, NULL, 0, 0},
+    {"mma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 32, 8, 4, 4, 16, 0.46, 2, NULL, 0, 0},
+    {"mma_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 64, 8, 4, 3, 16, 0.43, 2, NULL, 0, 0},
+    {"mma_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 256, 64, 8, 8, 3, 8, 0.40, 1, NULL, 0, 0},
+    {"mma_64x256x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 64, 256, 32, 8, 4, 4, 16, 0.38, 2, NULL, 0, 0},
+    {"mma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 64, 32, 8, 4, 4, 16, 0.36, 4, NULL, 0, 0},
+    {"mma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 64, 128, 32, 8, 4, 4, 16, 0.36, 4, NULL, 0, 0},
+    {"mma_128x32x32_s4", "gemm.tir", MM_CLASS_F16, 80, 0, 128, 32, 32, 8, 4, 4, 16, 0.25, 5, NULL, 0, 0},
+    {"mma_64x32x32_s5_w2", "gemm.tir", MM_CLASS_F16, 80, 0, 64, 32, 32, 8, 2, 5, 16, 0.20, 8, NULL, 0, 0},
+    {"mma_32x64x32_s5_w2", "gemm.tir", MM_CLASS_F16, 80, 0, 32, 64, 32, 8, 2, 5, 16, 0.20, 8, NULL, 0, 0},
     /* tf32: k8 MMAs, 4-byte elements (half the tile depth for the same shared memory) */
-    {"tf32_128x128x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 128, 128, 32, 8, 4, 3, 16, 0.40, 1, NULL},
-    {"tf32_128x64x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 128, 64, 32, 8, 4, 3, 16, 0.35, 2, NULL},
-    {"tf32_64x64x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 64, 64, 32, 8, 4, 3, 16, 0.28, 4, NULL},
+    {"tf32_128x128x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 128, 128, 32, 8, 4, 3, 16, 0.40, 1, NULL, 0, 0},
+    {"tf32_128x64x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 128, 64, 32, 8, 4, 3, 16, 0.35, 2, NULL, 0, 0},
+    {"tf32_64x64x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 64, 64, 32, 8, 4, 3, 16, 0.28, 4, NULL, 0, 0},
     /* full f32 on FMA units (no tensor cores, no cp.async pipelining) */
-    {"fma_64x64x16", "gemm.tir", MM_CLASS_F32, 80, 0, 64, 64, 16, 8, 4, 1, 16, 0.30, 4, NULL},
-    {"fma_32x32x16", "gemm.tir", MM_CLASS_F32, 80, 0, 32, 32, 16, 8, 4, 1, 16, 0.15, 8, NULL},
+    {"fma_64x64x16", "gemm.tir", MM_CLASS_F32, 80, 0, 64, 64, 16, 8, 4, 1, 16, 0.30, 4, NULL, 0, 0},
+    {"fma_32x32x16", "gemm.tir", MM_CLASS_F32, 80, 0, 32, 32, 16, 8, 4, 1, 16, 0.15, 8, NULL, 0, 0},
     /* int8: k32 MMAs */
-    {"i8_128x128x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 128, 128, 64, 8, 4, 3, 16, 0.40, 2, NULL},
-    {"i8_128x64x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 128, 64, 64, 8, 4, 3, 16, 0.34, 4, NULL},
-    {"i8_64x64x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 64, 64, 64, 8, 4, 3, 16, 0.25, 6, NULL},
+    {"i8_128x128x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 128, 128, 64, 8, 4, 3, 16, 0.40, 2, NULL, 0, 0},
+    {"i8_128x64x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 128, 64, 64, 8, 4, 3, 16, 0.34, 4, NULL, 0, 0},
+    {"i8_64x64x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 64, 64, 64, 8, 4, 3, 16, 0.25, 6, NULL, 0, 0},
     /* fp8 (sm_89+): where no fp8 MMA fits, accelerate-matmul gives the dot f16 operands
      * (tt.fp_to_fp after the loads), so this runs at f16 mma.sync speed (a guess). */
-    {"f8_128x128x64_s3", "gemm.tir", MM_CLASS_F8, 89, 0, 128, 128, 64, 8, 4, 3, 16, 0.40, 2, NULL},
+    {"f8_128x128x64_s3", "gemm.tir", MM_CLASS_F8, 89, 0, 128, 128, 64, 8, 4, 3, 16, 0.40, 2, NULL, 0, 0},
 };
 const int matmul_num_configs = sizeof matmul_configs / sizeof matmul_configs[0];
 

@@ -29,6 +29,12 @@ typedef struct matmul_config {
   double efficiency;    /* fraction of the class's peak it reaches once the GPU is full */
   int blocks_per_sm;    /* blocks resident per SM (registers and shared memory allow) */
   const char *defines;  /* extra "NAME=VALUE NAME=VALUE" constants for the template, or NULL */
+  /* sm_90 operand path: 0 what the compiler chooses (8-warp wgmma kernels: TMA + persistent
+   * warp specialization), 2 cp.async rings only (gemmc_compile_options tma = warp_specialize = -1). */
+  int path;
+  /* Fixed cost of one launch beyond the machine's launch time (microseconds): the persistent
+   * warp-specialized kernels build tensor maps and barriers once per block. */
+  double setup_us;
 } matmul_config;
 
 /* The model's constants for a range of GPUs. */
@@ -148,6 +154,7 @@ typedef struct mm_kernel_source {
   int num_defines;
   char storage[64][2][48];
   int num_warps, num_stages;
+  int tma, warp_specialize; /* gemmc_compile_options' values for the row's path */
 } mm_kernel_source;
 
 bool mm_kernel_source_for(const mm_spec *spec, mm_kernel_source *out, char *err, size_t errlen);

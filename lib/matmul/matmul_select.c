@@ -48,7 +48,8 @@ bool mm_config_serves(const mm_problem *p, const gemmc_device_info *dev, int con
  *            t = c * flops_per_tile / (peak_per_sm * efficiency * (0.5 + 0.5 min(1, c / blocks_per_sm)))
  *   memory:  DRAM traffic (inputs once, outputs, split-K partials) and L2 traffic (each tile
  *            reads its A and B panels) at the machine's bandwidths, overlapped with compute;
- *   split-K: a second kernel reads the partials and writes D, after the first.
+ *   split-K: a second kernel reads the partials and writes D, after the first;
+ *   setup:   the row's fixed cost per launch (persistent kernels' tensor maps and barriers).
  */
 double mm_predict_ms(const mm_problem *p, const gemmc_device_info *dev, int config, int split) {
   if (!mm_config_serves(p, dev, config, split)) return -1;
@@ -69,7 +70,7 @@ double mm_predict_ms(const mm_problem *p, const gemmc_device_info *dev, int conf
   double outputs = split > 1 ? mn * split * acc_bytes(p) : mn * out * (p->has_c ? 2 : 1);
   double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in + outputs;
   double l2 = tiles * (double)(c->block_m + c->block_n) * k_tile * in;
-  double t = fmax(t_compute, fmax(dram / dram_bw, l2 / (m->l2_gbytes_per_s * 1e9))) + launch;
+  double t = fmax(t_compute, fmax(dram / dram_bw, l2 / (m->l2_gbytes_per_s * 1e9))) + launch + c->setup_us * 1e-6;
   if (split > 1) t += (mn * split * acc_bytes(p) + mn * out * (p->has_c ? 2 : 1)) / dram_bw + launch;
   return t * 1e3;
 }

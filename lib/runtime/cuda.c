@@ -125,12 +125,18 @@ static const cuda_symbol cuda_symbols[] = {
 
 /* Optional: looked up, not required (a stand-in driver may lack it). */
 typedef CUresult (*module_get_global_fn)(CUdeviceptr *ptr, size_t *bytes, CUmodule module, const char *name);
+/* cuTensorMapEncodeTiled (CUDA 12.0+), enums as ints in cuda.h's numbering. */
+typedef CUresult (*tensor_map_encode_tiled_fn)(void *map, int data_type, uint32_t rank, void *address,
+                                               const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
+                                               const uint32_t *element_strides, int interleave, int swizzle,
+                                               int l2_promotion, int oob_fill);
 
 typedef struct cuda_runtime {
   gemmc_runtime base; /* first: a gemmc_runtime * points here */
   void *library;      /* dlopen handle of libcuda.so.1 */
   cuda_driver_api api;
   module_get_global_fn module_get_global;
+  tensor_map_encode_tiled_fn tensor_map_encode_tiled;
   CUdevice device;
   CUcontext context; /* the device's primary context, retained */
 } cuda_runtime;
@@ -180,6 +186,8 @@ static gemmc_status load_driver_symbols(cuda_runtime *cu) {
   }
   void *get_global = dlsym(cu->library, "cuModuleGetGlobal_v2");
   if (get_global) memcpy(&cu->module_get_global, &get_global, sizeof get_global);
+  void *encode = dlsym(cu->library, "cuTensorMapEncodeTiled");
+  if (encode) memcpy(&cu->tensor_map_encode_tiled, &encode, sizeof encode);
   return runtime_ok();
 }
 
@@ -301,6 +309,18 @@ static bool is_binary_image(const unsigned char *image, size_t size) {
   return size >= 4 && image[0] == 0x50 && image[1] == 0xED && image[2] == 0x55 && image[3] == 0xBA;
 }
 
+/* Whether `name` occurs in the image (PTX text, or a cubin's string table). */
+static bool image_mentions(const void *image, size_t size, const char *name) {
+  size_t n = strlen(name);
+  const char *p = image, *end = p + size;
+  for (; n && (size_t)(end - p) >= n; p++) {
+    p = memchr(p, name[0], (size_t)(end - p) - n + 1);
+    if (!p) return false;
+    if (!memcmp(p, name, n)) return true;
+  }
+  return false;
+}
+
 static gemmc_status cuda_module_load(gemmc_runtime *rt, const void *image, size_t size,
                                      gemmc_runtime_module **out) {
   cuda_runtime *cu = as_cuda(rt);
@@ -346,7 +366,8 @@ static gemmc_status cuda_module_load(gemmc_runtime *rt, const void *image, size_
    * SM ids and may be larger than the SMs there are). */
   CUdeviceptr count_ptr = 0;
   size_t count_bytes = 0;
-  if (cu->module_get_global &&
+  /* Only asked for when the image names it: a failed lookup is an API error to compute-sanitizer. */
+  if (cu->module_get_global && image_mentions(image, size, GEMMC_SM_COUNT_GLOBAL) &&
       cu->module_get_global(&count_ptr, &count_bytes, module, GEMMC_SM_COUNT_GLOBAL) == CUDA_SUCCESS &&
       count_bytes == sizeof(int)) {
     int count = rt->info.multiprocessor_count;
@@ -583,7 +604,22 @@ static gemmc_status cuda_event_elapsed_ms(gemmc_runtime *rt, gemmc_runtime_event
   return runtime_ok();
 }
 
+static gemmc_status cuda_encode_tensor_map(gemmc_runtime *rt, const runtime_tensor_map *m, gemmc_tensor_map *out) {
+  cuda_runtime *cu = as_cuda(rt);
+  if (!cu->tensor_map_encode_tiled)
+    return runtime_error(GEMMC_ERROR_UNSUPPORTED, 0, "gemmc_runtime_encode_tensor_map: the driver has no cuTensorMapEncodeTiled (CUDA 12+)");
+  _Alignas(64) unsigned char map[GEMMC_TENSOR_MAP_BYTES];
+  const uint32_t element_strides[5] = {1, 1, 1, 1, 1};
+  /* Interleave none, L2 promotion 256 B (what Triton's launcher asks for), out-of-bounds reads zero. */
+  CUresult result = cu->tensor_map_encode_tiled(map, m->data_type, (uint32_t)m->rank, (void *)(uintptr_t)m->base, m->dims,
+                                                m->strides_bytes, m->box, element_strides, 0, m->swizzle, 3, 0);
+  if (result != CUDA_SUCCESS) return cuda_failure(cu, result, "cuTensorMapEncodeTiled");
+  memcpy(out->words, map, sizeof map);
+  return runtime_ok();
+}
+
 static const gemmc_runtime_ops cuda_ops = {
+    .encode_tensor_map = cuda_encode_tensor_map,
     .destroy = cuda_destroy,
     .make_current = cuda_make_current,
     .synchronize = cuda_synchronize,

@@ -119,7 +119,8 @@ char *kernel_image_serialize_metadata(const gemmc_kernel_metadata *md, size_t *l
   for (int i = 0; i < md->num_args; i++) {
     const gemmc_kernel_arg *a = &md->args[i];
     char head[64];
-    snprintf(head, sizeof head, "arg %c %d %d ", a->kind == GEMMC_ARG_POINTER ? 'p' : a->kind == GEMMC_ARG_FLOAT ? 'f' : 'i',
+    snprintf(head, sizeof head, "arg %c %d %d ",
+             a->kind == GEMMC_ARG_POINTER ? 'p' : a->kind == GEMMC_ARG_FLOAT ? 'f' : a->kind == GEMMC_ARG_TENSOR_MAP ? 't' : 'i',
              a->size_bytes, a->divisibility);
     out_str(&o, head);
     out_word(&o, a->name);
@@ -128,6 +129,16 @@ char *kernel_image_serialize_metadata(const gemmc_kernel_metadata *md, size_t *l
     out_str(&o, " ");
     out_word(&o, a->pointee);
     out_str(&o, "\n");
+    if (a->kind == GEMMC_ARG_TENSOR_MAP) {
+      /* tensor_map ELEM RANK BLOCK0..4 BOX0..4 SWIZZLE: the map the host must encode for it. */
+      const gemmc_tensor_map_info *m = &a->tensor_map;
+      char line[256];
+      out_str(&o, "tensor_map ");
+      out_word(&o, m->elem);
+      snprintf(line, sizeof line, " %d %d %d %d %d %d %d %d %d %d %d %d\n", m->rank, m->block[0], m->block[1], m->block[2],
+               m->block[3], m->block[4], m->box[0], m->box[1], m->box[2], m->box[3], m->box[4], m->swizzle_bytes);
+      out_str(&o, line);
+    }
   }
   for (int i = 0; i < md->num_constants; i++) {
     out_str(&o, "const ");
@@ -207,8 +218,8 @@ bool kernel_image_parse_metadata(gemmc_kernel_image *img, char *text, size_t len
   for (const char *line = text; line < end;) {
     const char *eol = memchr(line, '\n', (size_t)(end - line));
     if (!eol) eol = end;
-    const char *ws[8], *we[8];
-    int n = split_words(line, eol, ws, we, 8);
+    const char *ws[16], *we[16];
+    int n = split_words(line, eol, ws, we, 16);
     line = eol + 1;
     if (n == 0) continue;
     size_t klen = (size_t)(we[0] - ws[0]);
@@ -229,13 +240,25 @@ bool kernel_image_parse_metadata(gemmc_kernel_image *img, char *text, size_t len
     } else if (n == 7 && KEY_IS("arg")) {
       gemmc_kernel_arg *a = &img->args[md->num_args++];
       char kind = *ws[1];
-      a->kind = kind == 'p' ? GEMMC_ARG_POINTER : kind == 'f' ? GEMMC_ARG_FLOAT : GEMMC_ARG_INT;
+      a->kind = kind == 'p' ? GEMMC_ARG_POINTER : kind == 'f' ? GEMMC_ARG_FLOAT : kind == 't' ? GEMMC_ARG_TENSOR_MAP : GEMMC_ARG_INT;
+      memset(&a->tensor_map, 0, sizeof a->tensor_map);
       a->size_bytes = (int)strtol(ws[2], NULL, 10);
       a->divisibility = (int)strtol(ws[3], NULL, 10);
       a->name = unescape_word(ws[4], we[4], &dst);
       a->type = unescape_word(ws[5], we[5], &dst);
       a->pointee = unescape_word(ws[6], we[6], &dst);
       if (a->kind != GEMMC_ARG_POINTER) a->pointee = NULL;
+    } else if (n == 14 && KEY_IS("tensor_map") && md->num_args > 0 &&
+               img->args[md->num_args - 1].kind == GEMMC_ARG_TENSOR_MAP) {
+      gemmc_tensor_map_info *m = &img->args[md->num_args - 1].tensor_map;
+      m->elem = unescape_word(ws[1], we[1], &dst);
+      m->rank = (int)strtol(ws[2], NULL, 10);
+      for (int d = 0; d < 5; d++) {
+        m->block[d] = (int)strtol(ws[3 + d], NULL, 10);
+        m->box[d] = (int)strtol(ws[8 + d], NULL, 10);
+      }
+      m->swizzle_bytes = (int)strtol(ws[13], NULL, 10);
+      if (m->rank < 1 || m->rank > 5) return false;
     } else if (n == 3 && KEY_IS("const")) {
       img->constant_names[md->num_constants] = unescape_word(ws[1], we[1], &dst);
       img->constant_values[md->num_constants++] = unescape_word(ws[2], we[2], &dst);

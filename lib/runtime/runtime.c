@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 gemmc_status runtime_ok(void) {
   gemmc_status status;
@@ -256,4 +257,68 @@ gemmc_status gemmc_runtime_event_elapsed_ms(gemmc_runtime *rt, gemmc_runtime_eve
   if (!start || !end || !ms)
     return INVALID("gemmc_runtime_event_elapsed_ms: no event or output pointer");
   return rt->ops->event_elapsed_ms(rt, start, end, ms);
+}
+
+/* CUtensorMapDataType and bytes of an IR element type name. */
+static bool tensor_map_type(const char *elem, int *data_type, int *bytes) {
+  static const struct {
+    const char *name;
+    int data_type, bytes;
+  } types[] = {
+      {"f16", 6, 2},      {"bf16", 9, 2},       {"f32", 7, 4},     {"f64", 8, 8},    {"i8", 0, 1},
+      {"i16", 1, 2},      {"i32", 3, 4},        {"i64", 5, 8},     {"f8E4M3FN", 0, 1}, {"f8E5M2", 0, 1},
+      {"f8E4M3FNUZ", 0, 1}, {"f8E5M2FNUZ", 0, 1},
+  };
+  for (size_t i = 0; elem && i < sizeof types / sizeof types[0]; i++)
+    if (!strcmp(elem, types[i].name)) {
+      *data_type = types[i].data_type;
+      *bytes = types[i].bytes;
+      return true;
+    }
+  return false;
+}
+
+gemmc_status gemmc_runtime_encode_tensor_map(gemmc_runtime *rt, const gemmc_tensor_map_info *info, gemmc_devptr base,
+                                             const int64_t *shape, const int64_t *strides, gemmc_tensor_map *out) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_encode_tensor_map");
+  if (!info || !shape || !strides || !out) return INVALID("gemmc_runtime_encode_tensor_map: a NULL argument");
+  memset(out, 0, sizeof *out);
+  runtime_tensor_map m = {0};
+  int bytes = 0, r = info->rank;
+  if (r < 1 || r > 5) return INVALID("gemmc_runtime_encode_tensor_map: rank %d is not in 1..5", r);
+  if (!tensor_map_type(info->elem, &m.data_type, &bytes))
+    return INVALID("gemmc_runtime_encode_tensor_map: no TMA element type for '%s'", info->elem ? info->elem : "(null)");
+  switch (info->swizzle_bytes) {
+  case 0: m.swizzle = 0; break;
+  case 32: m.swizzle = 1; break;
+  case 64: m.swizzle = 2; break;
+  case 128: m.swizzle = 3; break;
+  default: return INVALID("gemmc_runtime_encode_tensor_map: swizzle of %d bytes", info->swizzle_bytes);
+  }
+  if (!base || base % 16) return INVALID("gemmc_runtime_encode_tensor_map: base 0x%llx is not 16-byte aligned", (unsigned long long)base);
+  if (strides[r - 1] != 1) return INVALID("gemmc_runtime_encode_tensor_map: the innermost stride is %lld, not 1", (long long)strides[r - 1]);
+  m.rank = r;
+  m.base = base;
+  for (int i = 0; i < r; i++) {
+    int d = r - 1 - i; /* CUDA counts from the innermost dim */
+    if (shape[d] < 1 || shape[d] > ((int64_t)1 << 32))
+      return INVALID("gemmc_runtime_encode_tensor_map: dim %d has size %lld (1..2^32)", d, (long long)shape[d]);
+    if (info->box[d] < 1 || info->box[d] > 256)
+      return INVALID("gemmc_runtime_encode_tensor_map: box dim %d is %d (1..256)", d, info->box[d]);
+    m.dims[i] = (uint64_t)shape[d];
+    m.box[i] = (uint32_t)info->box[d];
+    if (i > 0) {
+      int64_t sb = strides[d] * bytes;
+      if (strides[d] < 1 || sb % 16 || sb >= ((int64_t)1 << 40))
+        return INVALID("gemmc_runtime_encode_tensor_map: stride %lld of dim %d is not a positive multiple of 16 bytes below 2^40",
+                       (long long)strides[d], d);
+      m.strides_bytes[i - 1] = (uint64_t)sb;
+    }
+  }
+  if (info->swizzle_bytes && (int64_t)m.box[0] * bytes > info->swizzle_bytes)
+    return INVALID("gemmc_runtime_encode_tensor_map: an inner box of %lld bytes exceeds the %d-byte swizzle",
+                   (long long)m.box[0] * bytes, info->swizzle_bytes);
+  if (!rt->ops->encode_tensor_map)
+    return runtime_error(GEMMC_ERROR_UNSUPPORTED, 0, "gemmc_runtime_encode_tensor_map: this backend has no tensor maps");
+  return rt->ops->encode_tensor_map(rt, &m, out);
 }

@@ -5,6 +5,15 @@
 #include "gemmc/runtime.h"
 
 /* runtime.c checks arguments (NULL handles, empty grids) before calling these. */
+typedef struct runtime_tensor_map {
+  int data_type; /* CUtensorMapDataType */
+  int rank;
+  gemmc_devptr base;
+  uint64_t dims[5], strides_bytes[4];
+  uint32_t box[5];
+  int swizzle; /* CUtensorMapSwizzle: 0 none, 1 32B, 2 64B, 3 128B */
+} runtime_tensor_map;
+
 typedef struct gemmc_runtime_ops {
   void (*destroy)(gemmc_runtime *rt);
   gemmc_status (*make_current)(gemmc_runtime *rt);
@@ -38,6 +47,9 @@ typedef struct gemmc_runtime_ops {
   gemmc_status (*event_synchronize)(gemmc_runtime *rt, gemmc_runtime_event *event);
   gemmc_status (*event_elapsed_ms)(gemmc_runtime *rt, gemmc_runtime_event *start,
                                    gemmc_runtime_event *end, float *ms);
+  /* Optional (NULL: unsupported). A tiled tensor map, CUDA's own numbering: dims, box and
+   * element strides innermost first, strides_bytes for dims 1..rank-1. */
+  gemmc_status (*encode_tensor_map)(gemmc_runtime *rt, const runtime_tensor_map *m, gemmc_tensor_map *out);
 } gemmc_runtime_ops;
 
 /* Each backend's runtime struct starts with this, so a gemmc_runtime * is also a pointer to it. */

@@ -211,6 +211,10 @@ typedef struct target_codegen {
 
   /* Makes fn a kernel entry with these attributes. */
   void (*mark_kernel)(const target_emitter *e, LLVMValueRef fn, const target_kernel_attrs *attrs);
+  /* Kernel parameters indices[0..n) (0-based, n <= 16) each hold `bytes` passed by value that
+   * the kernel addresses in place (NVIDIA: byval + grid_constant, host-encoded CUtensorMaps read
+   * by TMA through their generic address); their LLVM type must be `ptr`. NULL: not supported. */
+  void (*mark_params_in_place)(const target_emitter *e, LLVMValueRef fn, const int *indices, int n, int bytes, int align);
 } target_codegen;
 
 /* The interface of target t, or NULL when gemmc cannot lower for its architecture yet. */

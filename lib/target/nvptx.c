@@ -31,6 +31,18 @@ static void add_nvvm_annotation(LLVMModuleRef m, LLVMValueRef fn, const char *ke
 /* LLVM 19 takes a function for a kernel (.entry) when nvvm.annotations says "kernel" = 1, and
  * otherwise when its calling convention is ptx_kernel; setting both also keeps LLVM 20+, which
  * moves to the calling convention, happy. */
+void gemmc_target_annotate_param_list(LLVMModuleRef m, LLVMValueRef fn, const char *key, const int *params, int n) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  LLVMMetadataRef list[16];
+  if (n > 16) n = 16;
+  for (int i = 0; i < n; i++)
+    list[i] = LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), (unsigned long long)params[i] + 1, 0));
+  LLVMMetadataRef operands[3] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(ctx, key, strlen(key)),
+                                 LLVMMDNodeInContext2(ctx, list, (size_t)n)};
+  LLVMMetadataRef node = LLVMMDNodeInContext2(ctx, operands, 3);
+  LLVMAddNamedMetadataOperand(m, "nvvm.annotations", LLVMMetadataAsValue(ctx, node));
+}
+
 void gemmc_target_annotate_kernel(LLVMModuleRef m, LLVMValueRef fn, const char *key, int value) {
   add_nvvm_annotation(m, fn, key, value);
 }

@@ -532,6 +532,20 @@ static void nvptx_mark_kernel(const target_emitter *e, LLVMValueRef fn, const ta
   if (attrs->max_registers > 0) gemmc_target_annotate_kernel(e->mod, fn, "maxnreg", attrs->max_registers);
 }
 
+/* byval keeps the bytes in the parameter space; grid_constant lets LLVM hand out their generic
+ * address (cvta.param) instead of copying them to local memory. */
+static void nvptx_mark_params_in_place(const target_emitter *e, LLVMValueRef fn, const int *indices, int n, int bytes,
+                                       int align) {
+  LLVMContextRef ctx = LLVMGetModuleContext(e->mod);
+  LLVMTypeRef bytes_type = LLVMArrayType(LLVMInt8TypeInContext(ctx), (unsigned)bytes);
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5), al = LLVMGetEnumAttributeKindForName("align", 5);
+  for (int i = 0; i < n; i++) {
+    LLVMAddAttributeAtIndex(fn, (unsigned)indices[i] + 1, LLVMCreateTypeAttribute(ctx, byval, bytes_type));
+    LLVMAddAttributeAtIndex(fn, (unsigned)indices[i] + 1, LLVMCreateEnumAttribute(ctx, al, (uint64_t)align));
+  }
+  gemmc_target_annotate_param_list(e->mod, fn, "grid_constant", indices, n);
+}
+
 const target_codegen target_nvptx_codegen = {
     .name = "nvptx",
     .global_addr_space = 1,
@@ -578,4 +592,5 @@ const target_codegen target_nvptx_codegen = {
     .set_max_registers = nvptx_set_max_registers,
     .num_multiprocessors = nvptx_num_multiprocessors,
     .mark_kernel = nvptx_mark_kernel,
+    .mark_params_in_place = nvptx_mark_params_in_place,
 };

@@ -86,9 +86,10 @@ static ir_value *conversion_source(ir_value *v) {
   }
 }
 
-/* Erases the convert_layout chain that fed an operand, as far as nothing else uses it. */
+/* Erases the convert_layout chain (and a tt.trans the operand was a view of) that fed an operand,
+ * as far as nothing else uses it. */
 static void erase_if_unused(ir_op *op) {
-  while (op && op->kind == OP_CONVERT_LAYOUT && ir_value_num_uses(&op->results[0]) == 0) {
+  while (op && (op->kind == OP_CONVERT_LAYOUT || op->kind == OP_TRANS) && ir_value_num_uses(&op->results[0]) == 0) {
     ir_op *next = op->operands[0].value->def_op;
     ir_op_erase(op);
     op = next;
@@ -226,6 +227,47 @@ static void warps_per_tile_v3(gemmc_context *ctx, ir_op *dot, int64_t m, int num
 /* Triton's getSharedMemoryMMAOperand: the operand (or the source of the conversions feeding it)
  * stored in shared memory with the nvmma_shared layout, in the source's order where the
  * instruction takes both majors, else K-major (A: order [1, 0], B: [0, 1]). */
+/* An operand made by a 2-D tt.trans used only by this dot (through conversions): the untransposed
+ * tensor goes to shared memory and the dot reads a transposed view of it (ttg.memdesc_trans, as
+ * Triton's FuseTransMMAV3Plus does), so a load of it can fill the buffer directly (a TMA ring)
+ * and nothing is transposed in registers. NULL when the view's layout is not the buffer's
+ * (checked on every basis coordinate: the layouts are XOR-linear). */
+static ir_value *transposed_view_operand(gemmc_context *ctx, ir_op *dot, ir_value *v, ir_value *arg, const int *order) {
+  ir_op *tr = arg->def_op;
+  const ir_attr *perm_attr = tr && tr->kind == OP_TRANS ? ir_op_get_attr(tr, "order") : NULL;
+  if (!perm_attr || perm_attr->kind != AT_DENSE_ARRAY || perm_attr->num_elems != 2 || arg->type->rank != 2) return NULL;
+  for (ir_value *w = v; w != arg; w = w->def_op->operands[0].value)
+    if (!ir_value_has_one_use(w)) return NULL;
+  if (!ir_value_has_one_use(arg)) return NULL;
+  ir_value *x = tr->operands[0].value;
+  const ir_type *t = arg->type, *xt = x->type;
+  int perm[2] = {(int)perm_attr->ints[0], (int)perm_attr->ints[1]}, xorder[2] = {perm[order[0]], perm[order[1]]};
+  int bits = (int)ir_type_bits(ir_type_element(t));
+  const ir_attr *buf_layout = layout_nvmma_shared_get(ctx, 2, xt->shape, xorder, bits, false);
+  const ir_attr *view_layout = layout_nvmma_shared_get(ctx, 2, t->shape, order, bits, false);
+  if (!buf_layout || !view_layout) return NULL;
+  for (int d = 0; d < 2; d++)
+    for (int64_t c = 1; c < t->shape[d]; c *= 2) {
+      int64_t vc[2] = {0, 0}, bc[2] = {0, 0};
+      vc[d] = c;
+      bc[perm[d]] = c;
+      int64_t vo = layout_shared_offset(view_layout, 2, t->shape, vc), bo = layout_shared_offset(buf_layout, 2, xt->shape, bc);
+      if (vo < 0 || vo != bo) return NULL;
+    }
+  const ir_attr *smem = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
+  const ir_type *buf_type = ir_memdesc_type(ctx, 2, xt->shape, xt->elem, buf_layout, smem, false, 0, NULL);
+  const ir_type *view_type = ir_memdesc_type(ctx, 2, t->shape, t->elem, view_layout, smem, false, 0, NULL);
+  ir_op *alloc = ir_op_create(ctx, OP_LOCAL_ALLOC, 1, &x, 1, &buf_type, 0, dot->loc);
+  alloc->src_loc = dot->src_loc;
+  ir_op_insert_before(dot, alloc);
+  ir_value *buf = &alloc->results[0];
+  ir_op *view = ir_op_create(ctx, OP_MEMDESC_TRANS, 1, &buf, 1, &view_type, 0, dot->loc);
+  view->src_loc = dot->src_loc;
+  ir_op_set_attr(ctx, view, "order", perm_attr);
+  ir_op_insert_before(dot, view);
+  return &view->results[0];
+}
+
 static ir_value *shared_operand(gemmc_context *ctx, ir_op *dot, ir_value *v, int op_idx, bool allow_transpose) {
   ir_value *arg = conversion_source(v);
   const ir_type *t = arg->type;
@@ -235,6 +277,8 @@ static ir_value *shared_operand(gemmc_context *ctx, ir_op *dot, ir_value *v, int
     order[0] = op_idx == 1 ? 0 : 1;
     order[1] = op_idx == 1 ? 1 : 0;
   }
+  ir_value *view = transposed_view_operand(ctx, dot, v, arg, order);
+  if (view) return view;
   const ir_attr *shared =
       layout_nvmma_shared_get(ctx, t->rank, t->shape, order, (int)ir_type_bits(ir_type_element(t)), false);
   const ir_attr *smem = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);

@@ -169,14 +169,30 @@ static bool is_mma_operand_convert(const ir_op *op) {
          dst->encoding->layout.parent->layout.version_major == 2;
 }
 
-/* A local_alloc of a warpgroup-MMA operand (nvmma_shared) whose only use is a
- * ttng.warp_group_dot of the same block, as operand A or B. */
+/* The ttng.warp_group_dot of the same block that a buffer feeds as operand A or B, directly or
+ * through one view (ttg.memdesc_trans), each the only use; NULL otherwise. */
+static ir_op *operand_buffer_dot(const ir_op *alloc) {
+  if (!ir_value_has_one_use(&alloc->results[0])) return NULL;
+  const ir_operand *use = alloc->results[0].first_use;
+  if (op_is_memdesc_view(use->owner)) {
+    if (use->owner->parent != alloc->parent || !ir_value_has_one_use(&use->owner->results[0])) return NULL;
+    use = use->owner->results[0].first_use;
+  }
+  ir_op *dot = use->owner;
+  return dot->kind == OP_WARP_GROUP_DOT && use->index < 2 && dot->parent == alloc->parent ? dot : NULL;
+}
+
+/* A local_alloc of a warpgroup-MMA operand (nvmma_shared) feeding a dot (operand_buffer_dot). */
 static bool is_wgmma_operand_alloc(const ir_op *op) {
-  if (op->kind != OP_LOCAL_ALLOC || op->num_operands != 1 || !ir_value_has_one_use(&op->results[0])) return false;
+  if (op->kind != OP_LOCAL_ALLOC || op->num_operands != 1) return false;
   const ir_type *mt = op->results[0].type;
   if (!mt->encoding || mt->encoding->kind != AT_NVMMA_SHARED) return false;
-  const ir_operand *use = op->results[0].first_use;
-  return use->owner->kind == OP_WARP_GROUP_DOT && use->index < 2 && use->owner->parent == op->parent;
+  return operand_buffer_dot(op) != NULL;
+}
+
+/* The dot a pipelined load's conversion (mma.sync) or buffer (wgmma) feeds. */
+static ir_op *converted_operand_dot(const ir_op *convert) {
+  return convert->kind == OP_LOCAL_ALLOC ? operand_buffer_dot(convert) : convert->results[0].first_use->owner;
 }
 
 /* tt.load (element 8/16/32 bits, `other` zero or absent) whose only use is a convert to an
@@ -413,6 +429,7 @@ static void wait_after(gemmc_context *ctx, ir_value *v, ir_op *anchor) {
 static bool operands_outlive_iteration(const loop_plan *lp, const ir_op *dot) {
   for (int i = 0; i < 2; i++) {
     const ir_value *v = dot->operands[i].value;
+    if (v->def_op && op_is_memdesc_view(v->def_op)) v = v->def_op->operands[0].value;
     if (v->type->kind != TY_MEMDESC || !v->def_op || v->def_op->parent != lp->body) continue;
     bool ring = false;
     for (int j = 0; j < lp->num_loads; j++) ring |= lp->loads[j].convert == v->def_op;
@@ -564,7 +581,7 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   if (any_wgmma) {
     for (int j = 0; j < lp->num_loads; j++) {
       pipelined_load *pl = &lp->loads[j];
-      ir_op *dot = pl->convert->results[0].first_use->owner;
+      ir_op *dot = converted_operand_dot(pl->convert);
       bool seen = pl->convert->kind != OP_LOCAL_ALLOC;
       for (int d = 0; d < num_wgmma; d++) seen |= wgmma_dots[d] == dot;
       if (!seen) wgmma_dots[num_wgmma++] = dot;
@@ -584,12 +601,15 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   /* Operands read by the dot: through ldmatrix (mma.sync), or the ring slot itself (wgmma). */
   for (int j = 0; j < lp->num_loads; j++) {
     pipelined_load *pl = &lp->loads[j];
-    ir_op *dot = pl->convert->results[0].first_use->owner;
+    /* Before the first reader: the dot, or the view it reads through. */
+    ir_op *reader = pl->convert->results[0].first_use->owner;
     ir_value *idx_ops[2] = {&pl->alloc->results[0], read_slot};
-    ir_value *src = emit(ctx, dot, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
+    ir_value *src = emit(ctx, reader, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
     if (pl->convert->kind == OP_LOCAL_ALLOC) {
       ir_value_replace_all_uses(&pl->convert->results[0], src);
+      memdesc_views_follow(ctx, src);
     } else {
+      ir_op *dot = reader;
       ir_value *tile = emit(ctx, dot, OP_LOCAL_LOAD, 1, &src, pl->convert->results[0].type);
       ir_value_replace_all_uses(&pl->convert->results[0], tile);
     }

@@ -61,6 +61,7 @@ static void lower_desc_load(gemmc_context *ctx, ir_op *load) {
   if (alloc && alloc->kind == OP_LOCAL_ALLOC && alloc->results[0].type->encoding == desc->encoding &&
       !alloc->results[0].type->is_mutable) {
     ir_value_replace_all_uses(&alloc->results[0], buf);
+    memdesc_views_follow(ctx, buf);
     ir_op_erase(alloc);
   } else {
     ir_value *v = build_before(ctx, load, OP_LOCAL_LOAD, 1, &buf, x->type);

@@ -196,6 +196,46 @@ static void test_hit_miss_damage(void) {
   gemmc_cache_close(cache);
 }
 
+/* A kernel taking host-built tensor descriptors: what the host must encode survives the cache. */
+static const char *desc_tir =
+    "module {\n"
+    "  tt.func public @copy_tile(%d: !tt.tensordesc<tensor<64x128xf16>>, %out: !tt.tensordesc<tensor<64x128xf16>>) {\n"
+    "    %c0 = arith.constant 0 : i32\n"
+    "    %x = tt.descriptor_load %d[%c0, %c0] : !tt.tensordesc<tensor<64x128xf16>> -> tensor<64x128xf16>\n"
+    "    tt.descriptor_store %out[%c0, %c0], %x : !tt.tensordesc<tensor<64x128xf16>>, tensor<64x128xf16>\n"
+    "    tt.return\n"
+    "  }\n"
+    "}\n";
+
+static void test_tensor_map_args(void) {
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/tensor-map", root);
+  gemmc_cache *cache = NULL;
+  char err[256];
+  CHECK(gemmc_cache_open(dir, 0, &cache, err, sizeof err), "open: %s", err);
+  if (!cache) return;
+  gemmc_compile_options o;
+  gemmc_compile_options_init(&o);
+  gemmc_kernel_image *miss = NULL, *hit = NULL;
+  CHECK(gemmc_cache_compile(cache, desc_tir, strlen(desc_tir), "copy.tir", &o, 0, &miss), "first compile: %s",
+        miss ? gemmc_kernel_image_diagnostics(miss) : "no image");
+  CHECK(gemmc_cache_compile(cache, desc_tir, strlen(desc_tir), "copy.tir", &o, 0, &hit), "second compile");
+  CHECK(gemmc_kernel_image_from_cache(hit), "the second compile is a hit");
+  const gemmc_kernel_metadata *m = gemmc_kernel_image_metadata(hit);
+  const gemmc_tensor_map_info *t = m && m->num_args == 2 ? &m->args[1].tensor_map : NULL;
+  CHECK(t && m->args[1].kind == GEMMC_ARG_TENSOR_MAP && m->args[1].size_bytes == GEMMC_TENSOR_MAP_BYTES &&
+            !strcmp(t->elem, "f16") && t->rank == 2 && t->block[0] == 64 && t->block[1] == 128 && t->box[0] == 64 &&
+            t->box[1] == 64 && t->swizzle_bytes == 128,
+        "a tensor map argument's element type, block, box and swizzle survive the cache");
+  size_t j1 = 0, j2 = 0;
+  const char *json1 = gemmc_kernel_image_metadata_json(miss, &j1), *json2 = gemmc_kernel_image_metadata_json(hit, &j2);
+  CHECK(j1 == j2 && j1 > 0 && !memcmp(json1, json2, j1) && strstr(json1, "\"kind\": \"tensor_map\""),
+        "kernel.json with tensor maps survives the cache");
+  gemmc_kernel_image_destroy(miss);
+  gemmc_kernel_image_destroy(hit);
+  gemmc_cache_close(cache);
+}
+
 static void test_trim(void) {
   char dir[512];
   snprintf(dir, sizeof dir, "%s/trim", root);
@@ -386,6 +426,7 @@ int main(void) {
   test_determinism();
   test_keys();
   test_hit_miss_damage();
+  test_tensor_map_args();
   test_trim();
   test_processes();
   test_threads();
