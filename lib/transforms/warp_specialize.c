@@ -413,9 +413,6 @@ static void build_consumer(ws_plan *p, ir_op *at, int group) {
   ir_value *d = &dot->results[0];
   ir_op *wait = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &d, 1, &d->type, 0, dot->loc);
   ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, 1));
-  /* The producer reuses a stage only after each group's arrive on its empty barrier: the groups
-   * need not wait for each other here (the lowering's barrier after the wait is left out). */
-  ir_op_set_attr(ctx, wait, "gemmc.mbarrier_guarded", ir_bool_attr(ctx, true));
   ir_op_insert_before(k_end, wait);
   /* The previous stage's MMAs are done: its buffers go back to the producer. */
   ir_value *prev = bin(p, k_end, OP_REMSI, bin(p, k_end, OP_ADDI, slot, c32(p, k_end, p->stages - 1)), c32(p, k_end, p->stages));
