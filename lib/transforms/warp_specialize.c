@@ -574,6 +574,45 @@ static void isolate_partitions(ws_plan *p, ir_op *ws) {
   ptr_list_free(&values);
 }
 
+/* The launch has a block per program, but only the first W work: the others wait for an SM
+ * (each needs the whole shared memory) and should leave at once, before building descriptors,
+ * barriers and rings. The function's body goes under `scf.if linear id < W`. */
+static void skip_idle_blocks(ws_plan *p) {
+  gemmc_context *ctx = p->ctx;
+  ir_block *entry = p->entry;
+  ir_op *term = ir_block_terminator(entry), *first = entry->first;
+  if (!term || first == term) return;
+  const ir_type *i32 = ir_int_type(ctx, 32);
+  ir_value *ids[3], *counts[3];
+  for (int a = 0; a < 3; a++) {
+    ir_op *pid = ir_op_create(ctx, OP_GET_PROGRAM_ID, 0, NULL, 1, &i32, 0, term->loc);
+    ir_op_set_attr(ctx, pid, "axis", ir_i32_attr(ctx, a));
+    ir_op_insert_before(first, pid);
+    ids[a] = &pid->results[0];
+    ir_op *num = ir_op_create(ctx, OP_GET_NUM_PROGRAMS, 0, NULL, 1, &i32, 0, term->loc);
+    ir_op_set_attr(ctx, num, "axis", ir_i32_attr(ctx, a));
+    ir_op_insert_before(first, num);
+    counts[a] = &num->results[0];
+  }
+  ir_value *nxy = bin(p, first, OP_MULI, counts[0], counts[1]);
+  ir_value *linear =
+      bin(p, first, OP_ADDI, ids[0], bin(p, first, OP_ADDI, bin(p, first, OP_MULI, ids[1], counts[0]), bin(p, first, OP_MULI, ids[2], nxy)));
+  ir_value *workers = build_before(ctx, first, OP_NUM_WORKERS, 0, NULL, i32);
+  ir_value *working = build_cmpi(ctx, first, "slt", linear, workers);
+  ir_op *if_op = ir_op_create(ctx, OP_SCF_IF, 1, &working, 0, NULL, 2, term->loc);
+  ir_op_insert_before(term, if_op);
+  ir_block *then_block = ir_block_create(ctx), *else_block = ir_block_create(ctx);
+  ir_region_append_block(&if_op->regions[0], then_block);
+  ir_region_append_block(&if_op->regions[1], else_block);
+  for (ir_op *op = first, *next; op != if_op; op = next) {
+    next = op->next;
+    ir_op_unlink(op);
+    ir_block_append_op(then_block, op);
+  }
+  for (int r = 0; r < 2; r++)
+    ir_block_append_op(r ? else_block : then_block, ir_op_create(ctx, OP_SCF_YIELD, 0, NULL, 0, NULL, 0, term->loc));
+}
+
 static void rewrite(ws_plan *p) {
   gemmc_context *ctx = p->ctx;
   ir_op *term = ir_block_terminator(p->entry);
@@ -706,6 +745,7 @@ static void rewrite(ws_plan *p) {
   for (int i = p->old_ops.count - 1; i >= 0; i--) ir_op_erase(p->old_ops.items[i]);
   /* The copies of P and E keep what only the replaced stores used (conversions, pointers). */
   erase_dead_pure_ops(ctx, p->func);
+  skip_idle_blocks(p);
 }
 
 /* Stages that fit beside the epilogue's scratch (every consumer group has its own). Buffers made
