@@ -72,26 +72,6 @@ struct gemmc_handle {
 };
 
 /* Success without zeroing the 1 KiB message (this runs on every call). */
-static gemmc_status status_ok(void) {
-  gemmc_status s;
-  s.code = GEMMC_OK;
-  s.driver_error = 0;
-  s.message[0] = 0;
-  return s;
-}
-
-static gemmc_status status_error(gemmc_status_code code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static gemmc_status status_error(gemmc_status_code code, const char *fmt, ...) {
-  gemmc_status s;
-  s.code = code;
-  s.driver_error = 0;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(s.message, sizeof s.message, fmt, ap);
-  va_end(ap);
-  return s;
-}
-
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -149,7 +129,7 @@ static bool env_flag(const char *name) {
 }
 
 gemmc_status gemmc_handle_create(const gemmc_handle_options *opts, gemmc_handle **out) {
-  if (!out) return status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_handle_create: no output pointer");
+  if (!out) return mm_status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_handle_create: no output pointer");
   *out = NULL;
   gemmc_handle_options defaults;
   if (!opts) {
@@ -157,7 +137,7 @@ gemmc_status gemmc_handle_create(const gemmc_handle_options *opts, gemmc_handle 
     opts = &defaults;
   }
   gemmc_handle *h = calloc(1, sizeof *h);
-  if (!h) return status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+  if (!h) return mm_status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
   h->forced_config = -1;
   if (opts->runtime) {
     h->rt = opts->runtime;
@@ -176,7 +156,7 @@ gemmc_status gemmc_handle_create(const gemmc_handle_options *opts, gemmc_handle 
     /* Without a usable folder gemmc_matmul still works; it compiles in every process. */
     if (!gemmc_cache_open("", 0, &h->cache, err, sizeof err)) {
       gemmc_handle_destroy(h);
-      return status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "gemmc_handle_create: %s", err);
+      return mm_status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "gemmc_handle_create: %s", err);
     }
   }
   h->tune = opts->tune >= 0 ? opts->tune : env_flag("GEMMC_TUNE");
@@ -187,13 +167,13 @@ gemmc_status gemmc_handle_create(const gemmc_handle_options *opts, gemmc_handle 
     h->forced_config = mm_config_find(forced);
     if (h->forced_config < 0) {
       gemmc_handle_destroy(h);
-      return status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_handle_create: no config named '%s' (gemmc_matmul_configs lists them)", forced);
+      return mm_status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_handle_create: no config named '%s' (gemmc_matmul_configs lists them)", forced);
     }
     h->forced_split = opts->split_k;
   }
   mm_tuning_db_init(&h->tuning, gemmc_cache_dir(h->cache), &h->info);
   *out = h;
-  return status_ok();
+  return mm_status_ok();
 }
 
 static void kernel_free(gemmc_handle *h, mm_kernel *k) {
@@ -220,32 +200,32 @@ gemmc_runtime *gemmc_handle_runtime(gemmc_handle *h) { return h ? h->rt : NULL; 
 
 #define REQUIRE_HANDLE(h, fn)                                                                      \
   do {                                                                                             \
-    if (!(h)) return status_error(GEMMC_ERROR_INVALID_ARGUMENT, "%s: no handle", fn);              \
+    if (!(h)) return mm_status_error(GEMMC_ERROR_INVALID_ARGUMENT, "%s: no handle", fn);              \
   } while (0)
 
 gemmc_status gemmc_handle_set_stream(gemmc_handle *h, gemmc_runtime_stream *stream) {
   REQUIRE_HANDLE(h, "gemmc_handle_set_stream");
   h->stream = stream;
-  return status_ok();
+  return mm_status_ok();
 }
 
 gemmc_status gemmc_handle_set_workspace(gemmc_handle *h, void *workspace, size_t bytes) {
   REQUIRE_HANDLE(h, "gemmc_handle_set_workspace");
   h->user_ws = (gemmc_devptr)(uintptr_t)workspace;
   h->user_ws_bytes = workspace ? bytes : 0;
-  return status_ok();
+  return mm_status_ok();
 }
 
 gemmc_status gemmc_handle_set_batch_invariant(gemmc_handle *h, bool on) {
   REQUIRE_HANDLE(h, "gemmc_handle_set_batch_invariant");
   h->batch_invariant = on; /* plans remember how they were chosen: new ones follow the flag */
-  return status_ok();
+  return mm_status_ok();
 }
 
 gemmc_status gemmc_handle_set_tune(gemmc_handle *h, int tune) {
   REQUIRE_HANDLE(h, "gemmc_handle_set_tune");
   h->tune = tune > 0;
-  return status_ok();
+  return mm_status_ok();
 }
 
 /* ------------------------------------------------------------------ kernels */
@@ -310,7 +290,7 @@ static mm_kernel *get_kernel_from(gemmc_handle *h, const mm_spec *spec, gemmc_ke
   size_t len = 0;
   if (!prebuilt && (!mm_kernel_source_for(spec, &src, err, sizeof err) ||
                     !template_instantiate(src.template_name, src.defines, src.num_defines, &text, &len, err, sizeof err))) {
-    k->failure = status_error(GEMMC_ERROR_COMPILE, "gemmc_matmul: %s: %s", what, err);
+    k->failure = mm_status_error(GEMMC_ERROR_COMPILE, "gemmc_matmul: %s: %s", what, err);
   } else {
     gemmc_compile_options opts;
     if (!prebuilt) compile_options_for(h, &src, &opts);
@@ -324,7 +304,7 @@ static mm_kernel *get_kernel_from(gemmc_handle *h, const mm_spec *spec, gemmc_ke
       const char *diag = img ? gemmc_kernel_image_diagnostics(img) : "out of memory";
       /* A kernel gemmc cannot lower yet (fp8) is "unsupported", not a crash or a wrong answer. */
       bool not_yet = strstr(diag, "not implemented yet") || strstr(diag, "not supported yet");
-      k->failure = status_error(not_yet ? GEMMC_ERROR_UNSUPPORTED : GEMMC_ERROR_COMPILE, "gemmc_matmul: %s %s:\n%s",
+      k->failure = mm_status_error(not_yet ? GEMMC_ERROR_UNSUPPORTED : GEMMC_ERROR_COMPILE, "gemmc_matmul: %s %s:\n%s",
                                 not_yet ? "gemmc cannot build" : "compiling", what, diag);
     } else {
       snprintf(k->key, sizeof k->key, "%s", gemmc_kernel_image_key(img));
@@ -335,7 +315,7 @@ static mm_kernel *get_kernel_from(gemmc_handle *h, const mm_spec *spec, gemmc_ke
       if (st.code != GEMMC_OK) {
         k->failure = st;
       } else if (md->num_args > GEMMC_MATMUL_MAX_ARGS) {
-        k->failure = status_error(GEMMC_ERROR_COMPILE, "gemmc_matmul: %s has %d arguments", what, md->num_args);
+        k->failure = mm_status_error(GEMMC_ERROR_COMPILE, "gemmc_matmul: %s has %d arguments", what, md->num_args);
       } else {
         k->num_args = md->num_args;
         k->threads = (unsigned)md->threads_per_block;
@@ -344,7 +324,7 @@ static mm_kernel *get_kernel_from(gemmc_handle *h, const mm_spec *spec, gemmc_ke
           int s = 0;
           while (s < MM_SLOT_COUNT && strcmp(mm_slot_names[s], md->args[i].name)) s++;
           if (s == MM_SLOT_COUNT)
-            k->failure = status_error(GEMMC_ERROR_COMPILE, "gemmc_matmul: template argument '%s' has no value", md->args[i].name);
+            k->failure = mm_status_error(GEMMC_ERROR_COMPILE, "gemmc_matmul: template argument '%s' has no value", md->args[i].name);
           k->arg_slot[i] = (uint8_t)s;
         }
       }
@@ -433,7 +413,7 @@ static gemmc_status plan_load(gemmc_handle *h, const mm_problem *p, mm_plan *pla
   plan->grid[2] = (unsigned)plan->split;
   plan->reduce = NULL;
   if (plan->split > 1) {
-    gemmc_status st = status_ok();
+    gemmc_status st = mm_status_ok();
     gemmc_devptr ws = workspace(h, mm_split_workspace_bytes(p, plan->split), &st);
     if (!ws) return st;
     uint64_t mv[MM_SLOT_COUNT], rv[MM_SLOT_COUNT];
@@ -447,7 +427,7 @@ static gemmc_status plan_load(gemmc_handle *h, const mm_problem *p, mm_plan *pla
     reduce_spec.kind = MM_KIND_REDUCE;
     spec_facts(&reduce_spec, rv);
     plan->reduce = get_kernel(h, &reduce_spec);
-    if (!plan->reduce) return status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    if (!plan->reduce) return mm_status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
     if (plan->reduce->failure.code != GEMMC_OK) return plan->reduce->failure;
     plan->reduce_grid[0] = cdiv_u(p->M, matmul_reduce_block_m) * cdiv_u(p->N, matmul_reduce_block_n);
     plan->reduce_grid[1] = (unsigned)p->batch;
@@ -456,7 +436,7 @@ static gemmc_status plan_load(gemmc_handle *h, const mm_problem *p, mm_plan *pla
     spec_facts(&main_spec, p->values);
   }
   plan->main = get_kernel(h, &main_spec);
-  if (!plan->main) return status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+  if (!plan->main) return mm_status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
   return plan->main->failure;
 }
 
@@ -473,7 +453,7 @@ static gemmc_status plan_run(gemmc_handle *h, const mm_plan *plan, const mm_prob
     memcpy(main_values, p->values, sizeof p->values);
     return launch_kernel(h, plan->main, plan->grid, main_values);
   }
-  gemmc_status st = status_ok();
+  gemmc_status st = mm_status_ok();
   gemmc_devptr ws = workspace(h, mm_split_workspace_bytes(p, plan->split), &st);
   if (!ws) return st;
   uint64_t rv[MM_SLOT_COUNT];
@@ -675,13 +655,13 @@ static gemmc_status choose(gemmc_handle *h, const mm_problem *p, mm_plan *plan, 
     plan->split = h->forced_split > 0 ? h->forced_split : 1;
     plan->origin = "forced";
     if (!mm_config_serves(p, &h->info, plan->config, plan->split))
-      return status_error(GEMMC_ERROR_UNSUPPORTED, "gemmc_matmul: config %s (split %d) cannot run this problem on %s",
+      return mm_status_error(GEMMC_ERROR_UNSUPPORTED, "gemmc_matmul: config %s (split %d) cannot run this problem on %s",
                           matmul_configs[plan->config].name, plan->split, h->info.name);
-    return status_ok();
+    return mm_status_ok();
   }
   mm_choice choice;
   if (!mm_choose(p, &h->info, h->batch_invariant, &choice))
-    return status_error(GEMMC_ERROR_UNSUPPORTED, "gemmc_matmul: no kernel in the config table serves %s inputs on %s (sm_%d%d)",
+    return mm_status_error(GEMMC_ERROR_UNSUPPORTED, "gemmc_matmul: no kernel in the config table serves %s inputs on %s (sm_%d%d)",
                         mm_dtype_ir(p->at), h->info.name, h->info.compute_capability_major, h->info.compute_capability_minor);
   plan->config = choice.config;
   plan->split = choice.split;
@@ -699,7 +679,7 @@ static gemmc_status choose(gemmc_handle *h, const mm_problem *p, mm_plan *plan, 
     plan->split = split;
     plan->origin = "tuned";
   }
-  return status_ok();
+  return mm_status_ok();
 }
 
 /* allow_tune: false when p's pointers are stand-ins (prepare), which trial runs must not touch. */
@@ -709,10 +689,10 @@ static gemmc_status get_plan(gemmc_handle *h, const mm_problem *p, bool allow_tu
   void **slot = table_find(&h->plans, &key, sizeof key);
   if (slot && *slot) {
     *out = *slot;
-    return status_ok();
+    return mm_status_ok();
   }
   mm_plan *plan = calloc(1, sizeof *plan);
-  if (!plan) return status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+  if (!plan) return mm_status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
   plan->key = key;
   gemmc_status st = choose(h, p, plan, allow_tune);
   if (st.code == GEMMC_OK) st = plan_load(h, p, plan);
@@ -722,10 +702,10 @@ static gemmc_status get_plan(gemmc_handle *h, const mm_problem *p, bool allow_tu
   }
   if (!table_insert(&h->plans, plan, sizeof plan->key)) {
     free(plan);
-    return status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    return mm_status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
   }
   *out = plan;
-  return status_ok();
+  return mm_status_ok();
 }
 
 /* ------------------------------------------------------------------ the calls */
@@ -756,7 +736,7 @@ static gemmc_status stand_in_problem(const gemmc_matmul_desc *desc, mm_problem *
 
 gemmc_status gemmc_matmul_prepare(gemmc_handle *h, const gemmc_matmul_desc *desc) {
   REQUIRE_HANDLE(h, "gemmc_matmul_prepare");
-  if (!desc) return status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_matmul_prepare: no descriptor");
+  if (!desc) return mm_status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_matmul_prepare: no descriptor");
   mm_problem p;
   gemmc_status st = stand_in_problem(desc, &p);
   if (st.code != GEMMC_OK || p.M == 0 || p.N == 0 || p.batch == 0) return st;
@@ -767,11 +747,11 @@ gemmc_status gemmc_matmul_prepare(gemmc_handle *h, const gemmc_matmul_desc *desc
 gemmc_status gemmc_matmul_prepare_many(gemmc_handle *h, const gemmc_matmul_desc *descs, int n, double *wall_ms) {
   REQUIRE_HANDLE(h, "gemmc_matmul_prepare_many");
   if (wall_ms) *wall_ms = 0;
-  if (n < 0 || (n && !descs)) return status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_matmul_prepare_many: no descriptors");
+  if (n < 0 || (n && !descs)) return mm_status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_matmul_prepare_many: no descriptors");
   double start = now_ms();
-  gemmc_status first = status_ok();
+  gemmc_status first = mm_status_ok();
   mm_spec *specs = calloc(2 * (size_t)n + 1, sizeof *specs);
-  if (!specs) return status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+  if (!specs) return mm_status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
   /* The specs every descriptor's plan needs, then all the missing kernels at once. */
   int nspecs = 0;
   for (int i = 0; i < n; i++) {
@@ -838,10 +818,10 @@ gemmc_status gemmc_matmul_strided_batched(gemmc_handle *h, gemmc_operation trans
 }
 
 gemmc_status gemmc_matmul_last_info(const gemmc_handle *h, gemmc_matmul_info *out) {
-  if (!h || !out) return status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_matmul_last_info: no handle or output");
+  if (!h || !out) return mm_status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_matmul_last_info: no handle or output");
   memset(out, 0, sizeof *out);
   const mm_plan *plan = h->last_plan;
-  if (!plan) return status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_matmul_last_info: no call has run yet");
+  if (!plan) return mm_status_error(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_matmul_last_info: no call has run yet");
   const mm_kernel *k = plan->main;
   snprintf(out->config, sizeof out->config, "%s split=%d (%s)", matmul_configs[plan->config].name, plan->split, plan->origin);
   snprintf(out->kernel_key, sizeof out->kernel_key, "%s", k->key);
@@ -859,7 +839,7 @@ gemmc_status gemmc_matmul_last_info(const gemmc_handle *h, gemmc_matmul_info *ou
   out->compile_ms = k->compile_ms + (plan->reduce ? plan->reduce->compile_ms : 0);
   out->load_ms = k->load_ms + (plan->reduce ? plan->reduce->load_ms : 0);
   out->disk_cache_hit = k->disk_hit;
-  return status_ok();
+  return mm_status_ok();
 }
 
 int gemmc_matmul_configs(const char **names, int max_names) {

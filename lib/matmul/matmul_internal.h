@@ -117,6 +117,10 @@ typedef struct mm_problem {
 
 /* Checks desc like cuBLAS does and fills p. GEMMC_OK with p->M or N or batch 0 means
  * there is nothing to do. */
+/* Statuses of the library's calls: an error with a formatted message, and success. */
+gemmc_status mm_status_error(gemmc_status_code code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+gemmc_status mm_status_ok(void);
+
 gemmc_status mm_problem_from_desc(const gemmc_matmul_desc *desc, mm_problem *p);
 /* The divisibility / unit bits of `values` for the slots a kernel of `kind` takes. */
 void mm_value_bits(const uint64_t *values, uint32_t *div16, uint32_t *unit);

@@ -67,12 +67,10 @@ static uint16_t f32_to_f16_bits(float f) {
   return (uint16_t)(sign | h);
 }
 
-#define INVALID(...) runtime_error_status(GEMMC_ERROR_INVALID_ARGUMENT, __VA_ARGS__)
-#define UNSUPPORTED(...) runtime_error_status(GEMMC_ERROR_UNSUPPORTED, __VA_ARGS__)
+#define INVALID(...) mm_status_error(GEMMC_ERROR_INVALID_ARGUMENT, __VA_ARGS__)
+#define UNSUPPORTED(...) mm_status_error(GEMMC_ERROR_UNSUPPORTED, __VA_ARGS__)
 
-static gemmc_status runtime_error_status(gemmc_status_code code, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static gemmc_status runtime_error_status(gemmc_status_code code, const char *fmt, ...) {
+gemmc_status mm_status_error(gemmc_status_code code, const char *fmt, ...) {
   gemmc_status s;
   s.code = code;
   s.driver_error = 0;
@@ -84,7 +82,7 @@ static gemmc_status runtime_error_status(gemmc_status_code code, const char *fmt
 }
 
 /* Success without zeroing the 1 KiB message (this runs on every call). */
-static gemmc_status ok_status(void) {
+gemmc_status mm_status_ok(void) {
   gemmc_status s;
   s.code = GEMMC_OK;
   s.driver_error = 0;
@@ -139,7 +137,7 @@ static gemmc_status classify(const gemmc_matmul_desc *d, mm_problem *p) {
       return UNSUPPORTED("gemmc_matmul: GEMMC_COMPUTE_32I has no activation or bias epilogue");
     break;
   }
-  return ok_status();
+  return mm_status_ok();
 bad:
   return UNSUPPORTED("gemmc_matmul: %s inputs with %s C/D are not supported with compute type %d (see gemmc/matmul.h "
                      "for the combinations)",
@@ -196,7 +194,7 @@ gemmc_status mm_problem_from_desc(const gemmc_matmul_desc *d, mm_problem *p) {
   if (!d->alpha) return INVALID("gemmc_matmul: alpha is NULL");
   int64_t batch = d->batch_count;
   p->M = d->n, p->N = d->m, p->K = d->k, p->batch = batch;
-  if (p->M == 0 || p->N == 0 || batch == 0) return ok_status(); /* nothing to write */
+  if (p->M == 0 || p->N == 0 || batch == 0) return mm_status_ok(); /* nothing to write */
   if (!d->D) return INVALID("gemmc_matmul: D is NULL");
   if (p->K > 0 && (!d->A || !d->B)) return INVALID("gemmc_matmul: A or B is NULL");
   if (p->has_c && !d->C) return INVALID("gemmc_matmul: beta != 0 but C is NULL");
@@ -248,7 +246,7 @@ gemmc_status mm_problem_from_desc(const gemmc_matmul_desc *d, mm_problem *p) {
   v[MM_SLOT_SLOPE] = scalar_bits(&slope, p->acc == MM_ACC_I32 ? MM_ACC_F32 : p->acc, 0);
   if (batched && (d->stride_a < 0 || d->stride_b < 0 || d->stride_d < 0 || (p->has_c && d->stride_c < 0)))
     return INVALID("gemmc_matmul: negative batch stride");
-  return ok_status();
+  return mm_status_ok();
 }
 
 void gemmc_matmul_desc_init(gemmc_matmul_desc *desc) {

@@ -574,6 +574,29 @@ static void isolate_partitions(ws_plan *p, ir_op *ws) {
   ptr_list_free(&values);
 }
 
+/* The block's linear id over the launch grid (x fastest) before `at`; *programs (or NULL) gets
+ * the grid's block count and *nx, *ny (or NULL) its x and y sizes. */
+static ir_value *linear_block_id(ws_plan *p, ir_op *at, ir_value **programs, ir_value **nx, ir_value **ny) {
+  gemmc_context *ctx = p->ctx;
+  const ir_type *i32 = ir_int_type(ctx, 32);
+  ir_value *ids[3], *counts[3];
+  for (int a = 0; a < 3; a++) {
+    ir_op *pid = ir_op_create(ctx, OP_GET_PROGRAM_ID, 0, NULL, 1, &i32, 0, at->loc);
+    ir_op_set_attr(ctx, pid, "axis", ir_i32_attr(ctx, a));
+    ir_op_insert_before(at, pid);
+    ids[a] = &pid->results[0];
+    ir_op *num = ir_op_create(ctx, OP_GET_NUM_PROGRAMS, 0, NULL, 1, &i32, 0, at->loc);
+    ir_op_set_attr(ctx, num, "axis", ir_i32_attr(ctx, a));
+    ir_op_insert_before(at, num);
+    counts[a] = &num->results[0];
+  }
+  ir_value *nxy = bin(p, at, OP_MULI, counts[0], counts[1]);
+  if (programs) *programs = bin(p, at, OP_MULI, nxy, counts[2]);
+  if (nx) *nx = counts[0];
+  if (ny) *ny = counts[1];
+  return bin(p, at, OP_ADDI, ids[0], bin(p, at, OP_ADDI, bin(p, at, OP_MULI, ids[1], counts[0]), bin(p, at, OP_MULI, ids[2], nxy)));
+}
+
 /* The launch has a block per program, but only the first W work: the others wait for an SM
  * (each needs the whole shared memory) and should leave at once, before building descriptors,
  * barriers and rings. The function's body goes under `scf.if linear id < W`. */
@@ -583,20 +606,7 @@ static void skip_idle_blocks(ws_plan *p) {
   ir_op *term = ir_block_terminator(entry), *first = entry->first;
   if (!term || first == term) return;
   const ir_type *i32 = ir_int_type(ctx, 32);
-  ir_value *ids[3], *counts[3];
-  for (int a = 0; a < 3; a++) {
-    ir_op *pid = ir_op_create(ctx, OP_GET_PROGRAM_ID, 0, NULL, 1, &i32, 0, term->loc);
-    ir_op_set_attr(ctx, pid, "axis", ir_i32_attr(ctx, a));
-    ir_op_insert_before(first, pid);
-    ids[a] = &pid->results[0];
-    ir_op *num = ir_op_create(ctx, OP_GET_NUM_PROGRAMS, 0, NULL, 1, &i32, 0, term->loc);
-    ir_op_set_attr(ctx, num, "axis", ir_i32_attr(ctx, a));
-    ir_op_insert_before(first, num);
-    counts[a] = &num->results[0];
-  }
-  ir_value *nxy = bin(p, first, OP_MULI, counts[0], counts[1]);
-  ir_value *linear =
-      bin(p, first, OP_ADDI, ids[0], bin(p, first, OP_ADDI, bin(p, first, OP_MULI, ids[1], counts[0]), bin(p, first, OP_MULI, ids[2], nxy)));
+  ir_value *linear = linear_block_id(p, first, NULL, NULL, NULL);
   ir_value *workers = build_before(ctx, first, OP_NUM_WORKERS, 0, NULL, i32);
   ir_value *working = build_cmpi(ctx, first, "slt", linear, workers);
   ir_op *if_op = ir_op_create(ctx, OP_SCF_IF, 1, &working, 0, NULL, 2, term->loc);
@@ -703,22 +713,7 @@ static void rewrite(ws_plan *p) {
   }
   /* Linear block id, program count, workers, this block's first tile. */
   const ir_type *i32 = ir_int_type(ctx, 32);
-  ir_value *ids[3], *counts[3];
-  for (int a = 0; a < 3; a++) {
-    ir_op *pid = ir_op_create(ctx, OP_GET_PROGRAM_ID, 0, NULL, 1, &i32, 0, at->loc);
-    ir_op_set_attr(ctx, pid, "axis", ir_i32_attr(ctx, a));
-    ir_op_insert_before(at, pid);
-    ids[a] = &pid->results[0];
-    ir_op *num = ir_op_create(ctx, OP_GET_NUM_PROGRAMS, 0, NULL, 1, &i32, 0, at->loc);
-    ir_op_set_attr(ctx, num, "axis", ir_i32_attr(ctx, a));
-    ir_op_insert_before(at, num);
-    counts[a] = &num->results[0];
-  }
-  p->nx = counts[0];
-  p->ny = counts[1];
-  ir_value *nxy = bin(p, at, OP_MULI, counts[0], counts[1]);
-  ir_value *linear = bin(p, at, OP_ADDI, ids[0], bin(p, at, OP_ADDI, bin(p, at, OP_MULI, ids[1], counts[0]), bin(p, at, OP_MULI, ids[2], nxy)));
-  p->programs = bin(p, at, OP_MULI, nxy, counts[2]);
+  ir_value *linear = linear_block_id(p, at, &p->programs, &p->nx, &p->ny);
   p->workers = build_before(ctx, at, OP_NUM_WORKERS, 0, NULL, i32);
   ir_value *working = build_cmpi(ctx, at, "slt", linear, p->workers);
   ir_value *sel[3] = {working, linear, p->programs};
