@@ -9,8 +9,9 @@ build=${1:-"$root/build-tsan"}
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 [[ -f "$build/CMakeCache.txt" ]] && generator=()
-cmake -S "$root" -B "$build" "${generator[@]}" -DGEMMC_TSAN=ON -DGEMMC_WERROR=ON > "$build.configure.log" 2>&1 ||
-  { cat "$build.configure.log"; exit 1; }
+mkdir -p "$build"
+cmake -S "$root" -B "$build" "${generator[@]}" -DGEMMC_TSAN=ON -DGEMMC_WERROR=ON > "$build/configure.log" 2>&1 ||
+  { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" --parallel "$(nproc)" --target test_parallel_compile test_kernel_cache
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
 "$build/test_parallel_compile"
