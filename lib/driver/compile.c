@@ -196,7 +196,11 @@ static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
                   "cannot change it (give TTIR to choose the warps)", module_warps, c->opts.num_warps);
       return false;
     }
-    return true;
+    /* TTGIR is lowered as scheduled, but for the accumulator resets of flattened persistent loops
+     * (Triton's own lowering folds those into the wgmma's scale-d as well). */
+    gemmc_pass_context pc;
+    if (!gemmc_pass_context_init(&pc, c->ctx, module, c->target, NULL)) return false;
+    return gemmc_pass_optimize_accumulator_init(&pc, module);
   }
   /* The one pass pipeline (lib/driver/pipeline.c), with this compile's target and shape. */
   gemmc_pass_context pc;

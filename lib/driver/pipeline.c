@@ -48,6 +48,8 @@ static const pipeline_step compile_steps[] = {
     {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", pipelined_amd},
     /* Descriptor loads and stores left after pipelining (or an error where the target has no TMA). */
     {gemmc_pass_tma_lowering, "tma-lowering", NULL},
+    /* A loop-carried accumulator reset by a select becomes the MMA's useC flag. */
+    {gemmc_pass_optimize_accumulator_init, "optimize-accumulator-init", NULL},
 };
 
 enum { COMPILE_STEPS = (int)(sizeof compile_steps / sizeof compile_steps[0]) };
@@ -58,7 +60,7 @@ typedef struct named_pipeline {
 } named_pipeline;
 
 static const named_pipeline pipelines[] = {
-    {"ttgir", COMPILE_STEPS - 6},
+    {"ttgir", COMPILE_STEPS - 7},
     {"compile", COMPILE_STEPS},
 };
 
