@@ -290,16 +290,19 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
   w.n = n;
   w.trans_a = oa.mn_major;
   w.trans_b = ob.mn_major;
-  w.use_c = LLVMConstInt(s->i1, 1, 0);
-  if (op->num_operands > 3) { /* useC: false makes the instructions ignore C (a reset accumulator) */
+  /* useC (false: a reset accumulator) applies to the first instruction of each chain; the rest
+   * accumulate what it started. */
+  LLVMValueRef always = LLVMConstInt(s->i1, 1, 0), first_use_c = always;
+  if (op->num_operands > 3) {
     const lower_values *u = lower_get(s, op, op->operands[3].value);
     if (!u) return false;
-    w.use_c = u->v[0];
+    first_use_c = u->v[0];
   }
   /* Tiles outer, K inner: the instructions of one accumulator chain in the tensor cores. */
   for (int t = 0; t < ntiles; t++) {
     pack_tile(s, vc, &tiles[t], per_tile, packed, regs);
     for (int64_t ks = 0; ks < K / mi->k; ks++) {
+      w.use_c = ks == 0 ? first_use_c : always;
       if (regs_a) {
         if (!a_fragment(s, op, mi, la, va, tiles[t].m0, ks, w.a_regs)) return false;
       } else {
