@@ -295,10 +295,12 @@ static void print_escaped(printer *p, const char *s, size_t n) {
   w_putc(p->w, '"');
 }
 
-/* A dictionary key or symbol: bare when MLIR's lexer reads it back as one identifier. */
+/* A dictionary key or symbol: bare when MLIR's lexer reads it back as one identifier; an op's
+ * name ("tt.atomic_rmw") is quoted, since gemmc's lexer reads those as op names (fuzz finding). */
 static void print_key(printer *p, const char *s) {
   size_t n = strlen(s);
-  if (is_bare_id(s, n))
+  ir_op_kind kind;
+  if (is_bare_id(s, n) && !ir_op_kind_from_name(s, n, &kind))
     w_put(p->w, s, n);
   else
     print_escaped(p, s, n);

@@ -280,6 +280,19 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
 
   bool packed = mi->c_packed_f16;
   int per_tile = n / 2, nregs = packed ? per_tile / 2 : per_tile;
+  /* One instruction holds its whole accumulator tile in registers; a block so large that a
+   * thread gets fewer (64K registers shared by the block) cannot be assembled (ptxas C7602: a
+   * fuzz finding with 32 warps and n = 128). The margin is the descriptors and addresses. */
+  int block_threads = s->num_warps * s->threads_per_warp;
+  int regs_per_thread = block_threads > 0 ? 65536 / block_threads : 255;
+  if (regs_per_thread > 255) regs_per_thread = 255;
+  if (nregs + 24 > regs_per_thread) {
+    ir_op_error(s->ctx, op,
+                "cannot lower ttng.warp_group_dot: its %dx%d accumulator tiles need %d registers per thread, more "
+                "than the %d a block of %d threads leaves each (fewer warps or a narrower instruction)",
+                64, n, nregs + 24, regs_per_thread, block_threads);
+    return false;
+  }
   LLVMValueRef regs[128];
   lower_values *out = lower_values_new(s, op, lc->num_regs);
   if (!out) return false;
