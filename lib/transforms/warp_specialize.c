@@ -20,8 +20,8 @@
  *
  * The output (seed 003's design, CUTLASS's kernel shape):
  *
+ *   scf.if (this block's linear id %start < gemmc.num_workers (W)) {   the others leave at once
  *   descriptors (moved to the top: they depend on the arguments only), rings[S], full[S], empty[S]
- *   %start = this block's linear id if it is below gemmc.num_workers (W), else the program count
  *   ttg.warp_specialize
  *   default (consumer group 0), partition 1 (consumer group 1, ping-pong only):
  *     scf.for %v = %start + g * W to %programs step G * W {           tiles of this group
@@ -599,16 +599,11 @@ static ir_value *linear_block_id(ws_plan *p, ir_op *at, ir_value **programs, ir_
 
 /* The launch has a block per program, but only the first W work: the others wait for an SM
  * (each needs the whole shared memory) and should leave at once, before building descriptors,
- * barriers and rings. The function's body goes under `scf.if linear id < W`. */
-static void skip_idle_blocks(ws_plan *p) {
+ * barriers and rings. Everything after `working`'s computation (at the function's top) goes under
+ * `scf.if %working`. */
+static void skip_idle_blocks(ws_plan *p, ir_value *working) {
   gemmc_context *ctx = p->ctx;
-  ir_block *entry = p->entry;
-  ir_op *term = ir_block_terminator(entry), *first = entry->first;
-  if (!term || first == term) return;
-  const ir_type *i32 = ir_int_type(ctx, 32);
-  ir_value *linear = linear_block_id(p, first, NULL, NULL, NULL);
-  ir_value *workers = build_before(ctx, first, OP_NUM_WORKERS, 0, NULL, i32);
-  ir_value *working = build_cmpi(ctx, first, "slt", linear, workers);
+  ir_op *term = ir_block_terminator(p->entry), *first = working->def_op->next;
   ir_op *if_op = ir_op_create(ctx, OP_SCF_IF, 1, &working, 0, NULL, 2, term->loc);
   ir_op_insert_before(term, if_op);
   ir_block *then_block = ir_block_create(ctx), *else_block = ir_block_create(ctx);
@@ -711,13 +706,14 @@ static void rewrite(ws_plan *p) {
     for (int g = 0; g < 2; g++)
       barrier_op(p, at, OP_INIT_BARRIER, stage_view(p, at, p->order, c32(p, at, g)), "count", p->warps / 4, NULL);
   }
-  /* Linear block id, program count, workers, this block's first tile. */
+  /* Linear block id, program count, workers, at the function's top: a block at or past the
+   * workers skips the rest (skip_idle_blocks), so a working block's first tile is its id. */
   const ir_type *i32 = ir_int_type(ctx, 32);
-  ir_value *linear = linear_block_id(p, at, &p->programs, &p->nx, &p->ny);
-  p->workers = build_before(ctx, at, OP_NUM_WORKERS, 0, NULL, i32);
-  ir_value *working = build_cmpi(ctx, at, "slt", linear, p->workers);
-  ir_value *sel[3] = {working, linear, p->programs};
-  p->start = build_before(ctx, at, OP_SELECT, 3, sel, i32);
+  ir_op *first = p->entry->first;
+  ir_value *linear = linear_block_id(p, first, &p->programs, &p->nx, &p->ny);
+  p->workers = build_before(ctx, first, OP_NUM_WORKERS, 0, NULL, i32);
+  ir_value *working = build_cmpi(ctx, first, "slt", linear, p->workers);
+  p->start = linear;
 
   int nregions = 1 + 1 + (p->groups - 1);
   ir_op *ws = ir_op_create(ctx, OP_WARP_SPECIALIZE, 0, NULL, 0, NULL, nregions, at->loc);
@@ -738,9 +734,9 @@ static void rewrite(ws_plan *p) {
   if (p->groups == 2) build_consumer(p, ends[2], 1);
   isolate_partitions(p, ws);
   for (int i = p->old_ops.count - 1; i >= 0; i--) ir_op_erase(p->old_ops.items[i]);
+  skip_idle_blocks(p, working);
   /* The copies of P and E keep what only the replaced stores used (conversions, pointers). */
   erase_dead_pure_ops(ctx, p->func);
-  skip_idle_blocks(p);
 }
 
 /* Stages that fit beside the epilogue's scratch (every consumer group has its own). Buffers made
