@@ -281,6 +281,38 @@ bool erase_dead_pure_ops(gemmc_context *ctx, ir_op *root) {
   return changed;
 }
 
+/* The scf.for `loop` rebuilt with n more iter args (initial values `inits`): its body block moves
+ * to the new op and gets n more arguments (their new values must still be yielded); the uses of
+ * the old results go to the new ones. Returns the new loop (the old one is erased). */
+ir_op *scf_for_add_iter_args(gemmc_context *ctx, ir_op *loop, int n, ir_value *const *inits) {
+  int old_iter = loop->num_operands - 3;
+  ir_value **operands = ir_alloc(ctx, sizeof *operands * (size_t)(loop->num_operands + n));
+  const ir_type **types = ir_alloc(ctx, sizeof *types * (size_t)(old_iter + n));
+  for (int i = 0; i < loop->num_operands; i++) operands[i] = loop->operands[i].value;
+  for (int i = 0; i < n; i++) operands[loop->num_operands + i] = inits[i];
+  for (int k = 0; k < old_iter; k++) types[k] = loop->results[k].type;
+  for (int i = 0; i < n; i++) types[old_iter + i] = inits[i]->type;
+  ir_op *fresh = ir_op_create(ctx, OP_SCF_FOR, loop->num_operands + n, operands, old_iter + n, types, 1, loop->loc);
+  fresh->src_loc = loop->src_loc;
+  for (int i = 0; i < loop->num_attrs; i++) {
+    ir_op_set_attr(ctx, fresh, loop->attrs[i].name, loop->attrs[i].value);
+    if (ir_op_attr_is_property(loop, loop->attrs[i].name)) ir_op_mark_property(ctx, fresh, loop->attrs[i].name);
+  }
+  ir_op_insert_before(loop, fresh);
+  ir_block *body = loop->regions[0].first;
+  fresh->regions[0].first = loop->regions[0].first;
+  fresh->regions[0].last = loop->regions[0].last;
+  loop->regions[0].first = loop->regions[0].last = NULL;
+  for (ir_block *b = fresh->regions[0].first; b; b = b->next) b->parent = &fresh->regions[0];
+  for (int i = 0; i < n; i++) ir_block_add_arg(ctx, body, inits[i]->type, loop->loc);
+  for (int k = 0; k < old_iter; k++) {
+    fresh->results[k].name = loop->results[k].name;
+    ir_value_replace_all_uses(&loop->results[k], &fresh->results[k]);
+  }
+  ir_op_erase(loop);
+  return fresh;
+}
+
 /* The body ops that iter arg k feeds, when they feed nothing but themselves and the yield at k. */
 static bool iter_arg_cycle(gemmc_context *ctx, ir_op *loop, int k, ptr_list *cycle) {
   ir_block *body = ir_region_entry(&loop->regions[0]);

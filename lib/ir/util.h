@@ -105,6 +105,10 @@ const char *cmp_predicate_of(const ir_op *op);
 /* Erases pure ops (regions only for tt.reduce / tt.scan) whose results nothing uses, nested
  * under root, until none is left; true when it erased any. */
 bool erase_dead_pure_ops(gemmc_context *ctx, ir_op *root);
+/* The scf.for `loop` rebuilt with n more iter args (initial values `inits`): its body block moves
+ * to the new op and gets n more arguments (their new values must still be yielded); the uses of
+ * the old results go to the new ones. Returns the new loop (the old one is erased). */
+ir_op *scf_for_add_iter_args(gemmc_context *ctx, ir_op *loop, int n, ir_value *const *inits);
 /* Drops the iter args of an scf.for whose results are unused and whose block arguments only
  * feed pure ops that feed nothing but the same yield position (a pointer recurrence nothing
  * reads any more); returns the loop that replaces it (loop itself when nothing was dropped). */

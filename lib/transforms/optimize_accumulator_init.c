@@ -55,37 +55,6 @@ static ir_op *reset_select(ir_op *loop, int k, ir_op **dot, ir_value **zero, boo
   return sel;
 }
 
-/* Adds an i1 iter arg to loop (a new op; the old one is erased): init, and its yielded value. */
-static ir_op *add_flag_iter_arg(gemmc_context *ctx, ir_op *loop, ir_value *init, ir_value **arg_out, ir_value *next) {
-  int n = loop->num_operands, num_iter = n - 3;
-  ir_value **operands = ir_alloc(ctx, sizeof *operands * (size_t)(n + 1));
-  const ir_type **types = ir_alloc(ctx, sizeof *types * (size_t)(num_iter + 1));
-  for (int i = 0; i < n; i++) operands[i] = loop->operands[i].value;
-  operands[n] = init;
-  for (int k = 0; k < num_iter; k++) types[k] = loop->results[k].type;
-  types[num_iter] = init->type;
-  ir_op *nl = ir_op_create(ctx, OP_SCF_FOR, n + 1, operands, num_iter + 1, types, 1, loop->loc);
-  nl->src_loc = loop->src_loc;
-  for (int i = 0; i < loop->num_attrs; i++) {
-    ir_op_set_attr(ctx, nl, loop->attrs[i].name, loop->attrs[i].value);
-    if (ir_op_attr_is_property(loop, loop->attrs[i].name)) ir_op_mark_property(ctx, nl, loop->attrs[i].name);
-  }
-  nl->regions[0].first = loop->regions[0].first;
-  nl->regions[0].last = loop->regions[0].last;
-  for (ir_block *b = nl->regions[0].first; b; b = b->next) b->parent = &nl->regions[0];
-  loop->regions[0].first = loop->regions[0].last = NULL;
-  ir_block *body = ir_region_entry(&nl->regions[0]);
-  *arg_out = ir_block_add_arg(ctx, body, init->type, loop->loc);
-  ir_op_add_operand(ctx, ir_block_terminator(body), next);
-  for (int k = 0; k < num_iter; k++) {
-    nl->results[k].name = loop->results[k].name;
-    ir_value_replace_all_uses(&loop->results[k], &nl->results[k]);
-  }
-  ir_op_insert_before(loop, nl);
-  ir_op_erase(loop);
-  return nl;
-}
-
 /* Where the loop's result r (the unselected accumulator now) is read, it is selected with the
  * final flag: after each warp_group_dot_wait that names it (on the wait's result), else once after
  * the loop. */
@@ -143,9 +112,10 @@ bool gemmc_pass_optimize_accumulator_init(const gemmc_pass_context *pc, ir_op *m
       ir_value *y = sel->operands[invert ? 1 : 2].value;
       ir_op_set_operand(yield, k, y);
       ir_op_erase(sel);
-      ir_value *flag_arg;
-      loop = add_flag_iter_arg(ctx, loop, init, &flag_arg, next);
-      ir_op_add_operand(ctx, dot, flag_arg);
+      loop = scf_for_add_iter_args(ctx, loop, 1, &init);
+      body = ir_region_entry(&loop->regions[0]);
+      ir_op_add_operand(ctx, ir_block_terminator(body), next);
+      ir_op_add_operand(ctx, dot, body->args[body->num_args - 1]);
       reselect_result(ctx, loop, k, &loop->results[loop->num_results - 1], zero);
     }
   }

@@ -258,38 +258,6 @@ static void emit_local_stores(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, 
   }
 }
 
-/* The scf.for `loop` rebuilt with n more iter args (initial values `inits`): its body block moves
- * to the new op and gets n more arguments (their new values must still be yielded); the uses of
- * the old results go to the new ones. Returns the new loop (the old one is erased). */
-static ir_op *add_iter_args(gemmc_context *ctx, ir_op *loop, int n, ir_value *const *inits) {
-  int old_iter = loop->num_operands - 3;
-  ir_value **operands = ir_alloc(ctx, sizeof *operands * (size_t)(loop->num_operands + n));
-  const ir_type **types = ir_alloc(ctx, sizeof *types * (size_t)(old_iter + n));
-  for (int i = 0; i < loop->num_operands; i++) operands[i] = loop->operands[i].value;
-  for (int i = 0; i < n; i++) operands[loop->num_operands + i] = inits[i];
-  for (int k = 0; k < old_iter; k++) types[k] = loop->results[k].type;
-  for (int i = 0; i < n; i++) types[old_iter + i] = inits[i]->type;
-  ir_op *fresh = ir_op_create(ctx, OP_SCF_FOR, loop->num_operands + n, operands, old_iter + n, types, 1, loop->loc);
-  fresh->src_loc = loop->src_loc;
-  for (int i = 0; i < loop->num_attrs; i++) {
-    ir_op_set_attr(ctx, fresh, loop->attrs[i].name, loop->attrs[i].value);
-    if (ir_op_attr_is_property(loop, loop->attrs[i].name)) ir_op_mark_property(ctx, fresh, loop->attrs[i].name);
-  }
-  ir_op_insert_before(loop, fresh);
-  ir_block *body = loop->regions[0].first;
-  fresh->regions[0].first = loop->regions[0].first;
-  fresh->regions[0].last = loop->regions[0].last;
-  loop->regions[0].first = loop->regions[0].last = NULL;
-  for (ir_block *b = fresh->regions[0].first; b; b = b->next) b->parent = &fresh->regions[0];
-  for (int i = 0; i < n; i++) ir_block_add_arg(ctx, body, inits[i]->type, loop->loc);
-  for (int k = 0; k < old_iter; k++) {
-    fresh->results[k].name = loop->results[k].name;
-    ir_value_replace_all_uses(&loop->results[k], &fresh->results[k]);
-  }
-  ir_op_erase(loop);
-  return fresh;
-}
-
 /* The last iteration of the loop (whose bounds are already lb .. ub - step), under lb < ub: the
  * body without the ops in `skip`. */
 static void emit_epilogue(gemmc_context *ctx, loop_plan *lp, ir_value *lb, ir_value *ub, ir_value *step,
@@ -391,7 +359,7 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   ir_value *inits[MAX_LOADS + 1];
   inits[0] = zero;
   for (int j = 0; j < lp->num_loads; j++) inits[1 + j] = slots[j];
-  loop = lp->loop = add_iter_args(ctx, loop, 1 + lp->num_loads, inits);
+  loop = lp->loop = scf_for_add_iter_args(ctx, loop, 1 + lp->num_loads, inits);
   ir_op *yield = ir_block_terminator(body);
   ir_value *index = body->args[1 + num_iter];
 
