@@ -123,6 +123,12 @@ bool layout_shared_coord(const ir_attr *layout, int rank, const int64_t *shape, 
  * ones (vec = 128/elemBits, perPhase = 128/swizzle, maxPhase = swizzle/16; 1s unswizzled). */
 void layout_shared_swizzle(const ir_attr *layout, int *vec, int *per_phase, int *max_phase);
 
+/* Whether shared layout `view` over `view_shape` addresses every element where `buffer` over
+ * `buffer_shape` has it when view dim d is buffer dim perm[d] (a ttg.memdesc_trans view): checked
+ * on the basis coordinates, which decides it for these XOR-linear layouts. */
+bool layout_shared_is_permuted_view(const ir_attr *view, const int64_t *view_shape, const ir_attr *buffer,
+                                    const int64_t *buffer_shape, int rank, const int *perm);
+
 /* How TMA moves a tensor descriptor's block into the block's nvmma_shared layout: boxes of box[]
  * elements (innermost dim first), num_boxes of them side by side along the innermost dim (one
  * swizzle width each), box k starting at element box_offset[k] of the buffer. */

@@ -197,3 +197,20 @@ bool layout_shared_coord(const ir_attr *layout, int rank, const int64_t *shape, 
   }
   return true;
 }
+
+bool layout_shared_is_permuted_view(const ir_attr *view, const int64_t *view_shape, const ir_attr *buffer,
+                                    const int64_t *buffer_shape, int rank, const int *perm) {
+  if (!view || !buffer || !layout_is_shared(view) || !layout_is_shared(buffer) || rank < 1 || rank > IR_MAX_RANK)
+    return false;
+  for (int d = 0; d < rank; d++) {
+    if (perm[d] < 0 || perm[d] >= rank) return false;
+    for (int64_t c = 1; c < view_shape[d]; c *= 2) {
+      int64_t vc[IR_MAX_RANK] = {0}, bc[IR_MAX_RANK] = {0};
+      vc[d] = c;
+      bc[perm[d]] = c;
+      int64_t vo = layout_shared_offset(view, rank, view_shape, vc);
+      if (vo < 0 || vo != layout_shared_offset(buffer, rank, buffer_shape, bc)) return false;
+    }
+  }
+  return true;
+}

@@ -109,16 +109,11 @@ static bool lower_memdesc_index(lower_state *s, ir_op *op) {
 static bool lower_memdesc_trans(lower_state *s, ir_op *op) {
   const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
   const ir_attr *order = ir_op_get_attr(op, "order");
+  int perm[IR_MAX_RANK];
   bool same = order && order->kind == AT_DENSE_ARRAY && order->num_elems == dst->rank && src->rank == dst->rank &&
-              src->encoding && dst->encoding && layout_is_shared(src->encoding) && layout_is_shared(dst->encoding);
-  for (int d = 0; same && d < dst->rank; d++)
-    for (int64_t c = 1; same && c < dst->shape[d]; c *= 2) {
-      int64_t vc[IR_MAX_RANK] = {0}, bc[IR_MAX_RANK] = {0};
-      vc[d] = c;
-      bc[order->ints[d]] = c;
-      int64_t vo = layout_shared_offset(dst->encoding, dst->rank, dst->shape, vc);
-      same = vo >= 0 && vo == layout_shared_offset(src->encoding, src->rank, src->shape, bc);
-    }
+              dst->rank <= IR_MAX_RANK;
+  for (int d = 0; same && d < dst->rank; d++) perm[d] = (int)order->ints[d];
+  same = same && layout_shared_is_permuted_view(dst->encoding, dst->shape, src->encoding, src->shape, dst->rank, perm);
   if (!same) {
     ir_op_error(s->ctx, op, "lowering of ttg.memdesc_trans from %s to %s is not implemented (the view's layout must address the same bytes)",
                 ir_type_str(s->ctx, src), ir_type_str(s->ctx, dst));

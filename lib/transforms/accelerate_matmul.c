@@ -245,15 +245,7 @@ static ir_value *transposed_view_operand(gemmc_context *ctx, ir_op *dot, ir_valu
   int bits = (int)ir_type_bits(ir_type_element(t));
   const ir_attr *buf_layout = layout_nvmma_shared_get(ctx, 2, xt->shape, xorder, bits, false);
   const ir_attr *view_layout = layout_nvmma_shared_get(ctx, 2, t->shape, order, bits, false);
-  if (!buf_layout || !view_layout) return NULL;
-  for (int d = 0; d < 2; d++)
-    for (int64_t c = 1; c < t->shape[d]; c *= 2) {
-      int64_t vc[2] = {0, 0}, bc[2] = {0, 0};
-      vc[d] = c;
-      bc[perm[d]] = c;
-      int64_t vo = layout_shared_offset(view_layout, 2, t->shape, vc), bo = layout_shared_offset(buf_layout, 2, xt->shape, bc);
-      if (vo < 0 || vo != bo) return NULL;
-    }
+  if (!layout_shared_is_permuted_view(view_layout, t->shape, buf_layout, xt->shape, 2, perm)) return NULL;
   const ir_attr *smem = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
   const ir_type *buf_type = ir_memdesc_type(ctx, 2, xt->shape, xt->elem, buf_layout, smem, false, 0, NULL);
   const ir_type *view_type = ir_memdesc_type(ctx, 2, t->shape, t->elem, view_layout, smem, false, 0, NULL);
