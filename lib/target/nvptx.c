@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 
 void target_nvptx_initialize(void) {
@@ -14,6 +15,12 @@ void target_nvptx_initialize(void) {
   LLVMInitializeNVPTXTarget();
   LLVMInitializeNVPTXTargetMC();
   LLVMInitializeNVPTXAsmPrinter();
+  /* 32-bit pointers for shared, local and constant memory (data layout p3:32, as Triton sets):
+   * shared addresses (ring slots, swizzled tiles, wgmma descriptors) take one register and no
+   * 64-bit arithmetic. LLVM reads this only as a command-line option, so it is set once per
+   * process, here, before any NVPTX target machine exists. */
+  const char *const argv[] = {"gemmc", "-nvptx-short-ptr"};
+  LLVMParseCommandLineOptions(2, argv, NULL);
 }
 
 /* Appends `!{ptr @fn, !"key", i32 value}` to !nvvm.annotations. */

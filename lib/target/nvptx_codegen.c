@@ -129,6 +129,12 @@ static void nvptx_store_global(const target_emitter *e, const target_global_acce
   target_inline_asm(e, text, constraints, void_type(e), args, na, true);
 }
 
+/* A shared-memory pointer as the 32-bit address PTX takes. */
+static LLVMValueRef smem_addr32(const target_emitter *e, LLVMValueRef p) {
+  LLVMValueRef v = LLVMBuildPtrToInt(e->b, p, LLVMInt64TypeInContext(e->ctx), "");
+  return LLVMBuildTrunc(e->b, v, i32_type(e), "");
+}
+
 /* ---------------------------------------------------------------- cp.async */
 
 static void nvptx_async_copy(const target_emitter *e, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValueRef pred) {
@@ -136,10 +142,13 @@ static void nvptx_async_copy(const target_emitter *e, LLVMValueRef dst, LLVMValu
     /* src-size 0 under a false mask: nothing is read and the bytes become zeros. */
     LLVMValueRef size = target_i32(e, bytes);
     if (pred) size = LLVMBuildSelect(e->b, pred, size, target_i32(e, 0), "");
-    char name[64];
-    snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%d.s", bytes == 16 ? "cg" : "ca", bytes);
-    LLVMValueRef args[3] = {dst, src, size};
-    target_call(e, name, void_type(e), args, 3);
+    /* Inline PTX, as LLVM 19 has no selection of the cp.async intrinsics for 32-bit shared
+     * pointers (nvptx-short-ptr). */
+    char text[96];
+    snprintf(text, sizeof text, "cp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %d, $2;",
+             bytes == 16 ? "cg" : "ca", bytes);
+    LLVMValueRef args[3] = {smem_addr32(e, dst), src, size};
+    target_inline_asm(e, text, "r,l,r", void_type(e), args, 3, true);
     return;
   }
   /* Under 4 bytes cp.async cannot copy: a predicated load (zero when masked) and a shared store. */
@@ -342,11 +351,6 @@ static void nvptx_fence_async_shared(const target_emitter *e) {
 /* ---------------------------------------------------------------- mbarriers and TMA (inline PTX) */
 
 /* A shared-memory address as the 32-bit register the .shared::cta forms take. */
-static LLVMValueRef smem_addr32(const target_emitter *e, LLVMValueRef p) {
-  LLVMValueRef v = LLVMBuildPtrToInt(e->b, p, LLVMInt64TypeInContext(e->ctx), "");
-  return LLVMBuildTrunc(e->b, v, i32_type(e), "");
-}
-
 static LLVMValueRef always(const target_emitter *e, LLVMValueRef pred) {
   return pred ? pred : LLVMConstInt(LLVMInt1TypeInContext(e->ctx), 1, 0);
 }
