@@ -27,7 +27,9 @@ const char *gemmc_version(void);
 
 /* ------------------------------------------------------------------ options */
 
-/* How far gemmc_compile goes. Later stages include the earlier ones' results. */
+/* How far gemmc_compile goes. Later stages include the earlier ones' results, except the LLVM IR
+ * text, which stages past GEMMC_STAGE_LLVM keep only with keep_llvm_ir (printing it costs about
+ * a tenth of a compile). */
 typedef enum gemmc_stage {
   GEMMC_STAGE_TTGIR, /* parse, verify, assign layouts and coalesce (TTIR input) */
   GEMMC_STAGE_LLVM,  /* ... and lower to LLVM IR */
@@ -65,6 +67,7 @@ typedef struct gemmc_compile_options {
    * faster than cp.async only there), 1 wherever legal, -1 never. */
   int tma;
   int warp_specialize;
+  bool keep_llvm_ir;    /* keep the optimized LLVM IR text (gemmc_compiled_llvm_ir) past GEMMC_STAGE_LLVM */
 } gemmc_compile_options;
 
 /* Fills *opts with the defaults: target sm_90a, num_warps 0, num_stages 3, opt_level 3, stage PTX, no defines.
@@ -210,7 +213,8 @@ bool gemmc_compiled_ok(const gemmc_compiled *c);
  * line and a caret; "" when there were none. */
 const char *gemmc_compiled_diagnostics(const gemmc_compiled *c);
 const char *gemmc_compiled_ttgir(const gemmc_compiled *c, size_t *len);
-const char *gemmc_compiled_llvm_ir(const gemmc_compiled *c, size_t *len); /* after the O-level pipeline */
+/* After the O-level pipeline; past GEMMC_STAGE_LLVM only with opts.keep_llvm_ir. */
+const char *gemmc_compiled_llvm_ir(const gemmc_compiled *c, size_t *len);
 const char *gemmc_compiled_ptx(const gemmc_compiled *c, size_t *len);
 const char *gemmc_compiled_amdgcn(const gemmc_compiled *c, size_t *len); /* AMDGCN assembly text */
 const void *gemmc_compiled_hsaco(const gemmc_compiled *c, size_t *len);  /* linked code object */

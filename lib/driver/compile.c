@@ -372,7 +372,7 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
   if (!gemmc_target_optimize(c->target, c->llvm_module, c->opts.opt_level, err, sizeof err))
     return fail(c, "LLVM optimization failed: %s", err);
   c->times.llvm_opt_ms = now_ms() - start;
-  if (!keep_llvm_text(c)) return false;
+  if ((c->opts.stage == GEMMC_STAGE_LLVM || c->opts.keep_llvm_ir) && !keep_llvm_text(c)) return false;
   if (amd) return c->opts.stage >= GEMMC_STAGE_AMDGCN ? emit_amdgpu(c) : true;
   if (c->opts.stage >= GEMMC_STAGE_PTX) {
     char *ptx = NULL;

@@ -210,8 +210,39 @@ static void test_failing_allocator(void) {
   CHECK(succeeded_at > 0, "a compile succeeds once the allocator lets it");
 }
 
+/* The LLVM IR text is kept at GEMMC_STAGE_LLVM, and past it only when asked for. */
+static void test_keep_llvm_ir(void) {
+  gemmc_define b = {"B", "7"};
+  gemmc_context *ctx = gemmc_context_create();
+  const struct {
+    gemmc_stage stage;
+    bool keep, want;
+  } cases[] = {{GEMMC_STAGE_LLVM, false, true}, {GEMMC_STAGE_PTX, false, false}, {GEMMC_STAGE_PTX, true, true}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    gemmc_compile_options o;
+    gemmc_compile_options_init(&o);
+    o.defines = &b;
+    o.num_defines = 1;
+    o.stage = cases[i].stage;
+    o.keep_llvm_ir = cases[i].keep;
+    gemmc_compiled *out = NULL;
+    CHECK(gemmc_compile(ctx, kernel, strlen(kernel), "api.tir", &o, &out), "case %zu: %s", i,
+          gemmc_compiled_diagnostics(out));
+    size_t len = 0;
+    const char *ir = gemmc_compiled_llvm_ir(out, &len);
+    if (cases[i].want)
+      CHECK(ir && len > 0 && strstr(ir, "define") != NULL, "case %zu: LLVM IR text missing", i);
+    else
+      CHECK(ir == NULL && len == 0, "case %zu: LLVM IR text kept unasked", i);
+    CHECK((gemmc_compiled_ptx(out, NULL) != NULL) == (cases[i].stage == GEMMC_STAGE_PTX), "case %zu: PTX", i);
+    gemmc_compiled_destroy(out);
+  }
+  gemmc_context_destroy(ctx);
+}
+
 int main(void) {
   test_null_accessors();
+  test_keep_llvm_ir();
   test_rules();
   test_memory_limit();
   test_failing_allocator();
