@@ -652,7 +652,7 @@ int main(int argc, char **argv) {
     mh_tune_buffers tb = {buf.a, buf.b, buf.c, buf.sets};
     int best = -1;
     double compile_wall = 0;
-    if (!mh_tune(rt, cache, g, path, target ? target : mh_target(rt), list, nconfigs, &tb, samples, NULL, tuned, &best,
+    if (!mh_tune(rt, cache, g, path, target ? target : mh_target(rt), list, nconfigs, &tb, samples, 0, NULL, tuned, &best,
                  &best_kernel, &compile_wall, &e))
       snprintf(r->gemmc_error, sizeof r->gemmc_error, "%.250s", e.message);
     for (int k = 0; k < nconfigs; k++) {

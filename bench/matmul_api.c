@@ -159,7 +159,7 @@ static int perf(gemmc_runtime *rt, const char *cache_dir, int samples) {
     int best = -1;
     double wall = 0;
     mh_tune_buffers tb = {&g.b, &g.a, &g.d, 1};
-    mh_tune(rt, cache, &hg, path, mh_target(rt), mh_seed_configs, MH_NUM_SEED_CONFIGS, &tb, samples, NULL, tuned, &best, NULL,
+    mh_tune(rt, cache, &hg, path, mh_target(rt), mh_seed_configs, MH_NUM_SEED_CONFIGS, &tb, samples, 0, NULL, tuned, &best, NULL,
             &wall, &e);
     double best_ms = best >= 0 ? tuned[best].timing.median_ms : NAN;
     char best_cfg[64] = "-";

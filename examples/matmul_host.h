@@ -912,9 +912,10 @@ static inline bool mh_tune_launch(void *user, int index, char *err, size_t errle
  * times each on buf (samples, CUDA events). Without rt it only compiles (compile times).
  * results[i] belongs to configs[i]; *best is the fastest (-1 when none ran); with best_kernel
  * the fastest stays loaded there for the caller (mh_kernel_destroy). *wall_ms: the compile
- * batch's wall time (all configs, parallel). */
+ * batch's wall time (all configs, parallel, on `threads` threads: 0 is one per CPU). */
 static inline bool mh_tune(gemmc_runtime *rt, gemmc_cache *cache, const mh_gemm *g, const char *path, const char *target,
-                           const mh_config *configs, int n, const mh_tune_buffers *buf, int samples, FILE *progress,
+                           const mh_config *configs, int n, const mh_tune_buffers *buf, int samples, int threads,
+                           FILE *progress,
                            mh_tuned *results, int *best, mh_kernel *best_kernel, double *wall_ms, mh_error *e) {
   *best = -1;
   if (best_kernel) memset(best_kernel, 0, sizeof *best_kernel);
@@ -946,7 +947,7 @@ static inline bool mh_tune(gemmc_runtime *rt, gemmc_cache *cache, const mh_gemm 
     src[i].options.num_defines = defs[i].count;
   }
   int driver = rt ? gemmc_runtime_device_info(rt)->driver_version : 0;
-  gemmc_status st = gemmc_tune_compile(rt, cache, driver, src, n, 0, progress, built, wall_ms);
+  gemmc_status st = gemmc_tune_compile(rt, cache, driver, src, n, threads, progress, built, wall_ms);
   bool ok = mh_ok(st, "compiling the configs", e);
   for (int i = 0; ok && i < n; i++) {
     mh_tuned *r = &results[i];

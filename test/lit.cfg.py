@@ -33,6 +33,7 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "CUDA_VISIBLE_DEVIC
 config.environment.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
 
 # Longest first: lit applies substitutions in order and %gemmc is a prefix of %gemmc-opt.
+config.substitutions.append(("%gemmc-tune", os.path.join(config.gemmc_tools_dir, "gemmc-tune")))
 config.substitutions.append(("%gemmc-opt", os.path.join(config.gemmc_tools_dir, "gemmc-opt")))
 config.substitutions.append(("%gemmc", os.path.join(config.gemmc_tools_dir, "gemmc")))
 config.substitutions.append(("%shared", config.gemmc_shared_dir))

@@ -1,6 +1,9 @@
 /* gemmc-tune: compile a matmul .tir for a list of configs in parallel (gemmc's tuner, through the kernel cache), time each on the GPU for given shapes, print a table. */
 #include "../../examples/matmul_host.h"
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 static void usage(FILE *f) {
@@ -20,12 +23,36 @@ static void usage(FILE *f) {
         "  --dtype T --acc T --out T   element types (default f16, f32, the input type)\n"
         "  --precision tf32|ieee  f32 inputs\n"
         "  --b-col-major          B stored column-major\n"
-        "  --samples N            timed samples per config (default 10)\n"
-        "  --threads N            compile threads (default: one per CPU)\n"
+        "  --samples N            timed samples per config, 3..100000 (default 10)\n"
+        "  --threads N            compile threads, 0..1024 (default 0: one per CPU)\n"
         "  --compile-only         no GPU runs: compile times only\n"
         "  --target T             gemmc target (default: the device's, else sm_90a)\n"
         "  --cache-dir DIR        kernel cache folder (default: gemmc's); --no-cache compiles every time\n",
         f);
+}
+
+/* A decimal integer in [lo, hi], the whole text. */
+static bool parse_bounded(const char *text, long lo, long hi, int *out) {
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (errno || end == text || *end || v < lo || v > hi) return false;
+  *out = (int)v;
+  return true;
+}
+
+/* MxNxK or MxNxKxB, each a positive integer of at most 2^20 (B: the batch, default 1). */
+static bool parse_shape(const char *text, int shape[4]) {
+  char buf[96];
+  if (strlen(text) >= sizeof buf) return false;
+  snprintf(buf, sizeof buf, "%s", text);
+  shape[3] = 1;
+  int n = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, "x", &save); tok; tok = strtok_r(NULL, "x", &save)) {
+    if (n == 4 || !parse_bounded(tok, 1, 1 << 20, &shape[n])) return false;
+    n++;
+  }
+  return n == 3 || n == 4;
 }
 
 int main(int argc, char **argv) {
@@ -56,20 +83,18 @@ int main(int argc, char **argv) {
     } else {
       i++;
       if (!strcmp(a, "--shape")) {
-        int b = 1;
-        if (nshapes == 16 || sscanf(v, "%dx%dx%d", &shapes[nshapes][0], &shapes[nshapes][1], &shapes[nshapes][2]) != 3) {
-          fprintf(stderr, "gemmc-tune: error: bad --shape '%s' (expected MxNxK or MxNxKxB)\n", v);
+        if (nshapes == 16 || !parse_shape(v, shapes[nshapes])) {
+          fprintf(stderr, "gemmc-tune: error: bad --shape '%s' (expected MxNxK or MxNxKxB, each 1..1048576; at most 16)\n", v);
           return 2;
         }
-        sscanf(v, "%*dx%*dx%*dx%d", &b);
-        shapes[nshapes][3] = b;
         nshapes++;
       } else if (!strcmp(a, "--configs")) config_list = v;
       else if (!strcmp(a, "--kind")) kind_name = v;
       else if (!strcmp(a, "--target")) target = v;
       else if (!strcmp(a, "--cache-dir")) cache_dir = v;
-      else if (!strcmp(a, "--samples")) samples = atoi(v);
-      else if (!strcmp(a, "--threads")) threads = atoi(v);
+      else if (!strcmp(a, "--samples") && parse_bounded(v, 3, 100000, &samples)) {
+      } else if (!strcmp(a, "--threads") && parse_bounded(v, 0, 1024, &threads)) {
+      }
       else if (!strcmp(a, "--dtype") && mh_dtype_parse(v, &proto.in)) {
       } else if (!strcmp(a, "--acc") && mh_dtype_parse(v, &proto.acc)) acc_set = true;
       else if (!strcmp(a, "--out") && mh_dtype_parse(v, &proto.out)) out_set = true;
@@ -84,7 +109,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gemmc-tune: error: no input file (try --help)\n");
     return 2;
   }
-  if (samples < 3) samples = 3;
   if (!acc_set) proto.acc = proto.in == MH_I8 ? MH_I32 : MH_F32;
   if (!out_set) proto.out = proto.in == MH_I8 ? MH_I32 : proto.in;
   const char *base = strrchr(tir, '/') ? strrchr(tir, '/') + 1 : tir;
@@ -116,7 +140,6 @@ int main(int argc, char **argv) {
   } else {
     for (int i = 0; i < MH_NUM_SEED_CONFIGS; i++) configs[nconfigs++] = mh_seed_configs[i];
   }
-  (void)threads; /* gemmc_tune_compile uses one thread per CPU; kept for a later explicit limit */
 
   mh_error e = {""};
   gemmc_runtime *rt = NULL;
@@ -166,7 +189,7 @@ int main(int argc, char **argv) {
     mh_tuned results[32];
     int best = -1;
     double wall = 0;
-    if (!mh_tune(rt, cache, &g, tir, tgt, configs, nconfigs, &buf, samples, NULL, results, &best, NULL, &wall, &e)) {
+    if (!mh_tune(rt, cache, &g, tir, tgt, configs, nconfigs, &buf, samples, threads, NULL, results, &best, NULL, &wall, &e)) {
       printf("  %s\n", e.message);
       failures++;
     }
