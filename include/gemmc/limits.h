@@ -29,7 +29,8 @@
 /* The lowering cost of a module: every op costs the per-thread elements it handles (its tensor
  * results, or its largest tensor operand when it has none; 1 for a scalar op) times its kind's
  * weight (1 for most elementwise ops, 8 for loads and integer multiplies, 32 for stores, atomics, layout
- * conversions, tt.dot, reductions and shared-memory ops; lib/ir/verifier.c has the table and
+ * conversions, tt.dot, reductions and shared-memory ops; on AMD targets elementwise ops weigh 16
+ * and global memory ops 8 times as much, for AMDGPU's slower code generation; lib/ir/verifier.c has the table and
  * docs/limits.md the measurements). It bounds the LLVM instructions the lowering emits. LLVM's
  * code generation is superlinear in the size of a basic block (a kernel body is one), so the
  * bound is set where the worst mixes measured stay within seconds: about 5 s at the limit. Real

@@ -196,6 +196,14 @@ static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
                   "cannot change it (give TTIR to choose the warps)", module_warps, c->opts.num_warps);
       return false;
     }
+    /* A TTGIR module that does not name its target gets the compile's, as TTIR does from
+     * assign-layouts: the verifier weighs the lowering cost by it (AMDGPU's code generation is
+     * far slower per element; without this a gfx942 compile of such a module took 60 s). */
+    if (!ir_op_get_attr(module, "ttg.target")) {
+      char target[32];
+      gemmc_target_triton_name(c->target, target, sizeof target);
+      ir_op_set_attr(c->ctx, module, "ttg.target", ir_string_attr(c->ctx, target, strlen(target)));
+    }
     /* TTGIR is lowered as scheduled, but for the accumulator resets of flattened persistent loops
      * (Triton's own lowering folds those into the wgmma's scale-d as well). */
     gemmc_pass_context pc;
