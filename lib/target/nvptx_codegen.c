@@ -129,7 +129,8 @@ static void nvptx_store_global(const target_emitter *e, const target_global_acce
   target_inline_asm(e, text, constraints, void_type(e), args, na, true);
 }
 
-/* A shared-memory pointer as the 32-bit address PTX takes. */
+/* A shared-memory pointer as the 32-bit register PTX's .shared forms take (cp.async, mbarriers,
+ * TMA, tensormap.replace). */
 static LLVMValueRef smem_addr32(const target_emitter *e, LLVMValueRef p) {
   LLVMValueRef v = LLVMBuildPtrToInt(e->b, p, LLVMInt64TypeInContext(e->ctx), "");
   return LLVMBuildTrunc(e->b, v, i32_type(e), "");
@@ -350,7 +351,6 @@ static void nvptx_fence_async_shared(const target_emitter *e) {
 
 /* ---------------------------------------------------------------- mbarriers and TMA (inline PTX) */
 
-/* A shared-memory address as the 32-bit register the .shared::cta forms take. */
 static LLVMValueRef always(const target_emitter *e, LLVMValueRef pred) {
   return pred ? pred : LLVMConstInt(LLVMInt1TypeInContext(e->ctx), 1, 0);
 }

@@ -310,14 +310,12 @@ bool target_emit_guarded(LLVMTargetMachineRef tm, LLVMModuleRef m, LLVMCodeGenFi
   return true;
 }
 
-/* NVPTX at -O3 generates code at LLVM's Default level: Aggressive only swaps EarlyCSE for two
- * GVN runs in NVPTX's IR passes (NVPTXPassConfig::addEarlyCSEOrGVNPass), about a third of code
- * generation time, for the same PTX on our kernels up to register numbering (ptxas: equal or
- * fewer registers; docs/performance.md, "Compile time"). */
-/* NVPTX at -O3 generates code at the Less level: its PTX of every example and test kernel is
- * byte-identical to Default's (scripts/ptx-snapshot.sh, 693 files) in three quarters of the
- * time; ptxas does the machine-level work. None is not: it leaves copies of wgmma accumulators
- * that serialize the MMAs. */
+/* NVPTX at -O3 generates code at LLVM's Less level. Aggressive only swaps EarlyCSE for two GVN
+ * runs in NVPTX's IR passes (NVPTXPassConfig::addEarlyCSEOrGVNPass), about a third of code
+ * generation time, for the same PTX up to register numbering; Less makes PTX byte-identical to
+ * Default's for every example and test kernel (scripts/ptx-snapshot.sh, 693 files) in three
+ * quarters of Default's time; ptxas does the machine-level work (docs/performance.md, "Compile
+ * time"). None is not enough: it leaves copies of wgmma accumulators that serialize the MMAs. */
 static LLVMCodeGenOptLevel codegen_level(const gemmc_target *t, int opt_level) {
   if (t->arch == GEMMC_ARCH_NVPTX && opt_level == 3)
     return LLVMCodeGenLevelLess;
