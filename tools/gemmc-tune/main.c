@@ -1,10 +1,10 @@
 /* gemmc-tune: compile a matmul .tir for a list of configs in parallel (gemmc's tuner, through the kernel cache), time each on the GPU for given shapes, print a table. */
 #include "../../examples/matmul_host.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "tool_args.h"
 
 static void usage(FILE *f) {
   fputs("usage: gemmc-tune KERNEL.tir [options]\n"
@@ -31,16 +31,6 @@ static void usage(FILE *f) {
         f);
 }
 
-/* A decimal integer in [lo, hi], the whole text. */
-static bool parse_bounded(const char *text, long lo, long hi, int *out) {
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (errno || end == text || *end || v < lo || v > hi) return false;
-  *out = (int)v;
-  return true;
-}
-
 /* MxNxK or MxNxKxB, each a positive integer of at most 2^20 (B: the batch, default 1). */
 static bool parse_shape(const char *text, int shape[4]) {
   char buf[96];
@@ -49,7 +39,7 @@ static bool parse_shape(const char *text, int shape[4]) {
   shape[3] = 1;
   int n = 0;
   for (char *save = NULL, *tok = strtok_r(buf, "x", &save); tok; tok = strtok_r(NULL, "x", &save)) {
-    if (n == 4 || !parse_bounded(tok, 1, 1 << 20, &shape[n])) return false;
+    if (n == 4 || !tool_parse_int(tok, 1, 1 << 20, &shape[n])) return false;
     n++;
   }
   return n == 3 || n == 4;
@@ -92,8 +82,8 @@ int main(int argc, char **argv) {
       else if (!strcmp(a, "--kind")) kind_name = v;
       else if (!strcmp(a, "--target")) target = v;
       else if (!strcmp(a, "--cache-dir")) cache_dir = v;
-      else if (!strcmp(a, "--samples") && parse_bounded(v, 3, 100000, &samples)) {
-      } else if (!strcmp(a, "--threads") && parse_bounded(v, 0, 1024, &threads)) {
+      else if (!strcmp(a, "--samples") && tool_parse_int(v, 3, 100000, &samples)) {
+      } else if (!strcmp(a, "--threads") && tool_parse_int(v, 0, 1024, &threads)) {
       }
       else if (!strcmp(a, "--dtype") && mh_dtype_parse(v, &proto.in)) {
       } else if (!strcmp(a, "--acc") && mh_dtype_parse(v, &proto.acc)) acc_set = true;

@@ -9,6 +9,7 @@
 #include "gemmc/gemmc.h"
 #include "gemmc/limits.h"
 #include "gemmc/target.h"
+#include "tool_args.h"
 #include "tool_files.h"
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
@@ -89,14 +90,8 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
   return argv[++*i];
 }
 
-static bool parse_int(const char *text, int *out) {
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (errno || end == text || *end || v < -1000000 || v > 1000000) return false;
-  *out = (int)v;
-  return true;
-}
+/* An integer option's value; each option checks its own range after this loose one. */
+static bool parse_int(const char *text, int *out) { return tool_parse_int(text, -1000000, 1000000, out); }
 
 static bool valid_target(const char *name) {
   int count = 0;
