@@ -29,13 +29,8 @@ void fuzz_finding(const char *what, const char *detail) {
   abort();
 }
 
-typedef struct text {
-  char *data;
-  size_t len, cap;
-} text;
-
-static void append(const char *data, size_t len, void *user) {
-  text *t = user;
+void fuzz_text_append(const char *data, size_t len, void *user) {
+  fuzz_text *t = user;
   if (t->len + len + 1 > t->cap) {
     size_t cap = (t->len + len + 1) * 2;
     char *grown = realloc(t->data, cap);
@@ -51,7 +46,7 @@ static void append(const char *data, size_t len, void *user) {
 typedef struct reparse_job {
   const char *input;
   size_t len;
-  text printed;
+  fuzz_text printed;
   bool parsed;
 } reparse_job;
 
@@ -61,7 +56,7 @@ static bool parse_and_print(gemmc_context *ctx, void *user) {
   if (!module || ir_error_count(ctx) || !ir_verify(ctx, module)) return false;
   job->parsed = true;
   ir_print_options opts = {false, false};
-  ir_print_module(ctx, module, &opts, append, &job->printed);
+  ir_print_module(ctx, module, &opts, fuzz_text_append, &job->printed);
   return true;
 }
 

@@ -15,6 +15,14 @@ gemmc_context *fuzz_context(void);
 /* A finding: prints what and where, then aborts so that libFuzzer saves the input. */
 void fuzz_finding(const char *what, const char *detail) __attribute__((noreturn));
 
+/* Text printed by gemmc (ir_print_module's sink fuzz_text_append, user = a zero-initialized
+ * fuzz_text; the caller frees data). Out of host memory is a finding. */
+typedef struct fuzz_text {
+  char *data;
+  size_t len, cap;
+} fuzz_text;
+void fuzz_text_append(const char *data, size_t len, void *user);
+
 /* The differential check of the printer and parser: `ttgir` (text gemmc printed) must parse,
  * verify and print to the same text again. A finding otherwise. */
 void fuzz_check_reparse(const char *ttgir, size_t len, const char *what);

@@ -8,14 +8,7 @@
 
 #include <llvm-c/Core.h>
 
-#ifdef __SANITIZE_ADDRESS__
-#include <sanitizer/lsan_interface.h>
-#define LEAKS_ALLOWED_BEGIN() __lsan_disable()
-#define LEAKS_ALLOWED_END() __lsan_enable()
-#else
-#define LEAKS_ALLOWED_BEGIN() ((void)0)
-#define LEAKS_ALLOWED_END() ((void)0)
-#endif
+#include "leaks.h"
 
 static int failures;
 
