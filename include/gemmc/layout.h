@@ -59,6 +59,9 @@ void layout_linear_apply(const layout_linear *ll, const int64_t in[LAYOUT_IN_COU
 /* Inverse: some input that maps to coord, the smallest when several do, comparing
  * block, then warp, then lane, then register (then offset). False when no input maps there. */
 bool layout_linear_invert(const layout_linear *ll, const int64_t *coord, int64_t in_out[LAYOUT_IN_COUNT]);
+/* The register that holds coord in lane 0 of warp 0 (the smallest input, as above); -1 when no
+ * input maps there or only other lanes or warps hold it. */
+int64_t layout_linear_register_at(const layout_linear *ll, const int64_t *coord);
 /* Size of an input dim: 2^num_bases. */
 int64_t layout_linear_in_size(const layout_linear *ll, layout_in_dim in);
 

@@ -28,8 +28,9 @@ bool layout_register_map(const layout_linear *dst, const layout_linear *src, lay
     in[LAYOUT_IN_REGISTER] = r;
     layout_linear_apply(dst, in, c);
     project(project_ctx, c, p);
-    if (!layout_linear_invert(src, p, in) || in[LAYOUT_IN_LANE] || in[LAYOUT_IN_WARP]) return false;
-    if (map_out) map_out[r] = (int)in[LAYOUT_IN_REGISTER];
+    int64_t reg = layout_linear_register_at(src, p);
+    if (reg < 0) return false;
+    if (map_out) map_out[r] = (int)reg;
   }
   return true;
 }

@@ -177,6 +177,12 @@ bool ll_combine_with_shape(layout_linear *ll, layout_in_dim fill_in, const ir_at
   return ll_product(ll, &cga_ll);
 }
 
+int64_t layout_linear_register_at(const layout_linear *ll, const int64_t *coord) {
+  int64_t in[LAYOUT_IN_COUNT];
+  if (!layout_linear_invert(ll, coord, in) || in[LAYOUT_IN_LANE] || in[LAYOUT_IN_WARP]) return -1;
+  return in[LAYOUT_IN_REGISTER];
+}
+
 int64_t layout_linear_in_size(const layout_linear *ll, layout_in_dim in) {
   return INT64_C(1) << ll->num_bases[in];
 }

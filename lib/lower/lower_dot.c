@@ -41,10 +41,10 @@ int64_t lower_mma_fragment_register(const lower_layout_info *li, target_mma_oper
   const dot_dims *dd = &dims;
   int row, col;
   target_mma_fragment_coord(kind, bits, slot, 0, &row, &col);
-  int64_t coord[IR_MAX_RANK], in[LAYOUT_IN_COUNT];
+  int64_t coord[IR_MAX_RANK];
   make_coord(dd, batch, row0 + row, col0 + col, coord);
-  if (!layout_linear_invert(&li->ll, coord, in) || in[LAYOUT_IN_LANE] || in[LAYOUT_IN_WARP]) return -1;
-  int64_t reg = in[LAYOUT_IN_REGISTER];
+  int64_t reg = layout_linear_register_at(&li->ll, coord);
+  if (reg < 0) return -1;
   for (int lane = 1; lane < 32; lane++) {
     int64_t q[LAYOUT_IN_COUNT] = {0}, got[IR_MAX_RANK];
     q[LAYOUT_IN_REGISTER] = reg;
@@ -353,16 +353,16 @@ static bool lower_dot_fma(lower_state *s, ir_op *op) {
     lower_reg_coord(lc, r, c);
     LLVMValueRef acc = lower_elem(vc, r);
     for (int64_t k = 0; k < K; k++) {
-      int64_t ac[IR_MAX_RANK], bc[IR_MAX_RANK], ia[LAYOUT_IN_COUNT], ib[LAYOUT_IN_COUNT];
+      int64_t ac[IR_MAX_RANK], bc[IR_MAX_RANK];
       make_coord(&dd, c[0], c[r2], k, ac);
       make_coord(&dd, c[0], k, c[r1], bc);
-      if (!layout_linear_invert(&la->ll, ac, ia) || ia[LAYOUT_IN_LANE] || ia[LAYOUT_IN_WARP] ||
-          !layout_linear_invert(&lb->ll, bc, ib) || ib[LAYOUT_IN_LANE] || ib[LAYOUT_IN_WARP]) {
+      int64_t ra = layout_linear_register_at(&la->ll, ac), rb = layout_linear_register_at(&lb->ll, bc);
+      if (ra < 0 || rb < 0) {
         ir_op_error(s->ctx, op, "cannot lower tt.dot on the FMA path: an operand does not hold the whole K extent");
         return false;
       }
-      LLVMValueRef a = promote(s, lower_elem(va, (int)ia[LAYOUT_IN_REGISTER]), ae, ce, cty);
-      LLVMValueRef b = promote(s, lower_elem(vb, (int)ib[LAYOUT_IN_REGISTER]), be, ce, cty);
+      LLVMValueRef a = promote(s, lower_elem(va, (int)ra), ae, ce, cty);
+      LLVMValueRef b = promote(s, lower_elem(vb, (int)rb), be, ce, cty);
       if (is_float_acc) {
         LLVMValueRef args[3] = {a, b, acc};
         acc = lower_call(s, fma_name, cty, args, 3);

@@ -53,10 +53,9 @@ static void element_at(const lower_layout_info *li, const mfma_dims *dd, int64_t
 
 /* The register holding (batch, row, col) at lane 0 of warp 0, or -1. */
 static int64_t register_of(const lower_layout_info *li, const mfma_dims *dd, int64_t batch, int64_t row, int64_t col) {
-  int64_t coord[IR_MAX_RANK], in[LAYOUT_IN_COUNT];
+  int64_t coord[IR_MAX_RANK];
   make_coord(dd, batch, row, col, coord);
-  if (!layout_linear_invert(&li->ll, coord, in) || in[LAYOUT_IN_LANE] || in[LAYOUT_IN_WARP]) return -1;
-  return in[LAYOUT_IN_REGISTER];
+  return layout_linear_register_at(&li->ll, coord);
 }
 
 /* One operand: its lowered registers, or (deferred) its shared buffer read on first use. */
