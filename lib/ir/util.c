@@ -460,6 +460,25 @@ ir_value *build_int_constant(gemmc_context *ctx, ir_op *anchor, int64_t v, unsig
   return &op->results[0];
 }
 
+ir_value *build_cast_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *v, const ir_type *to) {
+  ir_op *op = ir_op_create(ctx, kind, 1, &v, 1, &to, 0, anchor->loc);
+  op->src_loc = anchor->src_loc;
+  ir_op_insert_before(anchor, op);
+  return &op->results[0];
+}
+
+ir_value *retype_result_with_cast_back(gemmc_context *ctx, ir_op *op, const ir_type *t, ir_op_kind back) {
+  const ir_type *old = op->results[0].type;
+  op->results[0].type = t;
+  ir_value *r = &op->results[0];
+  ir_op *cast = ir_op_create(ctx, back, 1, &r, 1, &old, 0, op->loc);
+  cast->src_loc = op->src_loc;
+  ir_op_insert_after(op, cast);
+  ir_value_replace_all_uses(r, &cast->results[0]);
+  ir_op_set_operand(cast, 0, r); /* the use just moved to itself */
+  return &cast->results[0];
+}
+
 ir_value *build_binary(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *a, ir_value *b) {
   ir_value *ops[2] = {a, b};
   return build_before(ctx, anchor, kind, 2, ops, a->type);

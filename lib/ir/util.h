@@ -119,6 +119,12 @@ ir_op *scf_for_drop_dead_iter_args(gemmc_context *ctx, ir_op *loop);
 ir_value *build_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, int n, ir_value *const *operands,
                        const ir_type *result);
 ir_value *build_int_constant(gemmc_context *ctx, ir_op *anchor, int64_t v, unsigned width);
+/* A one-operand op `kind` (a cast or layout conversion) of v to type `to` before anchor, with
+ * anchor's location and source location. */
+ir_value *build_cast_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *v, const ir_type *to);
+/* op's result 0 takes type t; a `back` op (a cast or layout conversion) right after op turns it
+ * into the old type again for every use it had. Returns the back op's result. */
+ir_value *retype_result_with_cast_back(gemmc_context *ctx, ir_op *op, const ir_type *t, ir_op_kind back);
 ir_value *build_binary(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *a, ir_value *b);
 ir_value *build_cmpi(gemmc_context *ctx, ir_op *anchor, const char *predicate, ir_value *a, ir_value *b);
 

@@ -100,13 +100,6 @@ static bool is_fp8(const ir_type *e) {
                                  e->float_kind == FLT_F8E4M3B11FNUZ);
 }
 
-static ir_value *cast_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *v, const ir_type *to) {
-  ir_op *op = ir_op_create(ctx, kind, 1, &v, 1, &to, 0, anchor->loc);
-  op->src_loc = anchor->src_loc;
-  ir_op_insert_before(anchor, op);
-  return &op->results[0];
-}
-
 /* An f16 / bf16 accumulator (the dot already in the MFMA layout): the MFMA accumulates in f32
  * between an extf of C and a truncf of the result, both in the MFMA layout, so that a loop
  * carries the narrow accumulator in registers (Triton's convertAndCastTensor: convert, then
@@ -114,14 +107,8 @@ static ir_value *cast_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind,
 static void accumulate_in_f32(gemmc_context *ctx, ir_op *dot) {
   const ir_type *ct = dot->results[0].type;
   const ir_type *f32 = ir_type_with_element(ctx, ct, ir_float_type(ctx, FLT_F32));
-  ir_op_set_operand(dot, 2, cast_before(ctx, dot, OP_EXTF, dot->operands[2].value, f32));
-  dot->results[0].type = f32;
-  ir_value *r = &dot->results[0];
-  ir_op *back = ir_op_create(ctx, OP_TRUNCF, 1, &r, 1, &ct, 0, dot->loc);
-  back->src_loc = dot->src_loc;
-  ir_op_insert_after(dot, back);
-  ir_value_replace_all_uses(r, &back->results[0]);
-  ir_op_set_operand(back, 0, r);
+  ir_op_set_operand(dot, 2, build_cast_before(ctx, dot, OP_EXTF, dot->operands[2].value, f32));
+  retype_result_with_cast_back(ctx, dot, f32, OP_TRUNCF);
 }
 
 /* OCP fp8 (f8E4M3FN, f8E5M2): CDNA3's MFMA takes the FNUZ variants only; Triton emulates these

@@ -3,6 +3,7 @@
 
 #include "gemmc/layout.h"
 #include "gemmc/passes.h"
+#include "util.h"
 
 /*
  * An MFMA lane takes kBase consecutive K values of its operand, so the operand is read from a
@@ -38,27 +39,13 @@ static const ir_attr *thread_raked_layout(gemmc_context *ctx, const ir_type *t, 
   return layout_blocked_get(ctx, 2, t->shape, spt, p->order, num_warps, threads_per_warp);
 }
 
-static ir_value *convert_before(gemmc_context *ctx, ir_op *anchor, ir_value *v, const ir_type *to) {
-  ir_op *cvt = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &v, 1, &to, 0, anchor->loc);
-  cvt->src_loc = anchor->src_loc;
-  ir_op_insert_before(anchor, cvt);
-  return &cvt->results[0];
-}
-
 static void rake_load(gemmc_context *ctx, ir_op *load, const ir_attr *layout) {
   for (int k = 0; k < load->num_operands; k++) {
     ir_value *v = load->operands[k].value;
     if (ir_type_is_tensor(v->type))
-      ir_op_set_operand(load, k, convert_before(ctx, load, v, ir_type_with_encoding(ctx, v->type, layout)));
+      ir_op_set_operand(load, k, build_cast_before(ctx, load, OP_CONVERT_LAYOUT, v, ir_type_with_encoding(ctx, v->type, layout)));
   }
-  const ir_type *old = load->results[0].type;
-  load->results[0].type = ir_type_with_encoding(ctx, old, layout);
-  ir_value *r = &load->results[0];
-  ir_op *back = ir_op_create(ctx, OP_CONVERT_LAYOUT, 1, &r, 1, &old, 0, load->loc);
-  back->src_loc = load->src_loc;
-  ir_op_insert_after(load, back);
-  ir_value_replace_all_uses(r, &back->results[0]);
-  ir_op_set_operand(back, 0, r);
+  retype_result_with_cast_back(ctx, load, ir_type_with_encoding(ctx, load->results[0].type, layout), OP_CONVERT_LAYOUT);
 }
 
 static void rake_dot_operands(const gemmc_pass_context *pc, ir_op *dot) {
