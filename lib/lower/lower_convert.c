@@ -1,8 +1,8 @@
 /* ttg.convert_layout: register permutations in place, anything else through a swizzled shared-memory tile chosen for few bank conflicts. */
 #include <string.h>
 
-#include "lower_index.h"
 #include "lower_ops.h"
+#include "lower_shared.h"
 
 /* Shared-memory wavefronts of one warp-wide access of vec elements (warp 0, register 0): the most
  * distinct 4-byte words any one of the 32 banks must serve. */
@@ -38,10 +38,11 @@ static int64_t unique_regs(const lower_layout_info *li) {
 typedef struct convert_plan {
   layout_offset_map src, dst;
   int src_vec, dst_vec;
-  int64_t cost;
+  int64_t cost;         /* shared-memory wavefronts */
+  int64_t instructions; /* shared-memory instructions, between plans of equal cost */
 } convert_plan;
 
-static bool evaluate(const ir_attr *shared, const lower_layout_info *src, const lower_layout_info *dst,
+static bool evaluate(lower_state *s, const ir_attr *shared, const lower_layout_info *src, const lower_layout_info *dst,
                      int elem_bytes, convert_plan *plan) {
   if (!shared || !layout_compose_shared(&src->ll, shared, src->rank, src->shape, &plan->src) ||
       !layout_compose_shared(&dst->ll, shared, dst->rank, dst->shape, &plan->dst))
@@ -51,6 +52,9 @@ static bool evaluate(const ir_attr *shared, const lower_layout_info *src, const 
   plan->dst_vec = layout_offset_map_vector_width(&plan->dst, max_vec);
   plan->cost = unique_regs(src) / plan->src_vec * wavefronts(&plan->src, plan->src_vec, elem_bytes) +
                unique_regs(dst) / plan->dst_vec * wavefronts(&plan->dst, plan->dst_vec, elem_bytes);
+  /* stmatrix moves as many bytes per wavefront as vector stores, in fewer instructions. */
+  int store_width = lower_smem_matrix_store_width(s, &plan->src, src, elem_bytes);
+  plan->instructions = unique_regs(src) / (store_width ? store_width : plan->src_vec) + unique_regs(dst) / plan->dst_vec;
   return true;
 }
 
@@ -75,8 +79,9 @@ static bool choose_plan(lower_state *s, const lower_layout_info *src, const lowe
           if (max_phase == 1 && (vec > 1 || per_phase > 1)) continue; /* same as unswizzled */
           if (rank < 2 && max_phase > 1) continue;
           const ir_attr *shared = layout_swizzled_shared_get(s->ctx, rank, vec, per_phase, max_phase, order);
-          if (!evaluate(shared, src, dst, elem_bytes, &cand)) continue;
-          if (!found || cand.cost < best->cost) {
+          if (!evaluate(s, shared, src, dst, elem_bytes, &cand)) continue;
+          if (!found || cand.cost < best->cost ||
+              (cand.cost == best->cost && cand.instructions < best->instructions)) {
             *best = cand;
             found = true;
           }
@@ -116,23 +121,12 @@ bool lower_convert(lower_state *s, ir_op *op) {
   bool is_bool = LLVMGetTypeKind(et) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(et) == 1;
   LLVMTypeRef mt = is_bool ? s->i8 : et;
   LLVMValueRef tile = lower_smem_ptr(s, base, s->i8, lower_i32(s, 0));
-  LLVMValueRef src_lw = lower_lane_warp_offset(s, &plan->src), dst_lw = lower_lane_warp_offset(s, &plan->dst);
+  lower_smem_map src_map = {.map = plan->src}, dst_map = {.map = plan->dst};
+  lower_smem_map_finish(s, &src_map);
+  lower_smem_map_finish(s, &dst_map);
 
   lower_barrier(s); /* the previous user of this scratch space is done */
-  int sv = plan->src_vec;
-  LLVMTypeRef svt = sv > 1 ? LLVMVectorType(mt, (unsigned)sv) : mt;
-  for (int r0 = 0; r0 < sli->num_regs; r0 += sv) {
-    if (r0 & sli->reg_dup_mask) continue;
-    LLVMValueRef v = sv > 1 ? LLVMGetUndef(svt) : NULL;
-    for (int j = 0; j < sv; j++) {
-      LLVMValueRef x = src->v[r0 + j];
-      if (is_bool) x = LLVMBuildZExt(s->b, x, s->i8, "");
-      v = sv > 1 ? LLVMBuildInsertElement(s->b, v, x, lower_i32(s, j), "") : x;
-    }
-    LLVMValueRef idx = LLVMBuildXor(s->b, src_lw, lower_i32(s, layout_offset_map_register(&plan->src, r0)), "");
-    LLVMValueRef st_inst = LLVMBuildStore(s->b, v, LLVMBuildGEP2(s->b, mt, tile, &idx, 1, ""));
-    LLVMSetAlignment(st_inst, (unsigned)(sv * eb));
-  }
+  lower_smem_store_values(s, tile, &src_map, sli, et, eb, src);
   lower_barrier(s);
   int dv = plan->dst_vec;
   LLVMTypeRef dvt = dv > 1 ? LLVMVectorType(mt, (unsigned)dv) : mt;
@@ -141,7 +135,7 @@ bool lower_convert(lower_state *s, ir_op *op) {
       for (int j = 0; j < dv; j++) out->v[r0 + j] = out->v[(r0 + j) & ~dli->reg_dup_mask];
       continue;
     }
-    LLVMValueRef idx = LLVMBuildXor(s->b, dst_lw, lower_i32(s, layout_offset_map_register(&plan->dst, r0)), "");
+    LLVMValueRef idx = lower_smem_offset(s, dst_map.lw, dst_map.lw_mask, lower_smem_reg_offset(&dst_map, r0));
     LLVMValueRef ld = LLVMBuildLoad2(s->b, dvt, LLVMBuildGEP2(s->b, mt, tile, &idx, 1, ""), "");
     LLVMSetAlignment(ld, (unsigned)(dv * eb));
     for (int j = 0; j < dv; j++) {

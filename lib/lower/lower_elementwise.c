@@ -151,6 +151,17 @@ static LLVMValueRef fp_to_fp(lower_state *s, const ir_op *op, LLVMValueRef x, LL
   return s->cg->truncate_rtz(&s->em, x, to);
 }
 
+/* f32 -> f16 / bf16 to nearest even (arith.truncf, tt.fp_to_fp without rtz) of an even number of
+ * registers, on a target that rounds two in one instruction. */
+static bool rounds_pairs_at_once(lower_state *s, const ir_op *op, LLVMTypeRef rt, int n) {
+  if (n < 2 || n % 2 || !s->cg->truncate_pair || !(s->target->caps & GEMMC_CAP_CVT_F16X2)) return false;
+  if (op->kind != OP_TRUNCF && op->kind != OP_FP_TO_FP) return false;
+  if (lower_elem_type(s, op->operands[0].value->type) != s->f32) return false;
+  if (LLVMGetTypeKind(rt) != LLVMHalfTypeKind && LLVMGetTypeKind(rt) != LLVMBFloatTypeKind) return false;
+  const ir_attr *r = ir_op_get_attr(op, "rounding");
+  return !(r && r->str && strcmp(r->str, "rtz") == 0);
+}
+
 /* One element of an elementwise op; NULL after reporting an error. */
 static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, LLVMValueRef *a, LLVMTypeRef rt) {
   LLVMBuilderRef b = s->b;
@@ -336,7 +347,14 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
   if (op->num_operands > 3) return false;
   for (int k = 0; k < op->num_operands; k++)
     if (!(in[k] = lower_get(s, op, op->operands[k].value))) return false;
-  for (int i = 0; i < n; i++) {
+  int i = 0;
+  if (rounds_pairs_at_once(s, op, rt, n))
+    for (; i < n; i += 2) { /* neighbouring registers are usually stored together: one packed value */
+      LLVMValueRef pair = s->cg->truncate_pair(&s->em, lower_elem(in[0], i), lower_elem(in[0], i + 1), rt);
+      out->v[i] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, 0), "");
+      out->v[i + 1] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, 1), "");
+    }
+  for (; i < n; i++) {
     LLVMValueRef a[3];
     for (int k = 0; k < op->num_operands; k++) a[k] = lower_elem(in[k], i);
     if (!(out->v[i] = emit_scalar(s, op, a, rt))) return false;

@@ -17,6 +17,8 @@ typedef struct lower_smem_map {
  * `shared`; false (error at op) when the layouts do not fit. */
 bool lower_smem_map_build(lower_state *s, const ir_op *op, const lower_layout_info *reg, const ir_attr *shared,
                           int rank, const int64_t *shape, lower_smem_map *m);
+/* Fills lw_mask and lw of a map whose `map` is set (lower_smem_map_build does it itself). */
+void lower_smem_map_finish(lower_state *s, lower_smem_map *m);
 /* Elements per shared-memory vector access for a register -> offset map: registers 0..v-1 at
  * offsets 0..v-1 and every other basis a multiple of v, at most 16 bytes. */
 int lower_smem_vector_width(const lower_smem_map *m, int elem_bytes);
@@ -25,6 +27,30 @@ int64_t lower_smem_reg_offset(const lower_smem_map *m, int64_t r);
 /* Runtime element offset (i32) of `reg_offset` XOR the lane/warp part: the bits the lane/warp part
  * may touch are XOR'ed, the rest added, so constant offsets fold into addressing modes. */
 LLVMValueRef lower_smem_offset(lower_state *s, LLVMValueRef lw, int64_t lw_mask, int64_t reg_offset);
+
+/* How a warp's matrix instructions (ldmatrix / stmatrix: 8x8 matrices of 16-bit elements, one
+ * 16-byte row per lane address) move a register -> offset map: 1 << group_shift registers per
+ * instruction of num_mats matrices; the lane's row address is addr_lw (lane/warp part, bits in
+ * addr_mask) combined with the group's first register offset. */
+typedef struct lower_matrix_rows {
+  int group_shift;
+  int num_mats;   /* x1, x2, x4 */
+  bool trans;
+  LLVMValueRef addr_lw;
+  int64_t addr_mask;
+} lower_matrix_rows;
+
+/* Whether matrix instructions fit the map (and the layout info's duplicated registers); fills
+ * `p` (code for addr_lw goes to the prologue) when they do. */
+bool lower_matrix_rows_plan(lower_state *s, const layout_offset_map *m, int64_t reg_dup_mask, lower_matrix_rows *p);
+
+/* Stores the values of a tensor (layout `li`, elements `et` of `bytes` bytes) into the shared
+ * buffer at `base` (ptr addrspace(3)) through the map `m`: stmatrix where the target has it and
+ * the map fits, else ordinary stores vectorized up to 16 bytes. */
+void lower_smem_store_values(lower_state *s, LLVMValueRef base, const lower_smem_map *m, const lower_layout_info *li,
+                             LLVMTypeRef et, int bytes, const lower_values *vals);
+/* Registers per stmatrix that lower_smem_store_values would use for this map; 0: no stmatrix. */
+int lower_smem_matrix_store_width(lower_state *s, const layout_offset_map *m, const lower_layout_info *li, int bytes);
 
 /* Stores the per-thread values of a tensor into the shared buffer at `base` (ptr addrspace(3)),
  * vectorized up to 16 bytes. */
@@ -41,11 +67,7 @@ typedef struct lower_smem_loader {
   int bytes;
   /* matrix-load plan (ldmatrix) */
   bool ldmatrix;
-  int group_shift;              /* registers per ldmatrix call: 1 << group_shift */
-  int num_mats;                 /* x1, x2, x4 */
-  bool trans;
-  LLVMValueRef addr_lw;         /* lane/warp part of the row addresses */
-  int64_t addr_mask;
+  lower_matrix_rows rows;
   /* ld.shared vector width (elements) otherwise */
   int vec;
   lower_values *out;            /* registers loaded so far (NULL entries: not yet) */

@@ -136,6 +136,9 @@ typedef struct target_codegen {
   LLVMValueRef (*special_f32)(const target_emitter *e, target_special_fn fn, LLVMValueRef x);
   LLVMValueRef (*rsqrt_f64)(const target_emitter *e, LLVMValueRef x);
   LLVMValueRef (*truncate_rtz)(const target_emitter *e, LLVMValueRef x, LLVMTypeRef to);
+  /* Two f32 to a <2 x half> or <2 x bfloat> (lo in element 0), each rounded to nearest even, in
+   * one instruction; NULL when the target has none (GEMMC_CAP_CVT_F16X2 says where it applies). */
+  LLVMValueRef (*truncate_pair)(const target_emitter *e, LLVMValueRef lo, LLVMValueRef hi, LLVMTypeRef to);
   /* fp8 (an i8 of E4M3FN or E5M2 bits) to f16 / f32, and f16 / f32 to fp8 (nearest even,
    * saturating); NULL when the target has no fp8 conversions. */
   LLVMValueRef (*fp8_to_float)(const target_emitter *e, LLVMValueRef bits, bool e4m3, LLVMTypeRef to);
@@ -144,6 +147,10 @@ typedef struct target_codegen {
   /* Warp-cooperative load of num_mats 8x8 matrices of 16-bit elements from shared memory
    * (ldmatrix; NULL when the target has none): i32 for one matrix, else a struct of i32s. */
   LLVMValueRef (*load_matrices)(const target_emitter *e, LLVMValueRef addr, int num_mats, bool trans);
+  /* Its inverse (stmatrix; NULL when the target has none): words[j] (i32) is this lane's part of
+   * matrix j, and lane L gives the address of row L % 8 of matrix L / 8. */
+  void (*store_matrices)(const target_emitter *e, LLVMValueRef addr, LLVMValueRef const *words, int num_mats,
+                         bool trans);
 
   /* One matrix instruction of the target's MMA table: args are its A, B and C registers in the
    * instruction's order; returns its D registers (a struct). mma.sync: packed 32-bit A/B

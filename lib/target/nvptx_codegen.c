@@ -197,6 +197,13 @@ static LLVMValueRef nvptx_truncate_rtz(const target_emitter *e, LLVMValueRef x, 
   return LLVMBuildBitCast(e->b, bits, to, "");
 }
 
+/* cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32: the first source goes to the upper half. */
+static LLVMValueRef nvptx_truncate_pair(const target_emitter *e, LLVMValueRef lo, LLVMValueRef hi, LLVMTypeRef to) {
+  bool bf = LLVMGetTypeKind(to) == LLVMBFloatTypeKind;
+  LLVMValueRef args[2] = {hi, lo};
+  return target_call(e, bf ? "llvm.nvvm.ff2bf16x2.rn" : "llvm.nvvm.ff2f16x2.rn", LLVMVectorType(to, 2), args, 2);
+}
+
 /* fp8 conversions (cvt with e4m3x2 / e5m2x2 operands, sm_89+): through a pair whose other half is 0. */
 static LLVMValueRef nvptx_fp8_to_float(const target_emitter *e, LLVMValueRef bits, bool e4m3, LLVMTypeRef to) {
   LLVMValueRef pair = LLVMBuildZExt(e->b, bits, LLVMInt16TypeInContext(e->ctx), "");
@@ -230,6 +237,22 @@ static LLVMValueRef nvptx_load_matrices(const target_emitter *e, LLVMValueRef ad
     rt = LLVMStructTypeInContext(e->ctx, fields, (unsigned)num_mats, 0);
   }
   return target_call(e, name, rt, &addr, 1);
+}
+
+/* Inline PTX: LLVM 19 has no stmatrix intrinsic. */
+static void nvptx_store_matrices(const target_emitter *e, LLVMValueRef addr, LLVMValueRef const *words, int num_mats,
+                                 bool trans) {
+  char text[128], constraints[32] = "r";
+  int n = snprintf(text, sizeof text, "stmatrix.sync.aligned.m8n8.x%d%s.shared.b16 [ $0 + 0 ], {", num_mats,
+                   trans ? ".trans" : "");
+  LLVMValueRef args[5] = {smem_addr32(e, addr)};
+  for (int j = 0; j < num_mats; j++) {
+    n += snprintf(text + n, sizeof text - (size_t)n, "%s$%d", j ? ", " : "", j + 1);
+    strcat(constraints, ",r");
+    args[j + 1] = words[j];
+  }
+  snprintf(text + n, sizeof text - (size_t)n, "};");
+  target_inline_asm(e, text, constraints, void_type(e), args, num_mats + 1, true);
 }
 
 /* The D registers of an mma.sync: two <2 x half> for f16 accumulators, else four scalars. */
@@ -569,9 +592,11 @@ const target_codegen target_nvptx_codegen = {
     .special_f32 = nvptx_special_f32,
     .rsqrt_f64 = nvptx_rsqrt_f64,
     .truncate_rtz = nvptx_truncate_rtz,
+    .truncate_pair = nvptx_truncate_pair,
     .fp8_to_float = nvptx_fp8_to_float,
     .float_to_fp8 = nvptx_float_to_fp8,
     .load_matrices = nvptx_load_matrices,
+    .store_matrices = nvptx_store_matrices,
     .mma = nvptx_mma,
     .wgmma_fence = nvptx_wgmma_fence,
     .wgmma = nvptx_wgmma,
