@@ -2,7 +2,10 @@
 """gemmc beside Triton 3.6 and cuBLAS in one process on the GPU machine: the same kernels and configs
 (scripts/triton_kernels.py), the same fresh random inputs, results checked against a torch reference
 (outputs poisoned with NaN first), timed with CUDA events (triton.testing.do_bench, median; small
-problems inside a CUDA graph). Prints a table and writes triton_compare.csv into --out.
+problems inside a CUDA graph) in interleaved rounds: every column of a row once per round, the order
+reversed every other round, the median of the rounds reported, so that the card's clock drifting
+during a row does not favour whichever column ran first. Prints a table and writes
+triton_compare.csv into --out.
 
 gemmc runs through libgemmc (ctypes): gemmc_compile of examples/<kernel>.tir with the config's -D
 constants, then gemmc_runtime_* to load the PTX and launch on PyTorch's stream. Two more gemmc
@@ -20,6 +23,7 @@ import ctypes
 import json
 import os
 import re
+import statistics
 import sys
 import time
 import traceback
@@ -75,8 +79,9 @@ class Gemmc:
     """libgemmc's compile API and CUDA runtime through ctypes."""
     STAGE_PTX = 2
 
-    def __init__(self, path):
+    def __init__(self, path, ptxas=None):
         self.lib = ctypes.CDLL(path)
+        self.ptxas = ptxas  # assemble the PTX with this ptxas and load the cubin; None: the driver's JIT
         L = self.lib
         vp, sz = ctypes.c_void_p, ctypes.c_size_t
         L.gemmc_context_create.restype = vp
@@ -157,7 +162,7 @@ class Gemmc:
         """A launchable kernel: (function handle, kernel.json, registers, local bytes)."""
         L = self.lib
         module, fn = ctypes.c_void_p(), ctypes.c_void_p()
-        image = ptx + b"\0"
+        image = self.assemble(ptx) if self.ptxas else ptx + b"\0"
         self._check(L.gemmc_runtime_module_load(self.rt, image, len(image), ctypes.byref(module)), "loading PTX")
         self._check(L.gemmc_runtime_module_get_kernel(self.rt, module, meta["kernel"].encode(), ctypes.byref(fn)),
                     "finding the kernel")
@@ -167,6 +172,23 @@ class Gemmc:
         info = _KernelInfo()
         self._check(L.gemmc_runtime_kernel_get_info(self.rt, fn, ctypes.byref(info)), "kernel info")
         return fn, info
+
+    def assemble(self, ptx):
+        """The cubin self.ptxas makes of the PTX (for comparing code generators: Triton assembles its
+        own PTX with the ptxas it bundles, gemmc's PTX is otherwise compiled by the driver)."""
+        import subprocess
+        import tempfile
+        target = re.search(rb"^\.target\s+(\S+)", ptx, re.M)
+        with tempfile.TemporaryDirectory() as d:
+            src, out = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
+            with open(src, "wb") as f:
+                f.write(ptx)
+            r = subprocess.run([self.ptxas, "-arch=" + (target.group(1).decode() if target else "sm_90a"), src,
+                                "-o", out], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise GemmcError(f"{self.ptxas}: {first_line(r.stderr or r.stdout)}")
+            with open(out, "rb") as f:
+                return f.read()
 
     def launcher(self, fn, meta, values, grid):
         """A closure that launches fn on PyTorch's current stream with args taken by name from `values`.
@@ -276,11 +298,14 @@ def planned_strides(case, shape):
 
 # ------------------------------------------------------------------------------------------------ timing
 
+ROUNDS = 5  # interleaved timing rounds per row (3 with --quick)
+
+
 def bench_ms(fn, quick, use_graph):
-    """Median milliseconds of fn: triton.testing.do_bench (CUDA events, L2 flushed before each run) or,
-    for small problems where launch overhead would dominate, do_bench_cudagraph."""
+    """Median milliseconds of fn over one round: triton.testing.do_bench (CUDA events, L2 flushed before
+    each run) or, for small problems where launch overhead would dominate, do_bench_cudagraph."""
     import triton.testing as tt
-    rep = 40 if quick else 100
+    rep = 15 if quick else 30
     if use_graph:
         try:
             return tt.do_bench_cudagraph(fn, rep=rep, return_mode="median"), "graph"
@@ -386,8 +411,11 @@ def run_row(case, shape, gemmc, examples, quick, f16_batched, log):
     use_graph = shape.flops() <= 2.0 * 2048 ** 3
     strides = (tuple(p.a.stride()), tuple(p.b.stride()), tuple(p.c.stride()))
 
+    timed = []  # (key, fn) of every column that ran correctly, timed together at the end
+
     def measure(key, fn, result):
-        """Poison, run once, check, then time. `result` returns the output tensor after a run."""
+        """Poison, run once, check; a correct column joins the timing rounds. `result` returns the
+        output tensor after a run."""
         try:
             fn()
             torch.cuda.synchronize()
@@ -396,13 +424,30 @@ def run_row(case, shape, gemmc, examples, quick, f16_batched, log):
             if not ok:
                 log(f"  {key}: WRONG {why}")
                 return
-            ms, how = bench_ms(fn, quick, use_graph)
-            row[key + "_ms"] = ms
-            row[key + "_tflops"] = tflops(shape, ms)
-            row["timing"] = how
+            timed.append((key, fn))
         except Exception as e:  # noqa: BLE001 - one failing column must not stop the table
             row[key + "_check"] = "error: " + first_line(e)
             log(f"  {key}: {traceback.format_exc().strip().splitlines()[-1]}")
+
+    def time_interleaved():
+        """Every column in each of ROUNDS rounds, the order reversed every other round, so that the
+        card's clock and temperature drifting over the row weigh on all columns alike; a column's
+        time is the median of its rounds' medians."""
+        rounds = 3 if quick else ROUNDS
+        samples = {key: [] for key, _ in timed}
+        for r in range(rounds):
+            for key, fn in (timed if r % 2 == 0 else list(reversed(timed))):
+                try:
+                    ms, how = bench_ms(fn, quick, use_graph)
+                    samples[key].append(ms)
+                    row["timing"] = how
+                except Exception as e:  # noqa: BLE001
+                    row[key + "_check"] = "error: " + first_line(e)
+        for key, ms_list in samples.items():
+            if ms_list:
+                ms = statistics.median(ms_list)
+                row[key + "_ms"] = ms
+                row[key + "_tflops"] = tflops(shape, ms)
 
     # Triton
     ck = None
@@ -431,6 +476,7 @@ def run_row(case, shape, gemmc, examples, quick, f16_batched, log):
         row["cublas_check"] = "error: " + first_line(e)
 
     if gemmc is None:
+        time_interleaved()
         return row
     ptrs = {"a_ptr": p.a.data_ptr(), "b_ptr": p.b.data_ptr(), "c_ptr": p.c.data_ptr(),
             "A_ptr": p.a.data_ptr(), "B_ptr": p.b.data_ptr(), "C_ptr": p.c.data_ptr()}
@@ -480,6 +526,7 @@ def run_row(case, shape, gemmc, examples, quick, f16_batched, log):
                 measure(key, run, lambda: p.c)
             except Exception as e:  # noqa: BLE001
                 row[key + "_check"] = "error: " + first_line(e)
+    time_interleaved()
     return row
 
 
@@ -640,6 +687,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="three cases at one shape, fewer timing repetitions")
     ap.add_argument("--no-gemmc", action="store_true", help="Triton and cuBLAS only")
     ap.add_argument("--dry-run", action="store_true", help="no GPU: list the plan, compile gemmc's kernels")
+    ap.add_argument("--ptxas", default=None,
+                    help="assemble gemmc's PTX with this ptxas ('triton': the one Triton bundles) instead of "
+                         "the driver's JIT")
     ap.add_argument("--budget-s", type=float, default=0,
                     help="start no new row after this many seconds (0: no limit); rows run most important first")
     args = ap.parse_args()
@@ -663,7 +713,12 @@ def main():
     if not args.no_gemmc:
         lib = args.libgemmc or default_lib()
         try:
-            gemmc = Gemmc(lib) if lib else None
+            ptxas = args.ptxas
+            if ptxas == "triton":
+                ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
+            gemmc = Gemmc(lib, ptxas) if lib else None
+            if ptxas:
+                log(f"gemmc's PTX assembled with {ptxas}")
             if gemmc:
                 gemmc.open_runtime()
             log(f"libgemmc: {lib}")

@@ -61,9 +61,27 @@ bool lower_op(lower_state *s, ir_op *op) {
   }
 }
 
+/* Ops that compute in registers only: a deferred barrier may wait past them. */
+static bool keeps_barrier_deferred(const ir_op *op) {
+  switch (op->kind) {
+  case OP_CONSTANT:
+  case OP_GET_PROGRAM_ID:
+  case OP_GET_NUM_PROGRAMS:
+  case OP_MAKE_RANGE:
+  case OP_SPLAT:
+  case OP_EXPAND_DIMS:
+  case OP_BROADCAST:
+  case OP_ADDPTR:
+  case OP_MEMDESC_INDEX: /* a view: address arithmetic */
+  case OP_MEMDESC_TRANS: return true;
+  default: return (ir_op_info_of(op->kind)->traits & TRAIT_ELEMENTWISE) != 0;
+  }
+}
+
 ir_op *lower_block(lower_state *s, ir_block *block, bool *ok) {
   *ok = true;
   for (ir_op *op = block->first; op; op = op->next) {
+    if (!keeps_barrier_deferred(op)) lower_barrier_settle(s);
     if (ir_op_info_of(op->kind)->traits & TRAIT_TERMINATOR) return op;
     if (!lower_op(s, op) || s->oom) {
       if (s->oom) ir_op_error(s->ctx, op, "out of memory while lowering to LLVM IR");

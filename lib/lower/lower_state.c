@@ -135,10 +135,17 @@ LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMV
 }
 
 void lower_barrier(lower_state *s) {
+  s->barrier_deferred = false;
   if (s->threads && s->threads->barrier_id > 0)
     s->cg->barrier_named(&s->em, s->threads->barrier_id, s->threads->num_warps * s->threads_per_warp);
   else
     s->cg->barrier(&s->em);
+}
+
+void lower_barrier_defer(lower_state *s) { s->barrier_deferred = true; }
+
+void lower_barrier_settle(lower_state *s) {
+  if (s->barrier_deferred) lower_barrier(s);
 }
 
 LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index) {

@@ -64,6 +64,9 @@ typedef struct lower_state {
   int tma_num_descs, tma_next_desc;
   int64_t tma_extra_shared; /* bytes past the allocation the slot hand-over takes */
   bool oom; /* an allocation failed (without an out-of-memory unwind set by the caller) */
+  /* A barrier of s->threads is owed before the next op that may touch shared memory or leave
+   * the block (lower_barrier_defer). */
+  bool barrier_deferred;
   /* cached types */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, voidt, gptr, sptr;
 } lower_state;
@@ -96,6 +99,12 @@ LLVMValueRef lower_i32(lower_state *s, int64_t v);
 LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
 /* A barrier of the threads of the current role. */
 void lower_barrier(lower_state *s);
+/* The same barrier, emitted only before the next op of the block that may access shared memory
+ * or leave the block (lower_block), so that register arithmetic runs before the warps meet (as
+ * Triton's barrier insertion places it: right before the conflicting write). */
+void lower_barrier_defer(lower_state *s);
+/* Emits the deferred barrier, if one is owed. */
+void lower_barrier_settle(lower_state *s);
 /* Pointer into dynamic shared memory at a constant byte offset plus a dynamic element index. */
 LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index);
 int64_t lower_scratch_offset(lower_state *s, const ir_op *op);

@@ -336,10 +336,11 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
 }
 
 /* Waits until at most `pendings` groups are in flight; the tensors it names are read only
- * after it (their registers go through the wait). A barrier of the role follows: the shared
- * memory the finished groups read may be overwritten by any thread after it, and another
- * warpgroup's groups may still read it. (One warpgroup would be safe without it, but the
- * cp.async ring measured 10% slower without it on an H100: docs/perf-notes.md.) */
+ * after it (their registers go through the wait). A barrier of the role follows before the next
+ * shared-memory access: the shared memory the finished groups read may be overwritten by any
+ * thread after it, and another warpgroup's groups may still read it. (One warpgroup would be
+ * safe without it, but the cp.async ring measured 10% slower without it on an H100, and 4-6%
+ * slower with it right here than right before the next copies: docs/perf-notes.md.) */
 static bool lower_warp_group_dot_wait(lower_state *s, ir_op *op) {
   if (!s->cg->wgmma_wait) {
     ir_op_error(s->ctx, op, "target %s has no warpgroup MMA", s->target->name);
@@ -362,7 +363,7 @@ static bool lower_warp_group_dot_wait(lower_state *s, ir_op *op) {
       for (int j = 0; j < v->n; j++) regs[k++] = v->v[j];
     }
   s->cg->wgmma_wait(&s->em, pendings, regs, total);
-  lower_barrier(s);
+  lower_barrier_defer(s);
   k = 0;
   for (int i = 0; i < op->num_operands; i++) {
     const lower_values *v = lower_get(s, op, op->operands[i].value);

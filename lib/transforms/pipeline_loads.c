@@ -500,6 +500,13 @@ static void erase_dead_stage0(loop_plan *lp) {
   }
 }
 
+/* slot + 1, or 0 after the last of S slots. */
+static ir_value *next_slot(gemmc_context *ctx, ir_op *anchor, ir_value *slot, int S) {
+  ir_value *next = emit_binary(ctx, anchor, OP_ADDI, slot, emit_i32(ctx, anchor, 1));
+  ir_value *ops[3] = {emit_slt(ctx, anchor, next, emit_i32(ctx, anchor, S)), next, emit_i32(ctx, anchor, 0)};
+  return emit(ctx, anchor, OP_SELECT, 3, ops, next->type);
+}
+
 static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   ir_op *loop = lp->loop;
   ir_block *body = lp->body;
@@ -552,19 +559,24 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   ir_value *ahead = const_bounds ? emit_i32(ctx, loop, (S - 1) * step_c)
                                  : emit_binary(ctx, loop, OP_MULI, step, emit_i32(ctx, loop, S - 1));
 
+  /* The ring positions i % S (read) and (i + S - 1) % S (write) travel around the loop, as
+   * Triton's extract and insert indices do: an add and a select per iteration, where remainders
+   * of the induction variable became address recurrences in the code generator (two adds per
+   * asynchronous copy instead of an immediate offset). */
+  ir_value *slot_inits[2] = {emit_i32(ctx, loop, 0), emit_i32(ctx, loop, S - 1)};
+  loop = lp->loop = scf_for_add_iter_args(ctx, loop, 2, slot_inits);
+  ir_value *read_slot = body->args[1 + lp->num_iter], *write_slot = body->args[2 + lp->num_iter];
+
   /* Body: wait for iteration i, prefetch iteration i+S-1, read slot i%S right before the dot. */
   ir_op *top = body->first;
   ir_value *iv = body->args[0];
-  ir_value *i = iv;
-  if (!const_bounds || lb_c != 0 || step_c != 1) {
-    i = emit_binary(ctx, top, OP_SUBI, iv, lb);
-    i = emit_binary(ctx, top, OP_DIVSI, i, step);
-  }
-  ir_value *read_slot = emit_binary(ctx, top, OP_REMSI, i, emit_i32(ctx, top, S));
-  ir_value *write_slot =
-      emit_binary(ctx, top, OP_REMSI, emit_binary(ctx, top, OP_ADDI, i, emit_i32(ctx, top, S - 1)), emit_i32(ctx, top, S));
   if (lp->num_cp_async) emit_async_wait(ctx, top, S - 2);
   if (lp->num_tma) {
+    ir_value *i = iv;
+    if (!const_bounds || lb_c != 0 || step_c != 1) {
+      i = emit_binary(ctx, top, OP_SUBI, iv, lb);
+      i = emit_binary(ctx, top, OP_DIVSI, i, step);
+    }
     /* Iteration i uses slot i % S for the (i / S)-th time: its phase parity is (i / S) & 1. */
     ir_value *round = emit_binary(ctx, top, OP_DIVSI, i, emit_i32(ctx, top, S));
     ir_value *ops[2] = {barrier_at(ctx, lp, top, read_slot), emit_binary(ctx, top, OP_ANDI, round, emit_i32(ctx, top, 1))};
@@ -598,6 +610,8 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   for (int k = 0; k < lp->num_iter; k++)
     if (lp->recurrence[k]) ir_op_set_operand(yield, k, map_get(&map, yield->operands[k].value));
   ptr_map_free(&map);
+  ir_op_add_operand(ctx, yield, next_slot(ctx, yield, read_slot, S));
+  ir_op_add_operand(ctx, yield, next_slot(ctx, yield, write_slot, S));
   /* Operands read by the dot: through ldmatrix (mma.sync), or the ring slot itself (wgmma). */
   for (int j = 0; j < lp->num_loads; j++) {
     pipelined_load *pl = &lp->loads[j];
