@@ -96,12 +96,13 @@ bool lower_convert(lower_state *s, ir_op *op) {
   if (!src) return false;
   lower_layout_info *sli = lower_layout_of(s, op, st), *dli = lower_layout_of(s, op, dt);
   if (!sli || !dli) return false;
-  lower_values *out = lower_values_new(s, op, dli->num_regs);
   int *map = lower_alloc(s, sizeof(int) * (size_t)dli->num_regs);
-  if (!out || !map) return false;
+  if (!map) return false;
   int rank = st->rank;
   /* Same lanes and warps: a renaming of registers, no code at all. */
   if (lower_register_map(dli, sli, layout_project_identity, &rank, map)) {
+    lower_values *out = lower_values_new(s, op, dli->num_regs);
+    if (!out) return false;
     for (int r = 0; r < dli->num_regs; r++) out->v[r] = src->v[map[r]];
     return lower_set(s, &op->results[0], out);
   }
@@ -118,8 +119,6 @@ bool lower_convert(lower_state *s, ir_op *op) {
     return false;
   }
   LLVMTypeRef et = lower_elem_type(s, st);
-  bool is_bool = LLVMGetTypeKind(et) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(et) == 1;
-  LLVMTypeRef mt = is_bool ? s->i8 : et;
   LLVMValueRef tile = lower_smem_ptr(s, base, s->i8, lower_i32(s, 0));
   lower_smem_map src_map = {.map = plan->src}, dst_map = {.map = plan->dst};
   lower_smem_map_finish(s, &src_map);
@@ -128,20 +127,8 @@ bool lower_convert(lower_state *s, ir_op *op) {
   lower_barrier(s); /* the previous user of this scratch space is done */
   lower_smem_store_values(s, tile, &src_map, sli, et, eb, src);
   lower_barrier(s);
-  int dv = plan->dst_vec;
-  LLVMTypeRef dvt = dv > 1 ? LLVMVectorType(mt, (unsigned)dv) : mt;
-  for (int r0 = 0; r0 < dli->num_regs; r0 += dv) {
-    if (r0 & dli->reg_dup_mask) {
-      for (int j = 0; j < dv; j++) out->v[r0 + j] = out->v[(r0 + j) & ~dli->reg_dup_mask];
-      continue;
-    }
-    LLVMValueRef idx = lower_smem_offset(s, dst_map.lw, dst_map.lw_mask, lower_smem_reg_offset(&dst_map, r0));
-    LLVMValueRef ld = LLVMBuildLoad2(s->b, dvt, LLVMBuildGEP2(s->b, mt, tile, &idx, 1, ""), "");
-    LLVMSetAlignment(ld, (unsigned)(dv * eb));
-    for (int j = 0; j < dv; j++) {
-      LLVMValueRef x = dv > 1 ? LLVMBuildExtractElement(s->b, ld, lower_i32(s, j), "") : ld;
-      out->v[r0 + j] = is_bool ? LLVMBuildTrunc(s->b, x, s->i1, "") : x;
-    }
-  }
-  return lower_set(s, &op->results[0], out);
+  lower_smem_loader ld;
+  if (!lower_smem_loader_init_map(s, op, &ld, tile, &dst_map, dt)) return false;
+  for (int r = 0; r < dli->num_regs; r++) lower_smem_loader_get(s, &ld, r);
+  return lower_set(s, &op->results[0], ld.out);
 }

@@ -131,6 +131,12 @@ static LLVMValueRef fp8_convert(lower_state *s, const ir_op *op, LLVMValueRef x,
   return s->cg->float_to_fp8(&s->em, x, to_e->float_kind == FLT_F8E4M3FN);
 }
 
+/* tt.fp_to_fp with rounding = rtz (nearest even otherwise). */
+static bool rounds_toward_zero(const ir_op *op) {
+  const ir_attr *r = ir_op_get_attr(op, "rounding");
+  return r && r->str && strcmp(r->str, "rtz") == 0;
+}
+
 /* tt.fp_to_fp between f16, bf16, f32 and f64; rtz downcasts through the target's rounding toward zero. */
 static LLVMValueRef fp_to_fp(lower_state *s, const ir_op *op, LLVMValueRef x, LLVMTypeRef to) {
   if (is_fp8(op->operands[0].value->type) || is_fp8(op->results[0].type)) return fp8_convert(s, op, x, to);
@@ -139,8 +145,7 @@ static LLVMValueRef fp_to_fp(lower_state *s, const ir_op *op, LLVMValueRef x, LL
   unsigned tb = LLVMGetTypeKind(to) == LLVMDoubleTypeKind ? 64 : LLVMGetTypeKind(to) == LLVMFloatTypeKind ? 32 : 16;
   if (from == to) return x;
   if (tb > fb) return LLVMBuildFPExt(s->b, x, to, "");
-  const ir_attr *r = ir_op_get_attr(op, "rounding");
-  bool rtz = r && r->str && strcmp(r->str, "rtz") == 0;
+  bool rtz = rounds_toward_zero(op);
   if (fb == 16 && tb == 16) { /* f16 <-> bf16 through f32 */
     x = LLVMBuildFPExt(s->b, x, s->f32, "");
     fb = 32;
@@ -158,8 +163,7 @@ static bool rounds_pairs_at_once(lower_state *s, const ir_op *op, LLVMTypeRef rt
   if (op->kind != OP_TRUNCF && op->kind != OP_FP_TO_FP) return false;
   if (lower_elem_type(s, op->operands[0].value->type) != s->f32) return false;
   if (LLVMGetTypeKind(rt) != LLVMHalfTypeKind && LLVMGetTypeKind(rt) != LLVMBFloatTypeKind) return false;
-  const ir_attr *r = ir_op_get_attr(op, "rounding");
-  return !(r && r->str && strcmp(r->str, "rtz") == 0);
+  return !rounds_toward_zero(op);
 }
 
 /* One element of an elementwise op; NULL after reporting an error. */

@@ -197,7 +197,6 @@ bool lower_shared_store(lower_state *s, ir_op *op, LLVMValueRef base, const ir_a
 
 /* ---------------------------------------------------------------- the loader */
 
-
 /* Decides whether ldmatrix can read this layout from this buffer and fills the loader's plan. */
 static bool plan_ldmatrix(lower_state *s, lower_smem_loader *ld, const ir_type *tensor) {
   const ir_attr *enc = tensor->encoding;
@@ -227,9 +226,18 @@ static void load_matrix_group(lower_state *s, lower_smem_loader *ld, int64_t r0)
 
 bool lower_smem_loader_init(lower_state *s, ir_op *op, lower_smem_loader *ld, LLVMValueRef base, const ir_attr *shared,
                             int rank, const int64_t *shape, const ir_type *tensor) {
+  lower_layout_info *li = lower_layout_of(s, op, tensor);
+  lower_smem_map m;
+  if (!li || !lower_smem_map_build(s, op, li, shared, rank, shape, &m)) return false;
+  return lower_smem_loader_init_map(s, op, ld, base, &m, tensor);
+}
+
+bool lower_smem_loader_init_map(lower_state *s, ir_op *op, lower_smem_loader *ld, LLVMValueRef base,
+                                const lower_smem_map *m, const ir_type *tensor) {
   memset(ld, 0, sizeof *ld);
   lower_layout_info *li = lower_layout_of(s, op, tensor);
-  if (!li || !lower_smem_map_build(s, op, li, shared, rank, shape, &ld->m)) return false;
+  if (!li) return false;
+  ld->m = *m;
   ld->li = li;
   ld->base = base;
   ld->et = lower_elem_type(s, tensor);

@@ -52,8 +52,8 @@ void lower_smem_store_values(lower_state *s, LLVMValueRef base, const lower_smem
 /* Registers per stmatrix that lower_smem_store_values would use for this map; 0: no stmatrix. */
 int lower_smem_matrix_store_width(lower_state *s, const layout_offset_map *m, const lower_layout_info *li, int bytes);
 
-/* Stores the per-thread values of a tensor into the shared buffer at `base` (ptr addrspace(3)),
- * vectorized up to 16 bytes. */
+/* Stores the per-thread values of a tensor into the shared buffer at `base` (ptr addrspace(3))
+ * with lower_smem_store_values. */
 bool lower_shared_store(lower_state *s, ir_op *op, LLVMValueRef base, const ir_attr *shared, int rank,
                         const int64_t *shape, const ir_type *tensor, const lower_values *vals);
 
@@ -75,6 +75,9 @@ typedef struct lower_smem_loader {
 
 bool lower_smem_loader_init(lower_state *s, ir_op *op, lower_smem_loader *ld, LLVMValueRef base, const ir_attr *shared,
                             int rank, const int64_t *shape, const ir_type *tensor);
+/* The same for a map built elsewhere (a conversion's scratch tile, lower_smem_map_finish). */
+bool lower_smem_loader_init_map(lower_state *s, ir_op *op, lower_smem_loader *ld, LLVMValueRef base,
+                                const lower_smem_map *m, const ir_type *tensor);
 /* Register r, loading its group first when needed (code goes where the builder is). */
 LLVMValueRef lower_smem_loader_get(lower_state *s, lower_smem_loader *ld, int64_t r);
 /* Loads a tensor of type `tensor` from the shared buffer at `base`: ldmatrix for 16-bit MMA dot
