@@ -493,6 +493,14 @@ ir_value *build_cmpi(gemmc_context *ctx, ir_op *anchor, const char *predicate, i
   return &op->results[0];
 }
 
+ir_value *build_ring_next(gemmc_context *ctx, ir_op *anchor, ir_value *slot, int64_t size, ir_value *zero) {
+  unsigned width = ir_type_bits(slot->type);
+  ir_value *next = build_binary(ctx, anchor, OP_ADDI, slot, build_int_constant(ctx, anchor, 1, width));
+  ir_value *in_ring = build_cmpi(ctx, anchor, "slt", next, build_int_constant(ctx, anchor, size, width));
+  ir_value *ops[3] = {in_ring, next, zero};
+  return build_before(ctx, anchor, OP_SELECT, 3, ops, slot->type);
+}
+
 /* ------------------------------------------------------------------ program ids */
 
 static bool depends_rec(const ir_value *v, ptr_list *seen, int depth) {

@@ -127,6 +127,10 @@ ir_value *build_cast_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, 
 ir_value *retype_result_with_cast_back(gemmc_context *ctx, ir_op *op, const ir_type *t, ir_op_kind back);
 ir_value *build_binary(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *a, ir_value *b);
 ir_value *build_cmpi(gemmc_context *ctx, ir_op *anchor, const char *predicate, ir_value *a, ir_value *b);
+/* A ring position advanced by one before anchor: slot + 1, or `zero` (a 0 of slot's type that
+ * dominates anchor) once that reaches `size`. An add, a compare and a select: what software
+ * pipelines carry around a loop instead of a remainder. */
+ir_value *build_ring_next(gemmc_context *ctx, ir_op *anchor, ir_value *slot, int64_t size, ir_value *zero);
 
 /* True when v may differ between programs: it is computed from tt.get_program_id (or from a
  * value this cannot follow: loop-carried values, region results). */

@@ -341,7 +341,6 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   ir_value *lb = loop->operands[0].value, *ub = loop->operands[1].value, *step = loop->operands[2].value;
   int num_iter = loop->num_operands - 3;
   ptr_list made = {ctx, NULL, 0, 0}, skip = {ctx, NULL, 0, 0};
-  const ir_type *i32 = ir_int_type(ctx, 32);
 
   for (int j = 0; j < lp->num_loads; j++) plan_in_thread_transpose(ctx, &lp->loads[j]);
   ir_value *zero = build_int_constant(ctx, loop, 0, 32);
@@ -396,10 +395,7 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   for (int i = 0; i < made.count; i++) ptr_list_push_unique(&skip, made.items[i]);
 
   /* At the end: the next slot (index + 1, wrapping) gets the prefetched tile. */
-  ir_value *next_index = build_binary(ctx, yield, OP_ADDI, index, build_int_constant(ctx, yield, 1, 32));
-  ir_value *wraps = build_cmpi(ctx, yield, "slt", next_index, build_int_constant(ctx, yield, NUM_BUFFERS, 32));
-  ir_value *sel[3] = {wraps, next_index, zero};
-  next_index = build_before(ctx, yield, OP_SELECT, 3, sel, i32);
+  ir_value *next_index = build_ring_next(ctx, yield, index, NUM_BUFFERS, zero);
   ir_value *next_slots[MAX_LOADS];
   for (int j = 0; j < lp->num_loads; j++) {
     ir_value *idx[2] = {&lp->loads[j].alloc->results[0], next_index};

@@ -101,35 +101,6 @@ static ir_value *map_get(const ptr_map *m, ir_value *v) {
 
 /* ---------------------------------------------------------------- IR builders (insert before anchor) */
 
-static ir_value *emit(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, int n, ir_value *const *operands,
-                      const ir_type *result) {
-  ir_op *op = ir_op_create(ctx, kind, n, operands, result ? 1 : 0, result ? &result : NULL, 0, anchor->loc);
-  ir_op_insert_before(anchor, op);
-  return result ? &op->results[0] : NULL;
-}
-
-static ir_value *emit_i32(gemmc_context *ctx, ir_op *anchor, int64_t v) {
-  const ir_type *i32 = ir_int_type(ctx, 32);
-  ir_op *op = ir_op_create(ctx, OP_CONSTANT, 0, NULL, 1, &i32, 0, anchor->loc);
-  ir_op_set_attr(ctx, op, "value", ir_int_attr(ctx, v, i32));
-  ir_op_insert_before(anchor, op);
-  return &op->results[0];
-}
-
-static ir_value *emit_binary(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *a, ir_value *b) {
-  ir_value *ops[2] = {a, b};
-  return emit(ctx, anchor, kind, 2, ops, a->type);
-}
-
-static ir_value *emit_slt(gemmc_context *ctx, ir_op *anchor, ir_value *a, ir_value *b) {
-  ir_value *ops[2] = {a, b};
-  const ir_type *i1 = ir_type_with_element(ctx, a->type, ir_int_type(ctx, 1));
-  ir_op *op = ir_op_create(ctx, OP_CMPI, 2, ops, 1, &i1, 0, anchor->loc);
-  ir_op_set_attr(ctx, op, "predicate", ir_keyword_attr(ctx, "slt"));
-  ir_op_insert_before(anchor, op);
-  return &op->results[0];
-}
-
 static ir_op *emit_async_wait(gemmc_context *ctx, ir_op *anchor, int num) {
   const ir_type *tok = ir_token_type(ctx);
   ir_op *op = ir_op_create(ctx, OP_ASYNC_WAIT, 0, NULL, 1, &tok, 0, anchor->loc);
@@ -334,7 +305,7 @@ static ir_value *barrier_at(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, ir
   int64_t one = 1;
   const ir_type *bar = ir_memdesc_type(ctx, 1, &one, ring->elem, ring->encoding, ring->memspace, true, 0, NULL);
   ir_value *ops[2] = {&lp->barriers->results[0], slot};
-  return emit(ctx, anchor, OP_MEMDESC_INDEX, 2, ops, bar);
+  return build_before(ctx, anchor, OP_MEMDESC_INDEX, 2, ops, bar);
 }
 
 /* Clones the stage-0 ops (body order) before anchor with `map`, then one async copy per load into
@@ -374,7 +345,7 @@ static void emit_stage0(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, ptr_ma
     pipelined_load *pl = &lp->loads[j];
     ir_value *ring = &pl->alloc->results[0];
     ir_value *idx_ops[2] = {ring, slot};
-    ir_value *dst = emit(ctx, anchor, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
+    ir_value *dst = build_before(ctx, anchor, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
     if (pl->tma) {
       ir_value *copy_ops[4 + IR_MAX_RANK];
       int n = 0;
@@ -389,8 +360,8 @@ static void emit_stage0(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, ptr_ma
     }
     ir_value *ptr = map_get(map, pl->load->operands[0].value);
     const ir_type *mask_type = ir_type_with_element(ctx, ptr->type, ir_int_type(ctx, 1));
-    ir_value *mask = emit(ctx, anchor, OP_SPLAT, 1, &pred, mask_type);
-    if (pl->load->num_operands > 1) mask = emit_binary(ctx, anchor, OP_ANDI, map_get(map, pl->load->operands[1].value), mask);
+    ir_value *mask = build_before(ctx, anchor, OP_SPLAT, 1, &pred, mask_type);
+    if (pl->load->num_operands > 1) mask = build_binary(ctx, anchor, OP_ANDI, map_get(map, pl->load->operands[1].value), mask);
     ir_value *copy_ops[3] = {ptr, dst, mask};
     ir_op *copy = ir_op_create(ctx, OP_ASYNC_COPY, 3, copy_ops, 1, &tok, 0, pl->load->loc);
     for (int i = 0; i < pl->load->num_attrs; i++) {
@@ -500,13 +471,6 @@ static void erase_dead_stage0(loop_plan *lp) {
   }
 }
 
-/* slot + 1, or 0 after the last of S slots. */
-static ir_value *next_slot(gemmc_context *ctx, ir_op *anchor, ir_value *slot, int S) {
-  ir_value *next = emit_binary(ctx, anchor, OP_ADDI, slot, emit_i32(ctx, anchor, 1));
-  ir_value *ops[3] = {emit_slt(ctx, anchor, next, emit_i32(ctx, anchor, S)), next, emit_i32(ctx, anchor, 0)};
-  return emit(ctx, anchor, OP_SELECT, 3, ops, next->type);
-}
-
 static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   ir_op *loop = lp->loop;
   ir_block *body = lp->body;
@@ -532,7 +496,7 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
     lp->barriers = ir_op_create(ctx, OP_LOCAL_ALLOC, 0, NULL, 1, &ring, 0, loop->loc);
     ir_op_insert_before(loop, lp->barriers);
     for (int p = 0; p < S; p++) {
-      ir_value *bar = barrier_at(ctx, lp, loop, emit_i32(ctx, loop, p));
+      ir_value *bar = barrier_at(ctx, lp, loop, build_int_constant(ctx, loop, p, 32));
       ir_op *init = ir_op_create(ctx, OP_INIT_BARRIER, 1, &bar, 0, NULL, 0, loop->loc);
       ir_op_set_attr(ctx, init, "count", ir_i32_attr(ctx, 1));
       ir_op_insert_before(loop, init);
@@ -544,26 +508,26 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   for (int k = 0; k < lp->num_iter; k++) current[k] = loop->operands[3 + k].value;
   for (int p = 0; p < S - 1; p++) {
     ir_value *iv;
-    if (const_bounds) iv = emit_i32(ctx, loop, lb_c + p * step_c);
-    else iv = p == 0 ? lb : emit_binary(ctx, loop, OP_ADDI, lb, emit_binary(ctx, loop, OP_MULI, step, emit_i32(ctx, loop, p)));
+    if (const_bounds) iv = build_int_constant(ctx, loop, lb_c + p * step_c, 32);
+    else iv = p == 0 ? lb : build_binary(ctx, loop, OP_ADDI, lb, build_binary(ctx, loop, OP_MULI, step, build_int_constant(ctx, loop, p, 32)));
     ptr_map map = {ctx, NULL, 0, 0};
     ptr_map_put(&map, body->args[0], iv);
     for (int k = 0; k < lp->num_iter; k++)
       if (lp->recurrence[k]) ptr_map_put(&map, body->args[k + 1], current[k]);
-    emit_stage0(ctx, lp, loop, &map, emit_i32(ctx, loop, p), emit_slt(ctx, loop, iv, ub));
+    emit_stage0(ctx, lp, loop, &map, build_int_constant(ctx, loop, p, 32), build_cmpi(ctx, loop, "slt", iv, ub));
     advance_recurrence(lp, &map, current);
     ptr_map_free(&map);
   }
   for (int k = 0; k < lp->num_iter; k++)
     if (lp->recurrence[k]) ir_op_set_operand(loop, 3 + k, current[k]);
-  ir_value *ahead = const_bounds ? emit_i32(ctx, loop, (S - 1) * step_c)
-                                 : emit_binary(ctx, loop, OP_MULI, step, emit_i32(ctx, loop, S - 1));
+  ir_value *ahead = const_bounds ? build_int_constant(ctx, loop, (S - 1) * step_c, 32)
+                                 : build_binary(ctx, loop, OP_MULI, step, build_int_constant(ctx, loop, S - 1, 32));
 
   /* The ring positions i % S (read) and (i + S - 1) % S (write) travel around the loop, as
    * Triton's extract and insert indices do: an add and a select per iteration, where remainders
    * of the induction variable became address recurrences in the code generator (two adds per
    * asynchronous copy instead of an immediate offset). */
-  ir_value *slot_inits[2] = {emit_i32(ctx, loop, 0), emit_i32(ctx, loop, S - 1)};
+  ir_value *slot_inits[2] = {build_int_constant(ctx, loop, 0, 32), build_int_constant(ctx, loop, S - 1, 32)};
   loop = lp->loop = scf_for_add_iter_args(ctx, loop, 2, slot_inits);
   ir_value *read_slot = body->args[1 + lp->num_iter], *write_slot = body->args[2 + lp->num_iter];
 
@@ -574,12 +538,12 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   if (lp->num_tma) {
     ir_value *i = iv;
     if (!const_bounds || lb_c != 0 || step_c != 1) {
-      i = emit_binary(ctx, top, OP_SUBI, iv, lb);
-      i = emit_binary(ctx, top, OP_DIVSI, i, step);
+      i = build_binary(ctx, top, OP_SUBI, iv, lb);
+      i = build_binary(ctx, top, OP_DIVSI, i, step);
     }
     /* Iteration i uses slot i % S for the (i / S)-th time: its phase parity is (i / S) & 1. */
-    ir_value *round = emit_binary(ctx, top, OP_DIVSI, i, emit_i32(ctx, top, S));
-    ir_value *ops[2] = {barrier_at(ctx, lp, top, read_slot), emit_binary(ctx, top, OP_ANDI, round, emit_i32(ctx, top, 1))};
+    ir_value *round = build_binary(ctx, top, OP_DIVSI, i, build_int_constant(ctx, top, S, 32));
+    ir_value *ops[2] = {barrier_at(ctx, lp, top, read_slot), build_binary(ctx, top, OP_ANDI, round, build_int_constant(ctx, top, 1, 32))};
     ir_op *wait = ir_op_create(ctx, OP_WAIT_BARRIER, 2, ops, 0, NULL, 0, top->loc);
     ir_op_insert_before(top, wait);
   }
@@ -603,28 +567,28 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
       if (wait->next) prefetch_at = wait->next;
     }
   }
-  ir_value *iv_ahead = emit_binary(ctx, prefetch_at, OP_ADDI, iv, ahead);
+  ir_value *iv_ahead = build_binary(ctx, prefetch_at, OP_ADDI, iv, ahead);
   ptr_map map = {ctx, NULL, 0, 0};
   ptr_map_put(&map, iv, iv_ahead);
-  emit_stage0(ctx, lp, prefetch_at, &map, write_slot, emit_slt(ctx, prefetch_at, iv_ahead, ub));
+  emit_stage0(ctx, lp, prefetch_at, &map, write_slot, build_cmpi(ctx, prefetch_at, "slt", iv_ahead, ub));
   for (int k = 0; k < lp->num_iter; k++)
     if (lp->recurrence[k]) ir_op_set_operand(yield, k, map_get(&map, yield->operands[k].value));
   ptr_map_free(&map);
-  ir_op_add_operand(ctx, yield, next_slot(ctx, yield, read_slot, S));
-  ir_op_add_operand(ctx, yield, next_slot(ctx, yield, write_slot, S));
+  ir_op_add_operand(ctx, yield, build_ring_next(ctx, yield, read_slot, S, slot_inits[0]));
+  ir_op_add_operand(ctx, yield, build_ring_next(ctx, yield, write_slot, S, slot_inits[0]));
   /* Operands read by the dot: through ldmatrix (mma.sync), or the ring slot itself (wgmma). */
   for (int j = 0; j < lp->num_loads; j++) {
     pipelined_load *pl = &lp->loads[j];
     /* Before the first reader: the dot, or the view it reads through. */
     ir_op *reader = pl->convert->results[0].first_use->owner;
     ir_value *idx_ops[2] = {&pl->alloc->results[0], read_slot};
-    ir_value *src = emit(ctx, reader, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
+    ir_value *src = build_before(ctx, reader, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
     if (pl->convert->kind == OP_LOCAL_ALLOC) {
       ir_value_replace_all_uses(&pl->convert->results[0], src);
       memdesc_views_follow(ctx, src);
     } else {
       ir_op *dot = reader;
-      ir_value *tile = emit(ctx, dot, OP_LOCAL_LOAD, 1, &src, pl->convert->results[0].type);
+      ir_value *tile = build_before(ctx, dot, OP_LOCAL_LOAD, 1, &src, pl->convert->results[0].type);
       ir_value_replace_all_uses(&pl->convert->results[0], tile);
     }
     ir_op_erase(pl->convert);
@@ -644,17 +608,17 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   if (lp->num_cp_async) emit_async_wait(ctx, after, 0);
   for (int j = 0; j < lp->num_loads; j++) {
     ir_value *ring = &lp->loads[j].alloc->results[0];
-    emit(ctx, after, OP_LOCAL_DEALLOC, 1, &ring, NULL);
+    build_before(ctx, after, OP_LOCAL_DEALLOC, 1, &ring, NULL);
   }
   if (lp->num_tma) {
     /* Every copy issued was waited for inside the loop (a copy is issued only for an iteration
      * that runs), so the barriers are idle. */
     for (int p = 0; p < S; p++) {
-      ir_value *bar = barrier_at(ctx, lp, after, emit_i32(ctx, after, p));
-      emit(ctx, after, OP_INVAL_BARRIER, 1, &bar, NULL);
+      ir_value *bar = barrier_at(ctx, lp, after, build_int_constant(ctx, after, p, 32));
+      build_before(ctx, after, OP_INVAL_BARRIER, 1, &bar, NULL);
     }
     ir_value *ring = &lp->barriers->results[0];
-    emit(ctx, after, OP_LOCAL_DEALLOC, 1, &ring, NULL);
+    build_before(ctx, after, OP_LOCAL_DEALLOC, 1, &ring, NULL);
   }
 }
 
