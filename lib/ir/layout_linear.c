@@ -183,6 +183,18 @@ int64_t layout_linear_register_at(const layout_linear *ll, const int64_t *coord)
   return in[LAYOUT_IN_REGISTER];
 }
 
+int64_t layout_linear_register_bits_within(const layout_linear *ll, const int64_t *block) {
+  int64_t bits = 0;
+  for (int i = 0; i < ll->num_bases[LAYOUT_IN_REGISTER]; i++) {
+    bool inside = true;
+    /* A basis below the block size changes only the low bits of the coordinate: XOR keeps the
+     * element in its aligned block. */
+    for (int d = 0; d < ll->rank && inside; d++) inside = ll->bases[LAYOUT_IN_REGISTER][i][d] < block[d];
+    if (inside) bits |= INT64_C(1) << i;
+  }
+  return bits;
+}
+
 int64_t layout_linear_in_size(const layout_linear *ll, layout_in_dim in) {
   return INT64_C(1) << ll->num_bases[in];
 }

@@ -297,19 +297,16 @@ static LLVMValueRef constant_of(lower_state *s, const ir_op *op, const ir_attr *
   return NULL;
 }
 
-static int num_elems_of(lower_state *s, const ir_op *op, const ir_type *t, bool *ok) {
-  *ok = true;
-  if (!ir_type_is_tensor(t)) return 1;
-  lower_layout_info *li = lower_layout_of(s, op, t);
-  if (!li) *ok = false;
-  return li ? li->num_regs : 0;
-}
-
 bool lower_elementwise(lower_state *s, ir_op *op) {
   const ir_type *rty = op->results[0].type;
-  bool ok;
-  int n = num_elems_of(s, op, rty, &ok);
-  if (!ok) return false;
+  int n = 1;
+  int64_t same = 0; /* register bits that repeat a lower register's value */
+  if (ir_type_is_tensor(rty)) {
+    lower_layout_info *li = lower_layout_of(s, op, rty);
+    if (!li) return false;
+    n = li->num_regs;
+    same = lower_equal_register_bits(s, li, &op->results[0]);
+  }
   LLVMTypeRef rt = lower_elem_type(s, rty);
   if (!rt) {
     ir_op_error(s->ctx, op, "cannot lower values of type '%s'", ir_type_str(s->ctx, rty));
@@ -359,6 +356,10 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
       out->v[i + 1] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, 1), "");
     }
   for (; i < n; i++) {
+    if (i & same) {
+      out->v[i] = out->v[i & ~same];
+      continue;
+    }
     LLVMValueRef a[3];
     for (int k = 0; k < op->num_operands; k++) a[k] = lower_elem(in[k], i);
     if (!(out->v[i] = emit_scalar(s, op, a, rt))) return false;

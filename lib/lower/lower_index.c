@@ -130,6 +130,14 @@ LLVMValueRef lower_coord(lower_state *s, const lower_layout_info *li, int64_t r,
   return LLVMBuildXor(s->b, lw, lower_i32(s, c[d]), "");
 }
 
+int64_t lower_equal_register_bits(lower_state *s, const lower_layout_info *li, const ir_value *v) {
+  const axis_info *info = axis_info_of(s->axis, v);
+  if (!li || !info || axis_info_rank(info) != li->rank) return 0;
+  int64_t block[IR_MAX_RANK];
+  for (int d = 0; d < li->rank; d++) block[d] = axis_info_constancy(info, d);
+  return layout_linear_register_bits_within(&li->ll, block);
+}
+
 bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, layout_project_fn project,
                         const void *project_ctx, int *map_out) {
   return layout_register_map(&dst->ll, &src->ll, project, project_ctx, map_out);

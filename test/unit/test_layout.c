@@ -719,6 +719,25 @@ static void test_nvmma_shared(gemmc_context *ctx) {
   CHECK(layout_shared_offset(n3, 3, s3, c3) == 2 * 128 * 64 + 3 * 64 + (5 ^ 24), "nvmma stage offset");
 }
 
+/* Registers whose bases stay inside a constancy block: the tutorial's B-operand layout
+ * (spt [1,8], tpw [2,16], wpc [4,1]) on 64x128 holds rows r + 8j; a row mask constant over 16
+ * rows repeats every other row register, and the 8 column registers of a vector are free too
+ * when the value is constant along columns. */
+static void test_register_bits_within(gemmc_context *ctx) {
+  int spt[2] = {1, 8}, tpw[2] = {2, 16}, wpc[2] = {4, 1}, o[2] = {1, 0};
+  const ir_attr *b = blocked(ctx, 2, spt, tpw, wpc, o);
+  layout_linear ll;
+  int64_t shape[2] = {64, 128};
+  CHECK(layout_to_linear(b, 2, shape, &ll), "64x128 to_linear");
+  /* Register bits 0-2: columns 1, 2, 4; bits 3-5: rows 8, 16, 32. */
+  int64_t rows16[2] = {16, 1}, rows16_cols128[2] = {16, 128}, one[2] = {1, 1}, all[2] = {64, 128};
+  CHECK(layout_linear_register_bits_within(&ll, one) == 0, "constancy 1: no register repeats");
+  CHECK(layout_linear_register_bits_within(&ll, rows16) == 0x08, "rows 16, columns 1: only the +8 row bit");
+  CHECK(layout_linear_register_bits_within(&ll, rows16_cols128) == 0x0f, "rows 16, columns 128: bits %llx",
+        (unsigned long long)layout_linear_register_bits_within(&ll, rows16_cols128));
+  CHECK(layout_linear_register_bits_within(&ll, all) == 0x3f, "a splat: every register repeats register 0");
+}
+
 static void test_check(gemmc_context *ctx) {
   int spt[2] = {1, 4}, tpw[2] = {2, 8}, wpc[2] = {4, 1}, o10[2] = {1, 0};
   const ir_attr *b = blocked(ctx, 2, spt, tpw, wpc, o10);
@@ -754,6 +773,7 @@ int main(void) {
   test_linear_attr(ctx);
   test_swizzled_shared(ctx);
   test_nvmma_shared(ctx);
+  test_register_bits_within(ctx);
   test_check(ctx);
   gemmc_context_destroy(ctx);
   printf("%s: %d checks, %d failed\n", failures ? "FAIL" : "PASS", checks, failures);
