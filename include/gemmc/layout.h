@@ -59,6 +59,19 @@ void layout_linear_apply(const layout_linear *ll, const int64_t in[LAYOUT_IN_COU
 /* Inverse: some input that maps to coord, the smallest when several do, comparing
  * block, then warp, then lane, then register (then offset). False when no input maps there. */
 bool layout_linear_invert(const layout_linear *ll, const int64_t *coord, int64_t in_out[LAYOUT_IN_COUNT]);
+/* layout_linear_invert for many coordinates of one layout: the elimination done once. */
+typedef struct layout_linear_solver {
+  int rank;
+  int out_log2[IR_MAX_RANK];
+  int num_inputs;                           /* input bits, least significant first */
+  int8_t owner_in[64], owner_bit[64];       /* which input dim and bit each one is */
+  uint64_t has_pivot, has_kernel;           /* bit sets over output bits / input bits */
+  uint64_t pivot_vec[64], pivot_comb[64];   /* reduced basis by leading output bit, and its inputs */
+  uint64_t kernel[64];                      /* input combinations that map to 0 */
+} layout_linear_solver;
+bool layout_linear_solver_init(layout_linear_solver *solver, const layout_linear *ll);
+/* The same answer as layout_linear_invert(ll, coord, in_out). */
+bool layout_linear_solve(const layout_linear_solver *solver, const int64_t *coord, int64_t in_out[LAYOUT_IN_COUNT]);
 /* The register that holds coord in lane 0 of warp 0 (the smallest input, as above); -1 when no
  * input maps there or only other lanes or warps hold it. */
 int64_t layout_linear_register_at(const layout_linear *ll, const int64_t *coord);

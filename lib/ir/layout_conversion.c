@@ -22,15 +22,17 @@ bool layout_register_map(const layout_linear *dst, const layout_linear *src, lay
     }
   }
   /* ...and every destination register must be a register of lane 0, warp 0 in the source. */
+  layout_linear_solver solver;
+  if (!layout_linear_solver_init(&solver, src)) return false;
   int64_t num_regs = layout_linear_in_size(dst, LAYOUT_IN_REGISTER);
   for (int64_t r = 0; r < num_regs; r++) {
-    int64_t c[IR_MAX_RANK], p[IR_MAX_RANK], in[LAYOUT_IN_COUNT] = {0};
+    int64_t c[IR_MAX_RANK], p[IR_MAX_RANK], in[LAYOUT_IN_COUNT] = {0}, src_in[LAYOUT_IN_COUNT];
     in[LAYOUT_IN_REGISTER] = r;
     layout_linear_apply(dst, in, c);
     project(project_ctx, c, p);
-    int64_t reg = layout_linear_register_at(src, p);
-    if (reg < 0) return false;
-    if (map_out) map_out[r] = (int)reg;
+    /* layout_linear_register_at, with src's elimination done once */
+    if (!layout_linear_solve(&solver, p, src_in) || src_in[LAYOUT_IN_LANE] || src_in[LAYOUT_IN_WARP]) return false;
+    if (map_out) map_out[r] = (int)src_in[LAYOUT_IN_REGISTER];
   }
   return true;
 }
@@ -50,7 +52,9 @@ bool layout_compose_shared(const layout_linear *reg, const ir_attr *shared, int 
                            layout_offset_map *out) {
   memset(out, 0, sizeof *out);
   layout_linear sll;
-  if (reg->rank != rank || !layout_to_linear(shared, rank, shape, &sll)) return false;
+  layout_linear_solver solver;
+  if (reg->rank != rank || !layout_to_linear(shared, rank, shape, &sll) || !layout_linear_solver_init(&solver, &sll))
+    return false;
   for (int k = LAYOUT_IN_REGISTER; k <= LAYOUT_IN_WARP; k++) {
     out->num_bases[k] = reg->num_bases[k];
     for (int i = 0; i < reg->num_bases[k]; i++) {
@@ -61,7 +65,7 @@ bool layout_compose_shared(const layout_linear *reg, const ir_attr *shared, int 
         zero &= coord[d] == 0;
       }
       if (zero) continue; /* a broadcast bit: same element, same offset */
-      if (!layout_linear_invert(&sll, coord, in)) return false;
+      if (!layout_linear_solve(&solver, coord, in)) return false;
       out->off[k][i] = in[LAYOUT_IN_OFFSET];
     }
   }

@@ -209,77 +209,85 @@ void layout_linear_apply(const layout_linear *ll, const int64_t in[LAYOUT_IN_COU
 }
 
 /* Output coordinates packed into one bit vector: dim 0 in the low bits. */
-static bool pack_out(const layout_linear *ll, const int32_t *v, uint64_t *packed) {
+static bool pack_out(int rank, const int *out_log2, const int32_t *v, uint64_t *packed) {
   uint64_t r = 0;
   int shift = 0;
-  for (int d = 0; d < ll->rank; d++) {
-    if (v[d] < 0 || (ll->out_log2[d] < 31 && v[d] >= (INT32_C(1) << ll->out_log2[d]))) return false;
+  for (int d = 0; d < rank; d++) {
+    if (v[d] < 0 || (out_log2[d] < 31 && v[d] >= (INT32_C(1) << out_log2[d]))) return false;
     r |= (uint64_t)(uint32_t)v[d] << shift;
-    shift += ll->out_log2[d];
+    shift += out_log2[d];
   }
   *packed = r;
   return shift <= 64;
 }
 
-bool layout_linear_invert(const layout_linear *ll, const int64_t *coord, int64_t in_out[LAYOUT_IN_COUNT]) {
+bool layout_linear_solver_init(layout_linear_solver *sv, const layout_linear *ll) {
   /* Input bits numbered least significant first: register, lane, warp, block, offset; the
    * minimum solution in this numbering prefers low blocks, then warps, lanes, registers. */
   static const layout_in_dim significance[LAYOUT_IN_COUNT] = {
       LAYOUT_IN_OFFSET, LAYOUT_IN_REGISTER, LAYOUT_IN_LANE, LAYOUT_IN_WARP, LAYOUT_IN_BLOCK};
-  uint64_t vec[64];
-  int owner_in[64], owner_bit[64], n = 0;
+  memset(sv, 0, sizeof *sv);
+  sv->rank = ll->rank;
+  for (int d = 0; d < ll->rank; d++) sv->out_log2[d] = ll->out_log2[d];
+  /* XOR basis keyed by leading output bit, remembering which inputs combine into each. */
+  int n = 0;
   for (int s = 0; s < LAYOUT_IN_COUNT; s++) {
     layout_in_dim in = significance[s];
     for (int i = 0; i < ll->num_bases[in]; i++) {
-      if (n >= 64 || !pack_out(ll, ll->bases[in][i], &vec[n])) return false;
-      owner_in[n] = in;
-      owner_bit[n] = i;
+      uint64_t v;
+      if (n >= 64 || !pack_out(ll->rank, ll->out_log2, ll->bases[in][i], &v)) return false;
+      sv->owner_in[n] = (int8_t)in;
+      sv->owner_bit[n] = (int8_t)i;
+      uint64_t c = UINT64_C(1) << n;
+      for (int b = 63; b >= 0 && v; b--) {
+        if (!((v >> b) & 1)) continue;
+        if ((sv->has_pivot >> b) & 1) {
+          v ^= sv->pivot_vec[b];
+          c ^= sv->pivot_comb[b];
+        } else {
+          sv->has_pivot |= UINT64_C(1) << b;
+          sv->pivot_vec[b] = v;
+          sv->pivot_comb[b] = c;
+          v = 0;
+          c = 0;
+        }
+      }
+      /* Dependent input: c is a kernel vector whose highest bit is n. */
+      if (c) {
+        sv->has_kernel |= UINT64_C(1) << n;
+        sv->kernel[n] = c;
+      }
       n++;
     }
   }
+  sv->num_inputs = n;
+  return true;
+}
+
+bool layout_linear_solve(const layout_linear_solver *sv, const int64_t *coord, int64_t in_out[LAYOUT_IN_COUNT]) {
   int32_t target32[IR_MAX_RANK] = {0};
-  for (int d = 0; d < ll->rank; d++) {
+  for (int d = 0; d < sv->rank; d++) {
     if (coord[d] < 0 || coord[d] > INT32_MAX) return false;
     target32[d] = (int32_t)coord[d];
   }
   uint64_t target;
-  if (!pack_out(ll, target32, &target)) return false;
-
-  /* XOR basis keyed by leading output bit, remembering which inputs combine into each. */
-  uint64_t piv_vec[64] = {0}, piv_comb[64] = {0}, kernel[64] = {0};
-  bool has_piv[64] = {false}, has_kernel[64] = {false};
-  for (int i = 0; i < n; i++) {
-    uint64_t v = vec[i], c = UINT64_C(1) << i;
-    for (int b = 63; b >= 0 && v; b--) {
-      if (!((v >> b) & 1)) continue;
-      if (has_piv[b]) {
-        v ^= piv_vec[b];
-        c ^= piv_comb[b];
-      } else {
-        has_piv[b] = true;
-        piv_vec[b] = v;
-        piv_comb[b] = c;
-        v = 0;
-        c = 0;
-      }
-    }
-    /* Dependent input: c is a kernel vector whose highest bit is i. */
-    if (c) {
-      has_kernel[i] = true;
-      kernel[i] = c;
-    }
-  }
+  if (!pack_out(sv->rank, sv->out_log2, target32, &target)) return false;
   uint64_t sol = 0;
-  for (int b = 63; b >= 0; b--) {
+  for (int b = 63; b >= 0 && target; b--) {
     if (!((target >> b) & 1)) continue;
-    if (!has_piv[b]) return false;
-    target ^= piv_vec[b];
-    sol ^= piv_comb[b];
+    if (!((sv->has_pivot >> b) & 1)) return false;
+    target ^= sv->pivot_vec[b];
+    sol ^= sv->pivot_comb[b];
   }
-  for (int i = n - 1; i >= 0; i--)
-    if (has_kernel[i] && ((sol >> i) & 1)) sol ^= kernel[i];
+  for (int i = sv->num_inputs - 1; i >= 0; i--)
+    if (((sv->has_kernel >> i) & 1) && ((sol >> i) & 1)) sol ^= sv->kernel[i];
   for (int d = 0; d < LAYOUT_IN_COUNT; d++) in_out[d] = 0;
-  for (int i = 0; i < n; i++)
-    if ((sol >> i) & 1) in_out[owner_in[i]] |= INT64_C(1) << owner_bit[i];
+  for (int i = 0; i < sv->num_inputs; i++)
+    if ((sol >> i) & 1) in_out[sv->owner_in[i]] |= INT64_C(1) << sv->owner_bit[i];
   return true;
+}
+
+bool layout_linear_invert(const layout_linear *ll, const int64_t *coord, int64_t in_out[LAYOUT_IN_COUNT]) {
+  layout_linear_solver sv;
+  return layout_linear_solver_init(&sv, ll) && layout_linear_solve(&sv, coord, in_out);
 }
