@@ -102,6 +102,10 @@ static bool emit_ptx_common(const gemmc_target *t, LLVMModuleRef m, int opt_leve
     free(ptx);
     return false;
   }
+  if (!target_ptx_split_wide_shifts(&ptx, &len)) {
+    free(ptx);
+    return target_fail(err, errlen, "out of memory rewriting the PTX");
+  }
   *ptx_out = ptx;
   if (len_out)
     *len_out = len;

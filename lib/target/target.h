@@ -11,6 +11,11 @@ bool target_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((
 
 /* Registers one backend with LLVM (idempotent; LLVM keeps the registry). */
 void target_nvptx_initialize(void);
+/* PTX peephole (ptx_peephole.c): in kernels that issue wgmma, `mul.wide.s32 d, s, 2^k` becomes
+ * `cvt.s64.s32` + `shl.b64`, which ptxas keeps in registers instead of recomputing inside loops.
+ * *ptx (malloc'ed, NUL-terminated, *len bytes) may be replaced; false when memory runs out (then
+ * *ptx is unchanged). */
+bool target_ptx_split_wide_shifts(char **ptx, size_t *len);
 void target_amdgpu_initialize(void);
 
 /* Validates t, registers its backend and creates an LLVM target machine. */

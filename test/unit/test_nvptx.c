@@ -9,6 +9,7 @@
 #include <llvm-c/Core.h>
 
 #include "leaks.h"
+#include "target/target.h"
 
 static int failures;
 
@@ -306,7 +307,41 @@ static void test_symbol_names(void) {
   CHECK(gemmc_ptx_symbol_name("a.b", NULL, 0) == 5);
 }
 
+/* The PTX peephole: power-of-two mul.wide.s32 in wgmma kernels becomes cvt + shl.b64; anything else
+ * (other constants, register operands, unsigned, kernels without wgmma) is left as it is. */
+static void test_split_wide_shifts(void) {
+  static const char in[] =
+      "\twgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {...};\n"
+      "\tmul.wide.s32 \t%rd11, %r192, 2;\n"
+      "\tmul.wide.s32 \t%rd12, %r7, 16; // offset\n"
+      "\tmul.wide.s32 \t%rd13, %r8, 6;\n"
+      "\tmul.wide.s32 \t%rd14, %r8, %r9;\n"
+      "\tmul.wide.u32 \t%rd15, %r8, 4;\n"
+      "\tmul.wide.s32 \t%rd16, %r10, 1073741824;\n";
+  static const char want[] =
+      "\twgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {...};\n"
+      "\tcvt.s64.s32 \t%rd11, %r192;\n\tshl.b64 \t%rd11, %rd11, 1;\n"
+      "\tcvt.s64.s32 \t%rd12, %r7;\n\tshl.b64 \t%rd12, %rd12, 4; // offset\n"
+      "\tmul.wide.s32 \t%rd13, %r8, 6;\n"
+      "\tmul.wide.s32 \t%rd14, %r8, %r9;\n"
+      "\tmul.wide.u32 \t%rd15, %r8, 4;\n"
+      "\tcvt.s64.s32 \t%rd16, %r10;\n\tshl.b64 \t%rd16, %rd16, 30;\n";
+  char *ptx = strdup(in);
+  size_t len = strlen(in);
+  CHECK(ptx && target_ptx_split_wide_shifts(&ptx, &len));
+  CHECK(ptx && strcmp(ptx, want) == 0 && len == strlen(want));
+  if (ptx && strcmp(ptx, want) != 0) fprintf(stderr, "got:\n%s\nwant:\n%s\n", ptx, want);
+  free(ptx);
+  /* No wgmma: unchanged. */
+  static const char plain[] = "\tmul.wide.s32 \t%rd11, %r192, 2;\n";
+  ptx = strdup(plain);
+  len = strlen(plain);
+  CHECK(ptx && target_ptx_split_wide_shifts(&ptx, &len) && strcmp(ptx, plain) == 0 && len == strlen(plain));
+  free(ptx);
+}
+
 int main(void) {
+  test_split_wide_shifts();
   test_symbol_names();
   test_llvm_fatal_error();
   test_lookup();
