@@ -75,6 +75,8 @@ bool layout_linear_solve(const layout_linear_solver *solver, const int64_t *coor
 /* The register that holds coord in lane 0 of warp 0 (the smallest input, as above); -1 when no
  * input maps there or only other lanes or warps hold it. */
 int64_t layout_linear_register_at(const layout_linear *ll, const int64_t *coord);
+/* The same with the elimination done once (layout_linear_solver_init). */
+int64_t layout_linear_solver_register_at(const layout_linear_solver *solver, const int64_t *coord);
 /* The register bits whose bases stay inside an aligned block of block[d] elements along every
  * dim d (block[d] a power of two): flipping them never moves an element out of its block. With a
  * value's axis-info constancy as the block, registers that differ only in these bits hold equal

@@ -26,13 +26,13 @@ bool layout_register_map(const layout_linear *dst, const layout_linear *src, lay
   if (!layout_linear_solver_init(&solver, src)) return false;
   int64_t num_regs = layout_linear_in_size(dst, LAYOUT_IN_REGISTER);
   for (int64_t r = 0; r < num_regs; r++) {
-    int64_t c[IR_MAX_RANK], p[IR_MAX_RANK], in[LAYOUT_IN_COUNT] = {0}, src_in[LAYOUT_IN_COUNT];
+    int64_t c[IR_MAX_RANK], p[IR_MAX_RANK], in[LAYOUT_IN_COUNT] = {0};
     in[LAYOUT_IN_REGISTER] = r;
     layout_linear_apply(dst, in, c);
     project(project_ctx, c, p);
-    /* layout_linear_register_at, with src's elimination done once */
-    if (!layout_linear_solve(&solver, p, src_in) || src_in[LAYOUT_IN_LANE] || src_in[LAYOUT_IN_WARP]) return false;
-    if (map_out) map_out[r] = (int)src_in[LAYOUT_IN_REGISTER];
+    int64_t reg = layout_linear_solver_register_at(&solver, p);
+    if (reg < 0) return false;
+    if (map_out) map_out[r] = (int)reg;
   }
   return true;
 }

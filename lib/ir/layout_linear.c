@@ -177,12 +177,6 @@ bool ll_combine_with_shape(layout_linear *ll, layout_in_dim fill_in, const ir_at
   return ll_product(ll, &cga_ll);
 }
 
-int64_t layout_linear_register_at(const layout_linear *ll, const int64_t *coord) {
-  int64_t in[LAYOUT_IN_COUNT];
-  if (!layout_linear_invert(ll, coord, in) || in[LAYOUT_IN_LANE] || in[LAYOUT_IN_WARP]) return -1;
-  return in[LAYOUT_IN_REGISTER];
-}
-
 int64_t layout_linear_register_bits_within(const layout_linear *ll, const int64_t *block) {
   int64_t bits = 0;
   for (int i = 0; i < ll->num_bases[LAYOUT_IN_REGISTER]; i++) {
@@ -290,4 +284,15 @@ bool layout_linear_solve(const layout_linear_solver *sv, const int64_t *coord, i
 bool layout_linear_invert(const layout_linear *ll, const int64_t *coord, int64_t in_out[LAYOUT_IN_COUNT]) {
   layout_linear_solver sv;
   return layout_linear_solver_init(&sv, ll) && layout_linear_solve(&sv, coord, in_out);
+}
+
+int64_t layout_linear_solver_register_at(const layout_linear_solver *sv, const int64_t *coord) {
+  int64_t in[LAYOUT_IN_COUNT];
+  if (!layout_linear_solve(sv, coord, in) || in[LAYOUT_IN_LANE] || in[LAYOUT_IN_WARP]) return -1;
+  return in[LAYOUT_IN_REGISTER];
+}
+
+int64_t layout_linear_register_at(const layout_linear *ll, const int64_t *coord) {
+  layout_linear_solver sv;
+  return layout_linear_solver_init(&sv, ll) ? layout_linear_solver_register_at(&sv, coord) : -1;
 }

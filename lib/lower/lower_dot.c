@@ -343,7 +343,10 @@ static bool lower_dot_fma(lower_state *s, ir_op *op) {
                                                             : ce->float_kind == FLT_F32 ? "f32" : "f64");
   int64_t K = at->shape[r1];
   lower_values *out = lower_values_new(s, op, lc->num_regs);
-  if (!out) return false;
+  /* The operands' registers of every (r, k): their eliminations done once, not per product. */
+  layout_linear_solver *sa = lower_alloc(s, sizeof *sa), *sb = lower_alloc(s, sizeof *sb);
+  if (!out || !sa || !sb) return false;
+  bool solvable = layout_linear_solver_init(sa, &la->ll) && layout_linear_solver_init(sb, &lb->ll);
   for (int r = 0; r < lc->num_regs; r++) {
     if (r & lc->reg_dup_mask) {
       out->v[r] = out->v[r & ~lc->reg_dup_mask];
@@ -356,7 +359,8 @@ static bool lower_dot_fma(lower_state *s, ir_op *op) {
       int64_t ac[IR_MAX_RANK], bc[IR_MAX_RANK];
       make_coord(&dd, c[0], c[r2], k, ac);
       make_coord(&dd, c[0], k, c[r1], bc);
-      int64_t ra = layout_linear_register_at(&la->ll, ac), rb = layout_linear_register_at(&lb->ll, bc);
+      int64_t ra = solvable ? layout_linear_solver_register_at(sa, ac) : -1;
+      int64_t rb = solvable ? layout_linear_solver_register_at(sb, bc) : -1;
       if (ra < 0 || rb < 0) {
         ir_op_error(s->ctx, op, "cannot lower tt.dot on the FMA path: an operand does not hold the whole K extent");
         return false;

@@ -127,13 +127,16 @@ bool lower_matrix_rows_plan(lower_state *s, const layout_offset_map *m, int64_t 
   return true;
 }
 
+/* The target stores 16-bit matrices from registers (stmatrix). */
+static bool has_matrix_stores(lower_state *s, int bytes) {
+  return bytes == 2 && (s->target->caps & GEMMC_CAP_STMATRIX) && s->cg->store_matrices;
+}
+
 int lower_smem_matrix_store_width(lower_state *s, const layout_offset_map *m, const lower_layout_info *li, int bytes) {
   bool trans;
   int64_t row_base[3];
   int sel_bits;
-  if (bytes != 2 || !(s->target->caps & GEMMC_CAP_STMATRIX) || !s->cg->store_matrices ||
-      !matrix_rows_fit(m, li->reg_dup_mask, &trans, row_base, &sel_bits))
-    return 0;
+  if (!has_matrix_stores(s, bytes) || !matrix_rows_fit(m, li->reg_dup_mask, &trans, row_base, &sel_bits)) return 0;
   return 2 << sel_bits;
 }
 
@@ -149,7 +152,7 @@ void lower_smem_store_values(lower_state *s, LLVMValueRef base, const lower_smem
                              LLVMTypeRef et, int bytes, const lower_values *vals) {
   LLVMTypeRef mt = memory_type(s, et);
   lower_matrix_rows rows;
-  if (lower_smem_matrix_store_width(s, &m->map, li, bytes) && lower_matrix_rows_plan(s, &m->map, li->reg_dup_mask, &rows)) {
+  if (has_matrix_stores(s, bytes) && lower_matrix_rows_plan(s, &m->map, li->reg_dup_mask, &rows)) {
     int64_t group = INT64_C(1) << rows.group_shift;
     for (int64_t r0 = 0; r0 < li->num_regs; r0 += group) {
       if (r0 & li->reg_dup_mask) continue; /* a copy of a group stored already */
