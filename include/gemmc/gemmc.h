@@ -62,7 +62,9 @@ typedef struct gemmc_compile_options {
   int matrix_instr_nonkdim; /* MFMA M = N: 16 or 32; 0: chosen per dot (32 when the tile allows) */
   int kpack;                /* 1 or 2 MFMA K-groups per LDS read (kWidth = kBase * kpack); 0: 1 */
   /* NVIDIA sm_90+ operand paths for TTIR K loops. warp_specialize: 0 (default) makes a persistent
-   * warp-specialized kernel (producer + consumer warpgroups) where legal on sm_90a, -1 never.
+   * warp-specialized kernel (producer + consumer warpgroups) where legal on sm_90a (8 warps:
+   * cooperative; 4 warps with >= 32 KiB ring stages: ping-pong, faster from about 4096^3, slower
+   * at 2048^3 and below, where -1 keeps cp.async rings), -1 never.
    * tma: 0 (default) uses TMA copies where the warp-specialized kernel takes them (measured
    * faster than cp.async only there), 1 wherever legal, -1 never. */
   int tma;

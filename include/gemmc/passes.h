@@ -25,8 +25,8 @@ typedef struct gemmc_pass_context {
   int matrix_instr_nonkdim;   /* AMD MFMA: 16 or 32 (0: the pass chooses), Triton's matrix_instr_nonkdim */
   int kpack;                  /* AMD MFMA: 1 or 2, Triton's kpack */
   int tma;                    /* tma=0: no TMA; 1 (default): where warp specialization will use it; 2: wherever legal */
-  int warp_specialize;        /* warp-specialize=0: off; 1 (default): kernels of GEMMC_WS_CONSUMER_WARPS warps;
-                               * 2: also ping-pong groups for one-warpgroup kernels (slower today) */
+  int warp_specialize;        /* warp-specialize=0: off; 1 (default): kernels of GEMMC_WS_CONSUMER_WARPS warps
+                               * (cooperative) and of GEMMC_WS_PING_PONG_WARPS (ping-pong) */
   FILE *out;                  /* where printing passes write */
   /* print-llvm */
   bool emit_ptx;              /* emit=ptx (else llvm) */
@@ -36,11 +36,33 @@ typedef struct gemmc_pass_context {
   const char *pipeline;       /* the pipeline's name (its first, positional option) */
 } gemmc_pass_context;
 
-/* The warps of the warp-specialized kernel's consumer group (two warpgroups sharing each tile):
- * warp-specialize takes kernels of this many warps, and tma-loads (auto) only feeds those. Kernels
- * of one warpgroup would take ping-pong groups, which measured slower than cp.async rings
- * (docs/perf-notes.md) and stay off. */
-enum { GEMMC_WS_CONSUMER_WARPS = 8 };
+/* The warps of the warp-specialized kernel's consumer group when two warpgroups share each tile
+ * (cooperative); a kernel of one warpgroup (4 warps) gets two consumer groups on alternate tiles
+ * (ping-pong) instead. */
+enum { GEMMC_WS_CONSUMER_WARPS = 8, GEMMC_WS_PING_PONG_WARPS = 4 };
+
+/* Whether warp-specialize (and tma-loads in auto mode, which feeds it) takes a kernel of `warps`
+ * warps under the pass option warp-specialize=`mode` (0: off). */
+static inline bool gemmc_warp_specialized_warps(int warps, int mode) {
+  return mode > 0 && (warps == GEMMC_WS_CONSUMER_WARPS || warps == GEMMC_WS_PING_PONG_WARPS);
+}
+
+/* Ping-pong groups pay when a ring stage carries at least this many operand bytes (128x128x64
+ * f16: 32 KiB): measured 1.0-1.16x the cp.async ring there, but 0.76x at 128x128x32 (16 KiB per
+ * stage), where each stage's barrier round trip feeds too few MMAs (docs/perf-notes.md, 20). */
+enum { GEMMC_PING_PONG_MIN_STAGE_BYTES = 32 * 1024 };
+
+/* Ring stages the warp-specialized kernel of K loop `loop` (in a kernel of `warps` warps, each
+ * stage carrying stage_bytes of operands) gets: `wanted` (ping-pong: at least
+ * GEMMC_PING_PONG_MIN_STAGES), lowered until the ring and every consumer group's epilogue scratch
+ * fit in max_shared (<= 0: 227 KiB); 0 for ping-pong stages under GEMMC_PING_PONG_MIN_STAGE_BYTES.
+ * Below 2 the kernel is not specialized, and tma-loads (auto) leaves its loads to cp.async. */
+int gemmc_warp_specialized_stages(const ir_op *loop, int warps, int64_t stage_bytes, int wanted, int64_t max_shared);
+
+/* Ring depth of ping-pong groups: each group's K loop reads the ring in turn, so one more stage
+ * than the usual three keeps the producer ahead of both (4096^3-8192^3: 3 stages 480-520
+ * TFLOP/s, 4 stages 603-643, 5 no better). The kernel's num_stages when it asks for more. */
+enum { GEMMC_PING_PONG_MIN_STAGES = 4 };
 
 /* A pass runs on the module; returns false after emitting a diagnostic. */
 typedef bool (*gemmc_pass_fn)(const gemmc_pass_context *pc, ir_op *module);

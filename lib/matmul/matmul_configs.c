@@ -22,14 +22,18 @@
  * persistent and warp-specialized (TMA, one block per SM), 715 TFLOP/s at 4096^3 f16 (0.72 of the
  * 989 peak), 762 at 8192^3, but only 552-557 at 2048^3 where every block does one tile after
  * building its tensor maps and barriers (about 3 us: setup_us); the same tile on cp.async rings
- * (path 2) ran 614 at 2048^3, 717 at 4096^3, 741 at 8192^3. 4-warp ones keep cp.async rings, 628
- * at 128x128x64 s3 (0.63). The rest are guesses scaled from those.
+ * (path 2) ran 614 at 2048^3, 717 at 4096^3, 741 at 8192^3. 4-warp 128x128x64 kernels become
+ * persistent ping-pong ones (two consumer warpgroups on alternate tiles, a 4-stage TMA ring):
+ * 603 / 623 TFLOP/s at 4096^3 / 8192^3 f16 against 596 / 536 for the same tile on cp.async rings
+ * (perf-notes 20, same run); 4-warp kernels with 16 KiB stages (BK 32) keep cp.async rings. The
+ * rest are guesses scaled from those.
  */
 const matmul_config matmul_configs[] = {
     /* name                template              class          cc       BM   BN   BK  G  W  S  split  eff   b/SM  defines path setup_us */
     {"wgmma_ws_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.73, 1, NULL, 0, 3.0},
     {"wgmma_128x256x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.72, 1, NULL, 2, 0},
-    {"wgmma_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.63, 2, NULL, 0, 0},
+    {"wgmma_pp_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.64, 1, NULL, 0, 3.0},
+    {"wgmma_128x128x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.60, 2, NULL, 2, 0},
     {"wgmma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.60, 2, NULL, 0, 0},
     {"wgmma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 64, 128, 32, 8, 4, 4, 16, 0.45, 4, NULL, 0, 0},
     {"wgmma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 64, 32, 8, 4, 4, 16, 0.45, 4, NULL, 0, 0},

@@ -234,10 +234,10 @@ static bool collect_for(ir_op *op, void *user) {
 bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
   gemmc_context *ctx = pc->ctx;
   if (!pc->tma || !pc->target || !(pc->target->caps & GEMMC_CAP_TMA)) return true;
-  /* Auto: only for the warp-specialized kernel (cooperative, two consumer warpgroups). */
+  /* Auto: only for the warp-specialized kernel (cooperative or ping-pong consumer groups). */
   bool auto_mode = pc->tma == 1;
-  if (auto_mode && (!pc->warp_specialize || !(pc->target->caps & GEMMC_CAP_SETMAXNREG) ||
-                    ir_module_int_attr(module, "ttg.num-warps", 4) != GEMMC_WS_CONSUMER_WARPS))
+  int warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
+  if (auto_mode && (!(pc->target->caps & GEMMC_CAP_SETMAXNREG) || !gemmc_warp_specialized_warps(warps, pc->warp_specialize)))
     return true;
   axis_info_analysis *ai = axis_info_run(ctx, module);
   if (!ai) {
@@ -251,6 +251,18 @@ bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
   int n = 0;
   for (int i = 0; i < w.loads.count; i++)
     if (plan_load(ctx, ai, w.loads.items[i], &plans[n]) && (!auto_mode || uniform_descriptor(ctx, &plans[n]))) n++;
+  /* Auto: only where warp-specialize will take the loop (TMA without it measured slower than
+   * cp.async rings): its ring and epilogue must fit, and ping-pong stages must carry enough. */
+  if (auto_mode && n > 0) {
+    int64_t stage_bytes = 0;
+    const ir_op *loop = plans[0].acc.loop;
+    for (int i = 0; i < n; i++) {
+      const ir_type *t = plans[i].load->results[0].type;
+      stage_bytes += ir_type_num_elements(t) * (int64_t)ir_type_bits(ir_type_element(t)) / 8;
+      if (plans[i].acc.loop != loop) loop = NULL; /* one K loop, as warp-specialize wants */
+    }
+    if (!loop || gemmc_warp_specialized_stages(loop, warps, stage_bytes, pc->num_stages, pc->max_shared) < 2) n = 0;
+  }
   for (int i = 0; i < n; i++) rewrite_load(ctx, &plans[i]);
   axis_info_free(ai);
   ptr_list_free(&w.loads);

@@ -239,6 +239,11 @@ static void plan_stores(ws_plan *p) {
     if (!ok || axis_info_divisibility(axis_info_of(p->axis, st.acc.base), 0) < 16 ||
         (divisibility_of(p, &st.acc.dim[0].stride) * bytes) % 16)
       continue;
+    /* The contiguous dim's extent must be whole 16-byte units too: a TMA store clipped at N = 70
+     * f16 wrote columns 70 and 71 (measured on an H100; CUTLASS requires the same alignment of
+     * the extent). An unmasked dim has no extent to clip. */
+    const ir_value *column_bound = st.acc.dim[1].bound;
+    if (column_bound && (axis_info_divisibility(axis_info_of(p->axis, column_bound), 0) * bytes) % 16) continue;
     for (int i = 0; ok && i < st.acc.num_offsets; i++)
       ok = i == st.batch_offset || (divisibility_of(p, &st.acc.offsets[i]) * bytes) % 16 == 0;
     /* A scalar mask can only be the batch's own bound (index < bound: the batch dim's extent). */
@@ -469,6 +474,13 @@ static void build_consumer(ws_plan *p, ir_op *at, int group) {
   ptr_map_free(&map);
 }
 
+/* The operand bytes one ring stage carries (what the producer expects on its full barrier). */
+static int64_t stage_bytes(const ws_plan *p) {
+  int64_t bytes = 0;
+  for (int l = 0; l < p->num_loads; l++) bytes += p->loads[l].bytes;
+  return bytes;
+}
+
 static void build_producer(ws_plan *p, ir_op *at) {
   gemmc_context *ctx = p->ctx;
   ir_value *v;
@@ -505,9 +517,7 @@ static void build_producer(ws_plan *p, ir_op *at) {
   build_before(ctx, k_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
   ir_value *full = stage_view(p, k_end, p->full, slot);
   ir_value *on = build_int_constant(ctx, k_end, 1, 1);
-  int64_t bytes = 0;
-  for (int l = 0; l < p->num_loads; l++) bytes += p->loads[l].bytes;
-  barrier_op(p, k_end, OP_BARRIER_EXPECT, full, "size", bytes, on);
+  barrier_op(p, k_end, OP_BARRIER_EXPECT, full, "size", stage_bytes(p), on);
   ptr_map_put(&map, p->body->args[0], k);
   for (ir_op *op = p->body->first; op; op = op->next)
     if (ptr_list_contains(&coord_ops, op)) copy_before(p, k_end, op, &map);
@@ -742,16 +752,21 @@ static void rewrite(ws_plan *p) {
 /* Stages that fit beside the epilogue's scratch (every consumer group has its own). Buffers made
  * inside a ttg.warp_specialize live for the whole op (lib/analysis/allocation.c), so the
  * epilogue's buffers are all alive together: their sizes add up. */
-static int stages_that_fit(const ws_plan *p, int wanted, int64_t max_shared) {
-  int64_t per_stage = 16;
-  for (int l = 0; l < p->num_loads; l++) per_stage += p->loads[l].bytes;
+int gemmc_warp_specialized_stages(const ir_op *loop, int warps, int64_t stage_bytes, int wanted, int64_t max_shared) {
+  int groups = warps == GEMMC_WS_PING_PONG_WARPS ? 2 : 1;
+  if (groups == 2) {
+    if (stage_bytes < GEMMC_PING_PONG_MIN_STAGE_BYTES) return 0;
+    if (wanted < GEMMC_PING_PONG_MIN_STAGES) wanted = GEMMC_PING_PONG_MIN_STAGES;
+  }
+  if (max_shared <= 0) max_shared = 227 * 1024;
+  int64_t per_stage = 16 + stage_bytes;
   int64_t scratch = 0;
-  for (const ir_op *op = p->loop->next; op; op = op->next) {
+  for (const ir_op *op = loop->next; op; op = op->next) {
     int64_t b = gemmc_allocation_scratch_bytes(op);
     if (op->kind == OP_LOCAL_ALLOC && op->num_results) b = ir_type_num_elements(op->results[0].type) * 4;
     scratch += (b + 15) / 16 * 16;
   }
-  int64_t budget = max_shared - p->groups * scratch - 2048;
+  int64_t budget = max_shared - groups * scratch - 2048;
   int s = wanted;
   while (s >= 2 && s * per_stage > budget) s--;
   return s;
@@ -763,7 +778,7 @@ bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
       !(pc->target->caps & GEMMC_CAP_TMA))
     return true;
   int warps = (int)ir_module_int_attr(module, "ttg.num-warps", 4);
-  if (warps != GEMMC_WS_CONSUMER_WARPS && !(warps == 4 && pc->warp_specialize == 2)) return true;
+  if (!gemmc_warp_specialized_warps(warps, pc->warp_specialize)) return true;
   ir_block *mb = ir_region_entry(&module->regions[0]);
   for (ir_op *func = mb ? mb->first : NULL; func; func = func->next) {
     if (func->kind != OP_FUNC || !ir_region_entry(&func->regions[0])) continue;
@@ -774,11 +789,11 @@ bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
     p.entry = ir_region_entry(&func->regions[0]);
     p.hoist.ctx = p.old_ops.ctx = p.pid_ops.ctx = ctx;
     p.warps = warps;
-    p.groups = warps == 4 ? 2 : 1;
+    p.groups = warps == GEMMC_WS_PING_PONG_WARPS ? 2 : 1;
     if (plan(&p)) {
       p.axis = axis_info_run(ctx, module);
       if (p.axis) plan_stores(&p);
-      p.stages = stages_that_fit(&p, pc->num_stages, pc->max_shared > 0 ? pc->max_shared : 227 * 1024);
+      p.stages = gemmc_warp_specialized_stages(p.loop, warps, stage_bytes(&p), pc->num_stages, pc->max_shared);
       if (p.stages >= 2) rewrite(&p);
       if (p.axis) axis_info_free(p.axis);
     }
