@@ -1548,6 +1548,16 @@ static void print_for(printer *p, const ir_op *op) {
   print_attr_dict(p, op, NULL);
 }
 
+/* An scf.if without results whose else holds nothing but an operand-less yield prints without
+ * it, as the parser reads `scf.if %c {..}` (so printed TTGIR re-parses to the same text). */
+static bool else_is_empty(const ir_op *op) {
+  const ir_block *b = op->regions[1].first;
+  if (!b) return true;
+  if (op->num_results > 0 || b->next) return false;
+  const ir_op *first = b->first;
+  return !first || (first->kind == OP_SCF_YIELD && first->num_operands == 0 && !first->next);
+}
+
 static void print_if(printer *p, const ir_op *op) {
   w_putc(p->w, ' ');
   print_operand(p, op, 0);
@@ -1565,7 +1575,7 @@ static void print_if(printer *p, const ir_op *op) {
     print_region(p, &op->regions[0], false, terminators);
   else
     w_puts(p->w, "{\n}");
-  if (op->num_regions > 1 && op->regions[1].first) {
+  if (op->num_regions > 1 && !else_is_empty(op)) {
     w_puts(p->w, " else ");
     print_region(p, &op->regions[1], false, terminators);
   }
