@@ -209,6 +209,8 @@ int64_t ir_type_num_elements(const ir_type *t) {
   return n;
 }
 
+int64_t ir_type_num_bytes(const ir_type *t) { return ir_type_num_elements(t) * (int64_t)(ir_type_bits(t) / 8); }
+
 unsigned ir_type_bits(const ir_type *t) {
   t = ir_type_element(t);
   if (!t) return 0;

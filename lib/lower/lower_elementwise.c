@@ -300,13 +300,13 @@ static LLVMValueRef constant_of(lower_state *s, const ir_op *op, const ir_attr *
 bool lower_elementwise(lower_state *s, ir_op *op) {
   const ir_type *rty = op->results[0].type;
   int n = 1;
-  int64_t same = 0; /* register bits that repeat a lower register's value */
   if (ir_type_is_tensor(rty)) {
     lower_layout_info *li = lower_layout_of(s, op, rty);
     if (!li) return false;
     n = li->num_regs;
-    same = lower_equal_register_bits(s, li, &op->results[0]);
   }
+  int64_t same; /* register bits that repeat a lower register's value */
+  if (!lower_equal_register_bits(s, op, &op->results[0], &same)) return false;
   LLVMTypeRef rt = lower_elem_type(s, rty);
   if (!rt) {
     ir_op_error(s->ctx, op, "cannot lower values of type '%s'", ir_type_str(s->ctx, rty));

@@ -130,12 +130,17 @@ LLVMValueRef lower_coord(lower_state *s, const lower_layout_info *li, int64_t r,
   return LLVMBuildXor(s->b, lw, lower_i32(s, c[d]), "");
 }
 
-int64_t lower_equal_register_bits(lower_state *s, const lower_layout_info *li, const ir_value *v) {
+bool lower_equal_register_bits(lower_state *s, const ir_op *op, const ir_value *v, int64_t *bits) {
+  *bits = 0;
+  if (!ir_type_is_tensor(v->type)) return true;
+  const lower_layout_info *li = lower_layout_of(s, op, v->type);
+  if (!li) return false;
   const axis_info *info = axis_info_of(s->axis, v);
-  if (!li || !info || axis_info_rank(info) != li->rank) return 0;
+  if (!info || axis_info_rank(info) != li->rank) return true;
   int64_t block[IR_MAX_RANK];
   for (int d = 0; d < li->rank; d++) block[d] = axis_info_constancy(info, d);
-  return layout_linear_register_bits_within(&li->ll, block);
+  *bits = layout_linear_register_bits_within(&li->ll, block);
+  return true;
 }
 
 bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, layout_project_fn project,

@@ -35,10 +35,11 @@ LLVMValueRef lower_coord(lower_state *s, const lower_layout_info *li, int64_t r,
 LLVMValueRef lower_apply_bits(lower_state *s, LLVMValueRef x, const int64_t *vals, int nbits);
 /* The lane part XOR the warp part of a register/lane/warp -> offset map (i32, in the prologue). */
 LLVMValueRef lower_lane_warp_offset(lower_state *s, const layout_offset_map *m);
-/* The register bits of v (a value of li's layout) whose flip keeps its value, by v's axis-info
- * constancy: element i equals element i & ~bits, so only those are computed (Triton's
- * maybeDeduplicate). 0 for values the analysis did not reach. */
-int64_t lower_equal_register_bits(lower_state *s, const lower_layout_info *li, const ir_value *v);
+/* The register bits of v (a result of op) whose flip keeps its value, by v's axis-info constancy:
+ * element i equals element i & ~bits, so only those are computed (Triton's maybeDeduplicate).
+ * 0 for scalars and values the analysis did not reach; false (diagnosed) when v's layout has no
+ * registers. */
+bool lower_equal_register_bits(lower_state *s, const ir_op *op, const ir_value *v, int64_t *bits);
 /* Maps every register of dst to a register of src when the two layouts place data on the same
  * lanes and warps after projecting dst coordinates onto src (layout_register_map); false when not. */
 bool lower_register_map(const lower_layout_info *dst, const lower_layout_info *src, layout_project_fn project,

@@ -115,12 +115,8 @@ static bool lower_addptr(lower_state *s, ir_op *op) {
   int n = p->n > o->n ? p->n : o->n;
   lower_values *out = lower_values_new(s, op, n);
   if (!out) return false;
-  int64_t same = 0; /* register bits that repeat a lower register's pointer */
-  if (ir_type_is_tensor(op->results[0].type)) {
-    lower_layout_info *li = lower_layout_of(s, op, op->results[0].type);
-    if (!li) return false;
-    same = lower_equal_register_bits(s, li, &op->results[0]);
-  }
+  int64_t same; /* register bits that repeat a lower register's pointer */
+  if (!lower_equal_register_bits(s, op, &op->results[0], &same)) return false;
   for (int i = 0; i < n; i++) {
     if (i & same) {
       out->v[i] = out->v[i & ~same];

@@ -331,10 +331,7 @@ static void emit_stage0(gemmc_context *ctx, loop_plan *lp, ir_op *anchor, ptr_ma
     /* One mbarrier per stage counts the bytes of every TMA copy of the stage. */
     int64_t bytes = 0;
     for (int j = 0; j < lp->num_loads; j++)
-      if (lp->loads[j].tma) {
-        const ir_type *t = lp->loads[j].load->results[0].type;
-        bytes += ir_type_num_elements(t) * (int64_t)(ir_type_bits(ir_type_element(t)) / 8);
-      }
+      if (lp->loads[j].tma) bytes += ir_type_num_bytes(lp->loads[j].load->results[0].type);
     barrier = barrier_at(ctx, lp, anchor, slot);
     ir_value *expect_ops[2] = {barrier, pred};
     ir_op *expect = ir_op_create(ctx, OP_BARRIER_EXPECT, 2, expect_ops, 0, NULL, 0, anchor->loc);
@@ -423,10 +420,7 @@ static ir_op *make_dot_async(gemmc_context *ctx, const loop_plan *lp, ir_op *dot
 
 static bool make_rings(gemmc_context *ctx, loop_plan *lp, int64_t max_shared) {
   int64_t bytes_per_stage = 0;
-  for (int j = 0; j < lp->num_loads; j++) {
-    const ir_type *t = lp->loads[j].load->results[0].type;
-    bytes_per_stage += ir_type_num_elements(t) * (int64_t)(ir_type_bits(ir_type_element(t)) / 8);
-  }
+  for (int j = 0; j < lp->num_loads; j++) bytes_per_stage += ir_type_num_bytes(lp->loads[j].load->results[0].type);
   /* Fewer stages rather than a kernel that cannot launch. */
   while (lp->num_stages >= 2 && max_shared > 0 && lp->num_stages * bytes_per_stage > max_shared) lp->num_stages--;
   if (lp->num_stages < 2) return false;

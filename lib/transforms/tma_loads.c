@@ -257,8 +257,7 @@ bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
     int64_t stage_bytes = 0;
     const ir_op *loop = plans[0].acc.loop;
     for (int i = 0; i < n; i++) {
-      const ir_type *t = plans[i].load->results[0].type;
-      stage_bytes += ir_type_num_elements(t) * (int64_t)ir_type_bits(ir_type_element(t)) / 8;
+      stage_bytes += ir_type_num_bytes(plans[i].load->results[0].type);
       if (plans[i].acc.loop != loop) loop = NULL; /* one K loop, as warp-specialize wants */
     }
     if (!loop || gemmc_warp_specialized_stages(loop, warps, stage_bytes, pc->num_stages, pc->max_shared) < 2) n = 0;

@@ -752,8 +752,11 @@ static void rewrite(ws_plan *p) {
 /* Stages that fit beside the epilogue's scratch (every consumer group has its own). Buffers made
  * inside a ttg.warp_specialize live for the whole op (lib/analysis/allocation.c), so the
  * epilogue's buffers are all alive together: their sizes add up. */
+/* Consumer groups: ping-pong kernels have two (one warpgroup each), cooperative ones one. */
+static int consumer_groups(int warps) { return warps == GEMMC_WS_PING_PONG_WARPS ? 2 : 1; }
+
 int gemmc_warp_specialized_stages(const ir_op *loop, int warps, int64_t stage_bytes, int wanted, int64_t max_shared) {
-  int groups = warps == GEMMC_WS_PING_PONG_WARPS ? 2 : 1;
+  int groups = consumer_groups(warps);
   if (groups == 2) {
     if (stage_bytes < GEMMC_PING_PONG_MIN_STAGE_BYTES) return 0;
     if (wanted < GEMMC_PING_PONG_MIN_STAGES) wanted = GEMMC_PING_PONG_MIN_STAGES;
@@ -789,7 +792,7 @@ bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
     p.entry = ir_region_entry(&func->regions[0]);
     p.hoist.ctx = p.old_ops.ctx = p.pid_ops.ctx = ctx;
     p.warps = warps;
-    p.groups = warps == GEMMC_WS_PING_PONG_WARPS ? 2 : 1;
+    p.groups = consumer_groups(warps);
     if (plan(&p)) {
       p.axis = axis_info_run(ctx, module);
       if (p.axis) plan_stores(&p);
