@@ -825,15 +825,22 @@ static inline gemmc_launch_config mh_launch_config(const mh_gemm *g, const mh_co
   return lc;
 }
 
-/* Launches k on g's buffers (asynchronous). */
-static inline bool mh_launch(gemmc_runtime *rt, const mh_kernel *k, const mh_gemm *g, const mh_config *c,
-                             gemmc_devptr a, gemmc_devptr b, gemmc_devptr cc, mh_error *e) {
+/* Launches k on g's buffers on `stream` (asynchronous; NULL: the default stream). */
+static inline bool mh_launch_on(gemmc_runtime *rt, const mh_kernel *k, const mh_gemm *g, const mh_config *c,
+                                gemmc_devptr a, gemmc_devptr b, gemmc_devptr cc, gemmc_runtime_stream *stream,
+                                mh_error *e) {
   mh_arg ints[MH_MAX_ARGS];
   int nints = mh_gemm_int_args(g, ints);
   mh_launch_args la;
   if (!mh_launch_args_fill(k->meta, a, b, cc, ints, nints, &la, e)) return false;
   gemmc_launch_config lc = mh_launch_config(g, c, k->meta);
+  lc.stream = stream;
   return mh_ok(gemmc_runtime_launch(rt, k->fn, &lc, la.slots), "launching the kernel", e);
+}
+
+static inline bool mh_launch(gemmc_runtime *rt, const mh_kernel *k, const mh_gemm *g, const mh_config *c,
+                             gemmc_devptr a, gemmc_devptr b, gemmc_devptr cc, mh_error *e) {
+  return mh_launch_on(rt, k, g, c, a, b, cc, NULL, e);
 }
 
 /* Opens the backend's driver. CUDA: *rt is NULL and true is returned when there is no driver (a

@@ -61,7 +61,9 @@ int gemmc_warp_specialized_stages(const ir_op *loop, int warps, int64_t stage_by
 
 /* Ring depth of ping-pong groups: each group's K loop reads the ring in turn, so one more stage
  * than the usual three keeps the producer ahead of both (4096^3-8192^3: 3 stages 480-520
- * TFLOP/s, 4 stages 603-643, 5 no better). The kernel's num_stages when it asks for more. */
+ * TFLOP/s, 4 stages 603-643). 5 (what fits beside the two epilogue buffers) measured +0-2% on
+ * the tutorial at 4096^3-8192^3 but -10% on the seed's batched 16 x 4096^3 (perf-notes 22).
+ * The kernel's num_stages when it asks for more. */
 enum { GEMMC_PING_PONG_MIN_STAGES = 4 };
 
 /* A pass runs on the module; returns false after emitting a diagnostic. */

@@ -59,10 +59,12 @@ typedef struct lower_state {
   ptr_map map;
   /* Device-side tensor maps of the kernel being lowered (lower_tma.c): its table of slots, the
    * slot this block holds (NULL: the kernel makes no descriptors), descriptors so far. */
-  LLVMValueRef tma_maps, tma_busy, tma_slot;
+  LLVMValueRef tma_maps, tma_busy, tma_ticket, tma_slot;
   LLVMTypeRef tma_maps_type;
   int tma_num_descs, tma_next_desc;
-  int64_t tma_extra_shared; /* bytes past the allocation the slot hand-over takes */
+  const ir_op *tma_claim_at; /* the descriptor op the slot is claimed before (NULL: at the start) */
+  int64_t tma_slot_word;     /* shared byte offset of the word that hands the slot over */
+  int64_t tma_extra_shared;  /* bytes past the allocation the slot hand-over takes */
   bool oom; /* an allocation failed (without an out-of-memory unwind set by the caller) */
   /* A barrier of s->threads is owed before the next op that may touch shared memory or leave
    * the block (lower_barrier_defer). */

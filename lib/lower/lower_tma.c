@@ -9,13 +9,17 @@
  * copies use it, and blocks of one launch may run beside blocks of another launch of the same
  * kernel with other arguments (other streams). Every kernel that makes descriptors therefore
  * owns a table of TMA_SLOTS slots of (descriptors of the kernel) x 128 bytes, a ticket counter
- * and a busy flag per slot: thread 0 takes tickets until the flag of slot ticket % TMA_SLOTS is
- * free (compare-and-swap), all threads read the slot through shared memory, and the flag is
- * released when the block returns. A block waits only while TMA_SLOTS other blocks hold slots
- * (more than fit on a GPU at once). Each descriptor is written into its 128 bytes of shared
- * scratch by thread 0 (tensormap.replace on a zeroed map), copied out and released to the
- * tensor-map proxy by warp 0 (tensormap.cp_fenceproxy), then acquired (Triton's TMAToLLVM
- * sequence).
+ * and a busy flag per slot. Thread 0 first tries the slot of its block id (compare-and-swap on
+ * the flag: blocks of one launch never collide there, so one atomic round trip is the usual
+ * cost), then takes tickets until the flag of slot ticket % TMA_SLOTS is free; all threads read
+ * the slot through shared memory, and the flag is released when the block returns. A block waits
+ * only while TMA_SLOTS other blocks hold slots (more than fit on a GPU at once). The claim comes
+ * right before the descriptors when they are all made in one run that executes at most once
+ * (no enclosing loop or warp-specialized region): a persistent kernel's idle blocks then leave
+ * without atomics. Otherwise it comes first in the kernel. Each descriptor is written into its
+ * 128 bytes of shared scratch by thread 0 (tensormap.replace on a zeroed map), copied out and
+ * released to the tensor-map proxy by warp 0 (tensormap.cp_fenceproxy), then acquired (Triton's
+ * TMAToLLVM sequence).
  */
 enum { TMA_SLOTS = 1024, TMA_MAP_BYTES = 128 };
 
@@ -55,11 +59,94 @@ static LLVMValueRef kernel_global(lower_state *s, const char *suffix, LLVMTypeRe
   return g;
 }
 
+static bool find_first_desc(ir_op *op, void *user) {
+  if (op->kind != OP_MAKE_TENSOR_DESC) return true;
+  *(ir_op **)user = op;
+  return false;
+}
+
+static ir_op *enclosing_op(const ir_op *op) {
+  return op->parent && op->parent->parent ? op->parent->parent->parent : NULL;
+}
+
+/* The first descriptor op when every descriptor of func is made in its run and that run executes
+ * at most once, uniformly: its ancestors are scf.if ops (scalar, block-uniform conditions) and
+ * func. NULL otherwise. */
+static const ir_op *late_claim_point(ir_op *func, int num_descs) {
+  ir_op *first = NULL;
+  ir_walk(func, find_first_desc, &first);
+  if (!first) return NULL;
+  int in_run = 0;
+  const ir_op *last = gemmc_tensormap_run_last(first);
+  for (const ir_op *op = first; op; op = op == last ? NULL : op->next) in_run += op->kind == OP_MAKE_TENSOR_DESC;
+  if (in_run != num_descs) return NULL;
+  for (const ir_op *op = enclosing_op(first); op && op != func; op = enclosing_op(op))
+    if (op->kind != OP_SCF_IF) return NULL;
+  return first;
+}
+
+/* Thread 0 claims a slot and stores it in the shared word; every thread reads it after a barrier. */
+static void claim_slot(lower_state *s) {
+  LLVMTypeRef flags_type = LLVMArrayType(s->i32, TMA_SLOTS);
+  LLVMValueRef shared_slot = lower_smem_ptr(s, s->tma_slot_word, s->i32, lower_i32(s, 0));
+  LLVMBasicBlockRef acquire = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.acquire");
+  LLVMBasicBlockRef take = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.tickets");
+  LLVMBasicBlockRef retry = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.retry");
+  LLVMBasicBlockRef got = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.got");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.join");
+  LLVMBuildCondBr(s->b, thread0(s), acquire, join);
+
+  LLVMPositionBuilderAtEnd(s->b, acquire);
+  /* The block's linear id (x + y * nx + z * nx * ny) spreads one launch's blocks over distinct slots. */
+  LLVMValueRef linear = s->cg->program_id(&s->em, 2);
+  for (int axis = 1; axis >= 0; axis--)
+    linear = LLVMBuildAdd(s->b, LLVMBuildMul(s->b, linear, s->cg->num_programs(&s->em, axis), ""),
+                          s->cg->program_id(&s->em, axis), "");
+  LLVMValueRef own = LLVMBuildAnd(s->b, linear, lower_i32(s, TMA_SLOTS - 1), "slot.own");
+  LLVMValueRef idx[2] = {lower_i32(s, 0), own};
+  LLVMValueRef flag = LLVMBuildGEP2(s->b, flags_type, s->tma_busy, idx, 2, "");
+  LLVMValueRef cas = LLVMBuildAtomicCmpXchg(s->b, flag, lower_i32(s, 0), lower_i32(s, 1), LLVMAtomicOrderingAcquire,
+                                            LLVMAtomicOrderingMonotonic, false);
+  LLVMBuildCondBr(s->b, LLVMBuildExtractValue(s->b, cas, 1, ""), got, take);
+
+  LLVMPositionBuilderAtEnd(s->b, take);
+  LLVMValueRef first = LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpAdd, s->tma_ticket, lower_i32(s, 1),
+                                          LLVMAtomicOrderingMonotonic, false);
+  LLVMBuildBr(s->b, retry);
+  LLVMPositionBuilderAtEnd(s->b, retry);
+  LLVMValueRef t = LLVMBuildPhi(s->b, s->i32, "ticket");
+  LLVMValueRef slot = LLVMBuildAnd(s->b, t, lower_i32(s, TMA_SLOTS - 1), "slot");
+  idx[1] = slot;
+  flag = LLVMBuildGEP2(s->b, flags_type, s->tma_busy, idx, 2, "");
+  cas = LLVMBuildAtomicCmpXchg(s->b, flag, lower_i32(s, 0), lower_i32(s, 1), LLVMAtomicOrderingAcquire,
+                               LLVMAtomicOrderingMonotonic, false);
+  LLVMValueRef won = LLVMBuildExtractValue(s->b, cas, 1, "");
+  LLVMValueRef next = LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpAdd, s->tma_ticket, lower_i32(s, 1),
+                                         LLVMAtomicOrderingMonotonic, false);
+  /* The extra ticket of a winner is harmless: tickets only spread blocks over slots. */
+  LLVMBuildCondBr(s->b, won, got, retry);
+  LLVMValueRef in_vals[2] = {first, next};
+  LLVMBasicBlockRef in_blocks[2] = {take, retry};
+  LLVMAddIncoming(t, in_vals, in_blocks, 2);
+
+  LLVMPositionBuilderAtEnd(s->b, got);
+  LLVMValueRef held = LLVMBuildPhi(s->b, s->i32, "slot.held");
+  LLVMValueRef got_vals[2] = {own, slot};
+  LLVMBasicBlockRef got_blocks[2] = {acquire, retry};
+  LLVMAddIncoming(held, got_vals, got_blocks, 2);
+  LLVMBuildStore(s->b, held, shared_slot);
+  LLVMBuildBr(s->b, join);
+  LLVMPositionBuilderAtEnd(s->b, join);
+  s->cg->barrier(&s->em);
+  s->tma_slot = LLVMBuildLoad2(s->b, s->i32, shared_slot, "tma.slot");
+}
+
 bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
   s->tma_extra_shared = 0;
   s->tma_num_descs = 0;
   s->tma_next_desc = 0;
   s->tma_slot = NULL;
+  s->tma_claim_at = NULL;
   ir_walk(func, count_descs, &s->tma_num_descs);
   if (!s->tma_num_descs) return true;
   if (!s->cg->tensormap_write) {
@@ -69,59 +156,45 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
   LLVMTypeRef maps_type = LLVMArrayType(s->i8, (unsigned)(TMA_SLOTS * s->tma_num_descs * TMA_MAP_BYTES));
   s->tma_maps = kernel_global(s, "tma_maps", maps_type, s->cg->global_addr_space, TMA_MAP_BYTES);
   s->tma_maps_type = maps_type;
-  LLVMValueRef busy = kernel_global(s, "tma_busy", LLVMArrayType(s->i32, TMA_SLOTS), s->cg->global_addr_space, 4);
-  LLVMValueRef ticket = kernel_global(s, "tma_ticket", s->i32, s->cg->global_addr_space, 4);
+  s->tma_busy = kernel_global(s, "tma_busy", LLVMArrayType(s->i32, TMA_SLOTS), s->cg->global_addr_space, 4);
+  s->tma_ticket = kernel_global(s, "tma_ticket", s->i32, s->cg->global_addr_space, 4);
   /* The slot number goes to the other threads through a word of shared memory past the
    * kernel's buffers (a static shared variable would move the dynamic array, whose nvmma
    * buffers need 1024-byte alignment). */
-  int64_t word = (gemmc_allocation_total(s->alloc) + 15) / 16 * 16;
-  s->tma_extra_shared = word + 16 - gemmc_allocation_total(s->alloc);
-  LLVMValueRef shared_slot = lower_smem_ptr(s, word, s->i32, lower_i32(s, 0));
-  s->tma_busy = busy;
-
-  LLVMBasicBlockRef acquire = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.acquire");
-  LLVMBasicBlockRef retry = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.retry");
-  LLVMBasicBlockRef got = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.got");
-  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.join");
-  LLVMBuildCondBr(s->b, thread0(s), acquire, join);
-  LLVMPositionBuilderAtEnd(s->b, acquire);
-  LLVMValueRef first = LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpAdd, ticket, lower_i32(s, 1),
-                                          LLVMAtomicOrderingMonotonic, false);
-  LLVMBuildBr(s->b, retry);
-  LLVMPositionBuilderAtEnd(s->b, retry);
-  LLVMValueRef t = LLVMBuildPhi(s->b, s->i32, "ticket");
-  LLVMValueRef slot = LLVMBuildAnd(s->b, t, lower_i32(s, TMA_SLOTS - 1), "slot");
-  LLVMValueRef idx[2] = {lower_i32(s, 0), slot};
-  LLVMValueRef flag = LLVMBuildGEP2(s->b, LLVMArrayType(s->i32, TMA_SLOTS), busy, idx, 2, "");
-  LLVMValueRef cas = LLVMBuildAtomicCmpXchg(s->b, flag, lower_i32(s, 0), lower_i32(s, 1), LLVMAtomicOrderingAcquire,
-                                            LLVMAtomicOrderingMonotonic, false);
-  LLVMValueRef won = LLVMBuildExtractValue(s->b, cas, 1, "");
-  LLVMValueRef next = LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpAdd, ticket, lower_i32(s, 1),
-                                         LLVMAtomicOrderingMonotonic, false);
-  /* The extra ticket of a winner is harmless: tickets only spread blocks over slots. */
-  LLVMBuildCondBr(s->b, won, got, retry);
-  LLVMValueRef in_vals[2] = {first, next};
-  LLVMBasicBlockRef in_blocks[2] = {acquire, retry};
-  LLVMAddIncoming(t, in_vals, in_blocks, 2);
-  LLVMPositionBuilderAtEnd(s->b, got);
-  LLVMBuildStore(s->b, slot, shared_slot);
+  s->tma_slot_word = (gemmc_allocation_total(s->alloc) + 15) / 16 * 16;
+  s->tma_extra_shared = s->tma_slot_word + 16 - gemmc_allocation_total(s->alloc);
+  s->tma_claim_at = late_claim_point(func, s->tma_num_descs);
+  if (!s->tma_claim_at) {
+    claim_slot(s);
+    return true;
+  }
+  /* Claimed later, or never (a block that makes no descriptor): the word says which, for the
+   * release at the end, which thread 0 (the claimer) reads itself. */
+  LLVMBasicBlockRef mark = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.unclaimed");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.marked");
+  LLVMBuildCondBr(s->b, thread0(s), mark, join);
+  LLVMPositionBuilderAtEnd(s->b, mark);
+  LLVMBuildStore(s->b, lower_i32(s, -1), lower_smem_ptr(s, s->tma_slot_word, s->i32, lower_i32(s, 0)));
   LLVMBuildBr(s->b, join);
   LLVMPositionBuilderAtEnd(s->b, join);
-  s->cg->barrier(&s->em);
-  s->tma_slot = LLVMBuildLoad2(s->b, s->i32, shared_slot, "tma.slot");
   return true;
 }
 
 void lower_tma_kernel_end(lower_state *s) {
-  if (!s->tma_slot) return;
+  if (!s->tma_num_descs) return;
   /* Every copy that used the block's maps has completed (loads were waited for, stores drained
    * by async_tma_store_wait); the flag goes back after all threads are done. */
   s->cg->barrier(&s->em);
   LLVMBasicBlockRef release = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.release");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.done");
-  LLVMBuildCondBr(s->b, thread0(s), release, done);
+  LLVMValueRef held = s->tma_claim_at
+                          ? LLVMBuildLoad2(s->b, s->i32, lower_smem_ptr(s, s->tma_slot_word, s->i32, lower_i32(s, 0)), "")
+                          : s->tma_slot;
+  LLVMValueRef releases = thread0(s);
+  if (s->tma_claim_at) releases = LLVMBuildAnd(s->b, releases, LLVMBuildICmp(s->b, LLVMIntSGE, held, lower_i32(s, 0), ""), "");
+  LLVMBuildCondBr(s->b, releases, release, done);
   LLVMPositionBuilderAtEnd(s->b, release);
-  LLVMValueRef idx[2] = {lower_i32(s, 0), s->tma_slot};
+  LLVMValueRef idx[2] = {lower_i32(s, 0), held};
   LLVMValueRef flag = LLVMBuildGEP2(s->b, LLVMArrayType(s->i32, TMA_SLOTS), s->tma_busy, idx, 2, "");
   LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpXchg, flag, lower_i32(s, 0), LLVMAtomicOrderingRelease, false);
   LLVMBuildBr(s->b, done);
@@ -182,6 +255,7 @@ static bool lower_make_desc(lower_state *s, ir_op *op) {
     if (!stride) return false;
     t.global_stride[i] = LLVMBuildMul(s->b, stride, LLVMConstInt(s->i64, (unsigned long long)box.elem_bytes, 0), "");
   }
+  if (op == s->tma_claim_at) claim_slot(s);
   int64_t scratch = lower_scratch_offset(s, op);
   if (scratch < 0 || !s->tma_slot) {
     ir_op_error(s->ctx, op, "internal error: the tensor descriptor has no scratch or slot");

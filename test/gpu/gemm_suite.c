@@ -173,6 +173,63 @@ static void usage(FILE *f, const char *program) {
 
 static int run_suite(suite *s, int argc, char **argv);
 
+enum { CONCURRENT = 3 };
+
+/* Launches of one kernel on CONCURRENT streams at once, each on its own problem: the first holds a
+ * few blocks for a long K loop while the others start, so blocks of different launches want the
+ * same device-built tensor-map slot (lower_tma.c: a block first tries the slot of its block id,
+ * then takes tickets). The problems share one kernel (same divisibility); each is checked. */
+static bool run_concurrent(suite *s, gemmc_runtime *rt, const mh_config *c, mh_rng *rng, char *verdict, size_t n) {
+  const shape shapes[CONCURRENT] = {{1, 256, 256, 16384}, {1, 2048, 1024, 512}, {1, 1024, 1024, 1024}};
+  mh_gemm g[CONCURRENT];
+  mh_host h[CONCURRENT];
+  mh_device d[CONCURRENT];
+  gemmc_runtime_stream *streams[CONCURRENT];
+  memset(h, 0, sizeof h), memset(d, 0, sizeof d), memset(streams, 0, sizeof streams);
+  cached_kernel *ck = NULL;
+  mh_error e = {""};
+  bool ok = true;
+  for (int i = 0; ok && i < CONCURRENT; i++) {
+    memset(&g[i], 0, sizeof g[i]);
+    g[i].kind = MH_KERNEL_MATMUL, g[i].batch = 1, g[i].m = shapes[i].m, g[i].n = shapes[i].n, g[i].k = shapes[i].k;
+    g[i].in = MH_F16, g[i].acc = MH_F32, g[i].out = MH_F16, g[i].alpha = 0.01;
+    mh_gemm_layout(&g[i]);
+    cached_kernel *k = get_kernel(s, rt, &g[i], c);
+    if (!k || !k->ok || (ck && k != ck)) {
+      snprintf(verdict, n, "%s", !k ? "too many distinct kernels" : !k->ok ? "compile failed" : "the problems need different kernels");
+      ok = false;
+      break;
+    }
+    ck = k;
+    ok = mh_host_init(&g[i], rng, &h[i], &e) && mh_device_init(rt, &g[i], &h[i], &d[i], &e) &&
+         mh_ok(gemmc_runtime_stream_create(rt, &streams[i]), "creating a stream", &e);
+  }
+  for (int i = 0; ok && i < CONCURRENT; i++) ok = mh_launch_on(rt, &ck->kernel, &g[i], c, d[i].a, d[i].b, d[i].c, streams[i], &e);
+  ok = ok && mh_ok(gemmc_runtime_synchronize(rt), "running the kernels", &e);
+  bool pass = ok;
+  char *at = verdict;
+  size_t left = n;
+  at[0] = '\0';
+  for (int i = 0; ok && i < CONCURRENT; i++) {
+    mh_check_result r;
+    ok = mh_ok(gemmc_runtime_copy_dtoh(rt, h[i].c, d[i].c, g[i].c_elems * mh_dtype_size(g[i].out)), "downloading C", &e) &&
+         mh_check(&g[i], &h[i], rng, &r, &e);
+    if (!ok) break;
+    pass = pass && mh_check_passed(&r);
+    char one[256];
+    mh_check_str(&r, one, sizeof one);
+    int w = snprintf(at, left, "%s%dx%dx%d: %s", i ? "; " : "", g[i].m, g[i].n, g[i].k, one);
+    if (w > 0 && (size_t)w < left) at += w, left -= (size_t)w;
+  }
+  if (!ok && e.message[0]) snprintf(verdict, n, "%s", e.message);
+  for (int i = 0; i < CONCURRENT; i++) {
+    if (streams[i]) gemmc_runtime_stream_destroy(rt, streams[i]);
+    mh_device_free(rt, &d[i]);
+    mh_host_free(&h[i]);
+  }
+  return ok && pass;
+}
+
 /* Owns the suite's memory, so every way out of run_suite frees it (LeakSanitizer runs in CI). */
 int main(int argc, char **argv) {
   suite *s = calloc(1, sizeof *s);
@@ -300,6 +357,19 @@ static int run_suite(suite *s, int argc, char **argv) {
       }
       printf("%s  %s  %s\n", pass ? "PASS" : "FAIL", line, verdict);
       fflush(stdout);
+      if (pass) passed++;
+      else failed++;
+    }
+  }
+  if (rt) {
+    /* Concurrent launches of the default config's kernel (its device-built tensor maps on sm_90a). */
+    char line[160], verdict[1024];
+    char cfg[64];
+    mh_config_str(&mh_default_config, cfg, sizeof cfg);
+    snprintf(line, sizeof line, "%-10s %-34s %-24s cfg=%s", "matmul", "3 streams at once", "f16*f16+f32->f16", cfg);
+    if (!s->filter || strstr(line, s->filter)) {
+      bool pass = run_concurrent(s, rt, &mh_default_config, &rng, verdict, sizeof verdict);
+      printf("%s  %s  %s\n", pass ? "PASS" : "FAIL", line, verdict);
       if (pass) passed++;
       else failed++;
     }
