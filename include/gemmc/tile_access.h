@@ -37,7 +37,7 @@ typedef struct tile_access {
   tile_coef offsets[TILE_MAX_OFFSETS]; /* scalar element offsets (outside `loop`) */
   int rank;                            /* 2 */
   tile_dim dim[2];
-  ir_op *loop; /* the scf.for (lower bound 0, step 1) whose induction variable advances the tile;
+  ir_op *loop; /* the scf.for (lower bound 0, constant step) whose iterations advance the tile;
                 * NULL when nothing advances */
   /* Conjuncts of the mask that are one scalar condition for the whole tile (tt.splat of an i1):
    * not per-element bounds; the user decides whether it can express them. */
@@ -49,7 +49,8 @@ typedef struct tile_access {
  * of a tensor of pointers: true when the pointer is base + offsets + index * stride per dim, each
  * dim's index being (start + arange) [remsi wrap], advanced through loop-carried tt.addptr by a
  * multiple of one dim's stride per iteration, and the mask (if any) a conjunction of at most one
- * `index < bound` per dim (absolute, or relative to the advance: `arange < bound - iv * advance`). */
+ * `index < bound` per dim (absolute, or relative to the advance: `arange < bound - iv * c` with
+ * c * step == advance, or `arange < bound - iv` with step == advance). */
 bool tile_access_of(ir_op *op, tile_access *out);
 
 /* The wrapped rows (or columns) of a load do not matter: the loaded tile's dim `dim` only flows

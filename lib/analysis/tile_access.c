@@ -170,7 +170,7 @@ static bool ptr_terms(ir_value *p, tile_access *acc, term_sum *out, term_sum *ad
     if (!loop || loop->kind != OP_SCF_FOR || p->index == 0 || acc->loop) return false;
     int64_t lb, step;
     if (!value_int_constant(loop->operands[0].value, &lb) || lb != 0 || !value_int_constant(loop->operands[2].value, &step) ||
-        step != 1)
+        step < 1)
       return false;
     int k = p->index - 1;
     ir_op *yield = ir_block_terminator(p->owner_block);
@@ -256,16 +256,19 @@ static bool mask_terms(ir_value *m, int vdim, mask_conjs *out) {
   }
 }
 
-/* bound' == bound - iv * advance (arith.subi of arith.muli, either operand order). */
+/* bound' == bound - iv * c with c * step == advance (iv = iteration * step from 0): arith.subi of
+ * an arith.muli (either operand order), or of iv itself when step == advance. */
 static ir_value *relative_bound(ir_value *b, const ir_op *loop, int64_t advance) {
   const ir_op *sub = b->def_op;
   if (!sub || sub->kind != OP_SUBI) return NULL;
+  ir_value *iv = ir_region_entry(&loop->regions[0])->args[0];
+  int64_t step, k;
+  if (!value_int_constant(loop->operands[2].value, &step)) return NULL;
+  if (sub->operands[1].value == iv) return step == advance ? sub->operands[0].value : NULL;
   const ir_op *mul = sub->operands[1].value->def_op;
   if (!mul || mul->kind != OP_MULI) return NULL;
-  ir_value *iv = ir_region_entry(&loop->regions[0])->args[0];
-  int64_t k;
   for (int i = 0; i < 2; i++)
-    if (mul->operands[i].value == iv && value_int_constant(mul->operands[1 - i].value, &k) && k == advance)
+    if (mul->operands[i].value == iv && value_int_constant(mul->operands[1 - i].value, &k) && k * step == advance)
       return sub->operands[0].value;
   return NULL;
 }

@@ -484,6 +484,29 @@ ir_value *build_binary(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_va
   return build_before(ctx, anchor, kind, 2, ops, a->type);
 }
 
+bool scf_for_normalize_step(gemmc_context *ctx, ir_op *loop) {
+  int64_t lb, step;
+  if (loop->kind != OP_SCF_FOR || !value_int_constant(loop->operands[0].value, &lb) || lb != 0 ||
+      !value_int_constant(loop->operands[2].value, &step) || step <= 1)
+    return false;
+  ir_block *body = ir_region_entry(&loop->regions[0]);
+  if (!body || !body->first || body->num_args < 1) return false;
+  ir_value *ub = loop->operands[1].value;
+  unsigned width = ir_type_bits(ub->type);
+  ir_value *zero = build_int_constant(ctx, loop, 0, width), *one = build_int_constant(ctx, loop, 1, width);
+  ir_value *last = build_binary(ctx, loop, OP_DIVSI, build_binary(ctx, loop, OP_SUBI, ub, one),
+                                build_int_constant(ctx, loop, step, width));
+  ir_value *sel[3] = {build_cmpi(ctx, loop, "sgt", ub, zero), build_binary(ctx, loop, OP_ADDI, last, one), zero};
+  ir_value *trips = build_before(ctx, loop, OP_SELECT, 3, sel, ub->type);
+  ir_op_set_operand(loop, 1, trips);
+  ir_op_set_operand(loop, 2, one);
+  ir_value *iv = body->args[0];
+  ir_value *scaled = build_binary(ctx, body->first, OP_MULI, iv, build_int_constant(ctx, body->first, step, width));
+  ir_value_replace_all_uses(iv, scaled);
+  ir_op_set_operand(scaled->def_op, 0, iv);
+  return true;
+}
+
 ir_value *build_cmpi(gemmc_context *ctx, ir_op *anchor, const char *predicate, ir_value *a, ir_value *b) {
   ir_value *ops[2] = {a, b};
   const ir_type *i1 = ir_type_with_element(ctx, a->type, ir_int_type(ctx, 1));

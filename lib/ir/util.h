@@ -114,6 +114,11 @@ ir_op *scf_for_add_iter_args(gemmc_context *ctx, ir_op *loop, int n, ir_value *c
  * reads any more); returns the loop that replaces it (loop itself when nothing was dropped). */
 ir_op *scf_for_drop_dead_iter_args(gemmc_context *ctx, ir_op *loop);
 
+/* An scf.for from 0 with a constant step s > 1 rewritten in place to step 1: the upper bound
+ * becomes its trip count (ub > 0 ? (ub - 1) / s + 1 : 0, without overflow) and the body sees
+ * iv * s where it saw iv. False (nothing changed) unless lb is 0 and s a constant > 1. */
+bool scf_for_normalize_step(gemmc_context *ctx, ir_op *loop);
+
 /* Builders that insert before `anchor` (its location): an op of one result (result NULL: none),
  * an integer constant of `width` bits, a binary op of a's type, an arith.cmpi. */
 ir_value *build_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, int n, ir_value *const *operands,

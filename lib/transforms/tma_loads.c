@@ -262,6 +262,11 @@ bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
     }
     if (!loop || gemmc_warp_specialized_stages(loop, warps, stage_bytes, pc->num_stages, pc->max_shared) < 2) n = 0;
   }
+  /* A K loop written `for k in range(0, K, BLOCK_K)` (the seed's batched kernel) counts
+   * iterations from here on: the coordinates are iteration * advance, and warp-specialize reads
+   * the trip count as the upper bound. */
+  for (int i = 0; i < n; i++)
+    if (plans[i].acc.loop) scf_for_normalize_step(ctx, plans[i].acc.loop);
   for (int i = 0; i < n; i++) rewrite_load(ctx, &plans[i]);
   axis_info_free(ai);
   ptr_list_free(&w.loads);
