@@ -268,8 +268,10 @@ static ir_value *relative_bound(ir_value *b, const ir_op *loop, int64_t advance)
   const ir_op *mul = sub->operands[1].value->def_op;
   if (!mul || mul->kind != OP_MULI) return NULL;
   for (int i = 0; i < 2; i++)
-    if (mul->operands[i].value == iv && value_int_constant(mul->operands[1 - i].value, &k) && k * step == advance)
-      return sub->operands[0].value;
+    if (mul->operands[i].value == iv && value_int_constant(mul->operands[1 - i].value, &k)) {
+      int64_t moved;
+      if (!__builtin_mul_overflow(k, step, &moved) && moved == advance) return sub->operands[0].value;
+    }
   return NULL;
 }
 
