@@ -65,10 +65,6 @@ static bool find_first_desc(ir_op *op, void *user) {
   return false;
 }
 
-static ir_op *enclosing_op(const ir_op *op) {
-  return op->parent && op->parent->parent ? op->parent->parent->parent : NULL;
-}
-
 /* The first descriptor op when every descriptor of func is made in its run and that run executes
  * at most once, uniformly: its ancestors are scf.if ops (scalar, block-uniform conditions) and
  * func. NULL otherwise. */
@@ -80,7 +76,7 @@ static const ir_op *late_claim_point(ir_op *func, int num_descs) {
   const ir_op *last = gemmc_tensormap_run_last(first);
   for (const ir_op *op = first; op; op = op == last ? NULL : op->next) in_run += op->kind == OP_MAKE_TENSOR_DESC;
   if (in_run != num_descs) return NULL;
-  for (const ir_op *op = enclosing_op(first); op && op != func; op = enclosing_op(op))
+  for (const ir_op *op = ir_op_parent_op(first); op && op != func; op = ir_op_parent_op(op))
     if (op->kind != OP_SCF_IF) return NULL;
   return first;
 }

@@ -749,12 +749,12 @@ static void rewrite(ws_plan *p) {
   erase_dead_pure_ops(ctx, p->func);
 }
 
-/* Stages that fit beside the epilogue's scratch (every consumer group has its own). Buffers made
- * inside a ttg.warp_specialize live for the whole op (lib/analysis/allocation.c), so the
- * epilogue's buffers are all alive together: their sizes add up. */
 /* Consumer groups: ping-pong kernels have two (one warpgroup each), cooperative ones one. */
 static int consumer_groups(int warps) { return warps == GEMMC_WS_PING_PONG_WARPS ? 2 : 1; }
 
+/* Stages that fit beside the epilogue's scratch (every consumer group has its own). Buffers made
+ * inside a ttg.warp_specialize live for the whole op (lib/analysis/allocation.c), so the
+ * epilogue's buffers are all alive together: their sizes add up. */
 int gemmc_warp_specialized_stages(const ir_op *loop, int warps, int64_t stage_bytes, int wanted, int64_t max_shared) {
   int groups = consumer_groups(warps);
   if (groups == 2) {

@@ -53,9 +53,8 @@ typedef struct suite {
   uint64_t seed;
 } suite;
 
-static void add_case(suite *s, mh_kernel_kind kind, shape sh, dtypes dt, bool b_col_major, int pad) {
-  if (s->num_cases == MAX_CASES) return;
-  mh_gemm *g = &s->cases[s->num_cases++];
+/* *g becomes the case: the shape, dtypes, B's layout and row padding, alpha 0.01. */
+static void make_case(mh_gemm *g, mh_kernel_kind kind, shape sh, dtypes dt, bool b_col_major, int pad) {
   memset(g, 0, sizeof *g);
   g->kind = kind;
   g->batch = kind == MH_KERNEL_BATCHED ? sh.batch : 1;
@@ -65,6 +64,10 @@ static void add_case(suite *s, mh_kernel_kind kind, shape sh, dtypes dt, bool b_
   g->pad = pad;
   g->alpha = 0.01;
   mh_gemm_layout(g);
+}
+
+static void add_case(suite *s, mh_kernel_kind kind, shape sh, dtypes dt, bool b_col_major, int pad) {
+  if (s->num_cases < MAX_CASES) make_case(&s->cases[s->num_cases++], kind, sh, dt, b_col_major, pad);
 }
 
 /* The case list; --quick keeps the small seed shapes, one ragged, one batched and one column-major case. */
@@ -190,10 +193,7 @@ static bool run_concurrent(suite *s, gemmc_runtime *rt, const mh_config *c, mh_r
   mh_error e = {""};
   bool ok = true;
   for (int i = 0; ok && i < CONCURRENT; i++) {
-    memset(&g[i], 0, sizeof g[i]);
-    g[i].kind = MH_KERNEL_MATMUL, g[i].batch = 1, g[i].m = shapes[i].m, g[i].n = shapes[i].n, g[i].k = shapes[i].k;
-    g[i].in = MH_F16, g[i].acc = MH_F32, g[i].out = MH_F16, g[i].alpha = 0.01;
-    mh_gemm_layout(&g[i]);
+    make_case(&g[i], MH_KERNEL_MATMUL, shapes[i], seed_dtypes[1], false, 0);
     cached_kernel *k = get_kernel(s, rt, &g[i], c);
     if (!k || !k->ok || (ck && k != ck)) {
       snprintf(verdict, n, "%s", !k ? "too many distinct kernels" : !k->ok ? "compile failed" : "the problems need different kernels");
