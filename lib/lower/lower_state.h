@@ -69,6 +69,8 @@ typedef struct lower_state {
   /* A barrier of s->threads is owed before the next op that may touch shared memory or leave
    * the block (lower_barrier_defer). */
   bool barrier_deferred;
+  /* The ttng.warp_group_dot_wait whose wait the dot before it already emitted (lower_wgmma.c). */
+  const ir_op *folded_wgmma_wait;
   /* cached types */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, voidt, gptr, sptr;
 } lower_state;

@@ -228,6 +228,20 @@ static bool a_fragment(lower_state *s, ir_op *op, const target_mma *mi, const lo
   return true;
 }
 
+/* The ttng.warp_group_dot_wait right after dot that waits for dot's result and nothing else
+ * (memdescs pass through it), or NULL. */
+static ir_op *folded_wait(ir_op *dot) {
+  ir_op *wait = dot->next;
+  if (!wait || wait->kind != OP_WARP_GROUP_DOT_WAIT) return NULL;
+  int tensors = 0;
+  for (int i = 0; i < wait->num_operands; i++)
+    if (ir_type_is_tensor(wait->operands[i].value->type)) {
+      if (wait->operands[i].value != &dot->results[0]) return NULL;
+      tensors++;
+    }
+  return tensors == 1 ? wait : NULL;
+}
+
 static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
   const ir_type *at = op->operands[0].value->type, *bt = op->operands[1].value->type, *ct = op->results[0].type;
   const ir_attr *enc = ct->encoding;
@@ -293,17 +307,11 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
                 64, n, nregs + 24, regs_per_thread, block_threads);
     return false;
   }
-  LLVMValueRef regs[128];
   lower_values *out = lower_values_new(s, op, lc->num_regs);
-  if (!out) return false;
-  s->cg->wgmma_fence(&s->em);
-  target_wgmma w;
-  memset(&w, 0, sizeof w);
-  w.instr = mi;
-  w.n = n;
-  w.trans_a = oa.mn_major;
-  w.trans_b = ob.mn_major;
-  /* useC (false: a reset accumulator) applies to the first instruction of each chain; the rest
+  LLVMValueRef *regs = lower_alloc(s, sizeof *regs * (size_t)(ntiles * nregs));
+  target_wgmma *instrs = lower_alloc(s, sizeof *instrs * (size_t)(ntiles * (K / mi->k)));
+  if (!out || !regs || !instrs) return false;
+  /* useC (false: a reset accumulator) applies to the first instruction of each tile; the rest
    * accumulate what it started. */
   LLVMValueRef always = LLVMConstInt(s->i1, 1, 0), first_use_c = always;
   if (op->num_operands > 3) {
@@ -312,26 +320,48 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
     first_use_c = u->v[0];
   }
   /* Tiles outer, K inner: the instructions of one accumulator chain in the tensor cores. */
+  int count = 0;
   for (int t = 0; t < ntiles; t++) {
-    pack_tile(s, vc, &tiles[t], per_tile, packed, regs);
+    pack_tile(s, vc, &tiles[t], per_tile, packed, regs + t * nregs);
     for (int64_t ks = 0; ks < K / mi->k; ks++) {
-      w.use_c = ks == 0 ? first_use_c : always;
+      target_wgmma *w = &instrs[count++];
+      w->instr = mi;
+      w->n = n;
+      w->acc_first = t * nregs;
+      w->acc_count = nregs;
+      w->trans_a = oa.mn_major;
+      w->trans_b = ob.mn_major;
+      w->use_c = ks == 0 ? first_use_c : always;
       if (regs_a) {
-        if (!a_fragment(s, op, mi, la, va, tiles[t].m0, ks, w.a_regs)) return false;
+        if (!a_fragment(s, op, mi, la, va, tiles[t].m0, ks, w->a_regs)) return false;
       } else {
-        w.desc_a = tile_descriptor(s, &oa, tiles[t].m0, ks * mi->k);
+        w->desc_a = tile_descriptor(s, &oa, tiles[t].m0, ks * mi->k);
       }
-      w.desc_b = tile_descriptor(s, &ob, ks * mi->k, tiles[t].n0);
-      s->cg->wgmma(&s->em, &w, regs, nregs);
+      w->desc_b = tile_descriptor(s, &ob, ks * mi->k, tiles[t].n0);
     }
-    unpack_tile(s, out, &tiles[t], per_tile, packed, regs);
   }
-  s->cg->wgmma_commit(&s->em);
+  /* The wait that follows a dot (Triton's pipelined loops put it right after) goes into the
+   * dot's own statement when all its registers fit one: then nothing has to carry them past the
+   * wait again. A synchronous dot waits for itself. */
   const ir_attr *async = ir_op_get_attr(op, "isAsync");
-  if (!async || !async->int_value) {
-    /* A synchronous dot: its result is ready right after it. */
-    s->cg->wgmma_wait(&s->em, 0, out->v, out->n);
+  bool sync = !async || !async->int_value;
+  ir_op *wait = sync ? NULL : folded_wait(op);
+  bool together = ntiles * nregs <= TARGET_WGMMA_MAX_ACC;
+  int commit_wait = !together ? -1 : sync ? 0 : wait ? (int)ir_op_get_int_attr(wait, "pendings", 0) : -1;
+  s->cg->wgmma_fence(&s->em);
+  if (together) {
+    s->cg->wgmma(&s->em, instrs, count, regs, ntiles * nregs, commit_wait);
+  } else {
+    int per = (int)(K / mi->k);
+    for (int t = 0; t < ntiles; t++) {
+      for (int i = 0; i < per; i++) instrs[t * per + i].acc_first = 0;
+      s->cg->wgmma(&s->em, instrs + t * per, per, regs + t * nregs, nregs, -1);
+    }
   }
+  if (commit_wait < 0) s->cg->wgmma_commit(&s->em);
+  if (sync && commit_wait < 0) s->cg->wgmma_wait(&s->em, 0, regs, ntiles * nregs);
+  for (int t = 0; t < ntiles; t++) unpack_tile(s, out, &tiles[t], per_tile, packed, regs + t * nregs);
+  if (wait && commit_wait >= 0) s->folded_wgmma_wait = wait;
   return lower_set(s, &op->results[0], out);
 }
 
@@ -362,7 +392,10 @@ static bool lower_warp_group_dot_wait(lower_state *s, ir_op *op) {
       const lower_values *v = lower_get(s, op, op->operands[i].value);
       for (int j = 0; j < v->n; j++) regs[k++] = v->v[j];
     }
-  s->cg->wgmma_wait(&s->em, pendings, regs, total);
+  if (s->folded_wgmma_wait == op) /* done by the dot before it (lower_warp_group_dot) */
+    s->folded_wgmma_wait = NULL;
+  else
+    s->cg->wgmma_wait(&s->em, pendings, regs, total);
   lower_barrier_defer(s);
   k = 0;
   for (int i = 0; i < op->num_operands; i++) {

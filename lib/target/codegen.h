@@ -74,18 +74,23 @@ typedef enum target_special_fn {
   TARGET_SPECIAL_TANH,
 } target_special_fn;
 
-/* One warpgroup MMA instruction (m64 x n x k of `instr`): D = A * B + (use_c ? D : 0), D in `acc`
- * (in and out: the registers of this thread, in the instruction's fragment order; f32 or s32
- * scalars, or <2 x half> pairs as i32 for f16 accumulators). */
+/* One warpgroup MMA instruction (m64 x n x k of `instr`): D = A * B + (use_c ? D : 0), D being
+ * acc[acc_first .. acc_first + acc_count) of the call's accumulators (this thread's registers in
+ * the instruction's fragment order; f32 or s32 scalars, or <2 x half> pairs as i32 for f16
+ * accumulators). */
 typedef struct target_wgmma {
   const target_mma *instr;
   int n;                 /* the instruction's N */
+  int acc_first, acc_count;
   LLVMValueRef desc_a;   /* i64 shared-memory matrix descriptor of A, or NULL: A in registers */
   LLVMValueRef a_regs[4]; /* A from registers: the instruction's A fragment, four i32 */
   LLVMValueRef desc_b;   /* i64 descriptor of B */
   bool trans_a, trans_b; /* A is M-major / B is N-major in shared memory */
   LLVMValueRef use_c;    /* i1: accumulate into D (false: D = A * B) */
 } target_wgmma;
+
+/* The most accumulator registers one wgmma call takes (a 64 x 256 f32 tile). */
+#define TARGET_WGMMA_MAX_ACC 128
 
 /* A TMA tensor map (CUtensorMap) as built on the device: dims innermost first. */
 typedef struct target_tensormap {
@@ -161,9 +166,13 @@ typedef struct target_codegen {
   /* Warpgroup MMA (NULL when the target has none). fence orders register accesses to the
    * accumulators before the first instruction; commit closes a group of instructions; wait
    * leaves at most `pendings` groups in flight and hands back `regs` (in and out), so that
-   * nothing reads an accumulator before its group is done. */
+   * nothing reads an accumulator before its group is done. wgmma issues `count` instructions in
+   * order on the accumulators `acc` (in and out, at most TARGET_WGMMA_MAX_ACC); with
+   * commit_wait >= 0 it then commits the group and waits until at most commit_wait groups are in
+   * flight, and acc holds the registers as they are after the wait. */
   void (*wgmma_fence)(const target_emitter *e);
-  void (*wgmma)(const target_emitter *e, const target_wgmma *w, LLVMValueRef *acc, int num_acc);
+  void (*wgmma)(const target_emitter *e, const target_wgmma *instrs, int count, LLVMValueRef *acc, int num_acc,
+                int commit_wait);
   void (*wgmma_commit)(const target_emitter *e);
   void (*wgmma_wait)(const target_emitter *e, int pendings, LLVMValueRef *regs, int num_regs);
   /* The constant bits of a shared-memory matrix descriptor: leading and stride byte offsets,

@@ -298,12 +298,12 @@ static char acc_constraint(LLVMTypeRef t) {
  * `extra` inputs; the outputs replace regs. */
 static void tied_asm(const target_emitter *e, const char *text, LLVMValueRef *regs, int n, LLVMValueRef *extra,
                      const char *extra_constraints, int num_extra) {
-  enum { MAX_REGS = 128 };
-  LLVMValueRef args[MAX_REGS + 8];
+  enum { MAX_REGS = 128, MAX_EXTRA = 32 };
+  LLVMValueRef args[MAX_REGS + MAX_EXTRA];
   LLVMTypeRef fields[MAX_REGS];
-  size_t cap = (size_t)(n * 12 + 64), len = 0;
-  char constraints[MAX_REGS * 12 + 64];
-  if (n > MAX_REGS || num_extra > 8 || cap > sizeof constraints) return;
+  size_t cap = (size_t)(n * 12 + 64) + strlen(extra_constraints), len = 0;
+  char constraints[MAX_REGS * 12 + 64 + MAX_EXTRA * 2];
+  if (n > MAX_REGS || num_extra > MAX_EXTRA || cap > sizeof constraints) return;
   for (int i = 0; i < n; i++) {
     fields[i] = LLVMTypeOf(regs[i]);
     len += (size_t)snprintf(constraints + len, cap - len, "%s=%c", i ? "," : "", acc_constraint(fields[i]));
@@ -319,34 +319,87 @@ static void tied_asm(const target_emitter *e, const char *text, LLVMValueRef *re
   for (int i = 0; i < n; i++) regs[i] = n == 1 ? call : LLVMBuildExtractValue(e->b, call, (unsigned)i, "");
 }
 
-static void nvptx_wgmma(const target_emitter *e, const target_wgmma *w, LLVMValueRef *acc, int num_acc) {
+/* The asm operand number of input v, appended to the extra inputs (with its constraint) unless
+ * it is there already: a chain's instructions share the accumulate predicate. */
+static int wgmma_extra(LLVMValueRef v, char constraint, int num_acc, LLVMValueRef *extra, char *constraints,
+                       int *num_extra) {
+  for (int i = 0; i < *num_extra; i++)
+    if (extra[i] == v) return 2 * num_acc + i;
+  extra[*num_extra] = v;
+  constraints[2 * *num_extra] = constraint;
+  constraints[2 * *num_extra + 1] = ',';
+  return 2 * num_acc + (*num_extra)++;
+}
+
+/* PTX text of one wgmma instruction of a statement whose extra inputs start at operand
+ * 2 * num_acc; false when it does not fit in text[*len .. cap). */
+static bool wgmma_text(const target_wgmma *w, int num_acc, LLVMValueRef *extra, char *constraints, int *num_extra,
+                       char *text, size_t *len, size_t cap) {
   const target_mma *mi = w->instr;
-  char text[4096];
-  size_t len = 0, cap = sizeof text;
-  /* Operands: the outputs 0..n-1, their tied inputs n..2n-1, then A (descriptor or four
-   * registers), B's descriptor and scale-d (a predicate register). */
-  int pred = 2 * num_acc + (w->desc_a ? 2 : 5);
-  len += (size_t)snprintf(text, cap, "wgmma.mma_async.sync.aligned.m64n%dk%d%s {", w->n, mi->k, mi->intrinsic);
-  for (int i = 0; i < num_acc; i++) len += (size_t)snprintf(text + len, cap - len, "%s$%d", i ? ", " : "", i);
   bool regs_a = w->desc_a == NULL;
+  int a[4], b, pred;
   if (regs_a)
-    len += (size_t)snprintf(text + len, cap - len, "}, {$%d, $%d, $%d, $%d}, $%d, $%d", 2 * num_acc, 2 * num_acc + 1,
-                            2 * num_acc + 2, 2 * num_acc + 3, 2 * num_acc + 4, pred);
+    for (int r = 0; r < 4; r++) a[r] = wgmma_extra(w->a_regs[r], 'r', num_acc, extra, constraints, num_extra);
   else
-    len += (size_t)snprintf(text + len, cap - len, "}, $%d, $%d, $%d", 2 * num_acc, 2 * num_acc + 1, pred);
+    a[0] = wgmma_extra(w->desc_a, 'l', num_acc, extra, constraints, num_extra);
+  b = wgmma_extra(w->desc_b, 'l', num_acc, extra, constraints, num_extra);
+  pred = wgmma_extra(w->use_c, 'b', num_acc, extra, constraints, num_extra);
+  size_t n = *len;
+  n += (size_t)snprintf(text + n, cap - n, "%swgmma.mma_async.sync.aligned.m64n%dk%d%s {", n ? "\n\t" : "", w->n,
+                        mi->k, mi->intrinsic);
+  for (int i = 0; i < w->acc_count && n < cap; i++)
+    n += (size_t)snprintf(text + n, cap - n, "%s$%d", i ? ", " : "", w->acc_first + i);
+  if (n >= cap) return false;
+  if (regs_a)
+    n += (size_t)snprintf(text + n, cap - n, "}, {$%d, $%d, $%d, $%d}, $%d, $%d", a[0], a[1], a[2], a[3], b, pred);
+  else
+    n += (size_t)snprintf(text + n, cap - n, "}, $%d, $%d, $%d", a[0], b, pred);
   /* Integer MMA takes no scale or transpose immediates; tf32/fp8 no transposes; A from
    * registers has no transpose of its own. */
-  if (mi->c != TARGET_DT_I32) len += (size_t)snprintf(text + len, cap - len, ", 1, 1");
-  if (mi->allows_transpose && regs_a) len += (size_t)snprintf(text + len, cap - len, ", %d", w->trans_b);
-  else if (mi->allows_transpose) len += (size_t)snprintf(text + len, cap - len, ", %d, %d", w->trans_a, w->trans_b);
-  snprintf(text + len, cap - len, ";");
-  if (regs_a) {
-    LLVMValueRef extra[6] = {w->a_regs[0], w->a_regs[1], w->a_regs[2], w->a_regs[3], w->desc_b, w->use_c};
-    tied_asm(e, text, acc, num_acc, extra, "r,r,r,r,l,b", 6);
-    return;
+  if (n < cap && mi->c != TARGET_DT_I32) n += (size_t)snprintf(text + n, cap - n, ", 1, 1");
+  if (n < cap && mi->allows_transpose && regs_a) n += (size_t)snprintf(text + n, cap - n, ", %d", w->trans_b);
+  else if (n < cap && mi->allows_transpose) n += (size_t)snprintf(text + n, cap - n, ", %d, %d", w->trans_a, w->trans_b);
+  if (n < cap) n += (size_t)snprintf(text + n, cap - n, ";");
+  if (n >= cap) return false;
+  *len = n;
+  return true;
+}
+
+/* The instructions as few inline asm statements as fit the text buffer, each tying all the
+ * accumulators, the last one ending with the commit and wait: the accumulators pass through
+ * LLVM once per statement, not once per instruction (LLVM's instruction selection spends its
+ * time on those operands), and need no separate statement to come out after the wait. */
+static void nvptx_wgmma(const target_emitter *e, const target_wgmma *instrs, int count, LLVMValueRef *acc,
+                        int num_acc, int commit_wait) {
+  enum { TEXT_MAX = 8192, MAX_EXTRA = 30 };
+  char text[TEXT_MAX], tail[96];
+  LLVMValueRef extra[MAX_EXTRA];
+  char constraints[2 * MAX_EXTRA + 1];
+  if (num_acc > TARGET_WGMMA_MAX_ACC) return;
+  tail[0] = '\0';
+  if (commit_wait >= 0)
+    snprintf(tail, sizeof tail, "\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned %d;", commit_wait);
+  for (int c = 0; c < count;) {
+    size_t len = 0;
+    int num_extra = 0, first = c;
+    /* Room for the tail and one instruction's extra inputs (at most 6) stays free. */
+    while (c < count && num_extra + 6 <= MAX_EXTRA) {
+      size_t before = len;
+      int extra_before = num_extra;
+      if (!wgmma_text(&instrs[c], num_acc, extra, constraints, &num_extra, text, &len, TEXT_MAX - sizeof tail)) {
+        len = before;
+        num_extra = extra_before;
+        text[len] = '\0';
+        break;
+      }
+      c++;
+    }
+    if (c == first) return; /* one instruction always fits: at most 128 registers */
+    if (c == count) snprintf(text + len, TEXT_MAX - len, "%s", tail);
+    constraints[2 * num_extra - 1] = '\0';
+    tied_asm(e, text, acc, num_acc, extra, constraints, num_extra);
   }
-  LLVMValueRef extra[3] = {w->desc_a, w->desc_b, w->use_c};
-  tied_asm(e, text, acc, num_acc, extra, "l,l,b", 3);
+  if (count == 0 && commit_wait >= 0) tied_asm(e, tail + 2, acc, num_acc, NULL, "", 0);
 }
 
 /* The wait, then the registers it guards pass through empty statements ordered after it (at
