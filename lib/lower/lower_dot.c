@@ -239,10 +239,8 @@ static bool lower_dot_mma(lower_state *s, ir_op *op) {
   for (int t = 0; t < ntiles; t++) {
     if (mi->c_packed_f16) {
       for (int j = 0; j < 2; j++) {
-        LLVMValueRef v = LLVMGetUndef(half2);
-        for (int h = 0; h < 2; h++)
-          v = LLVMBuildInsertElement(s->b, v, lower_elem(vc, (int)tiles[t].c_reg[2 * j + h]), lower_i32(s, h), "");
-        acc[t][j] = v;
+        LLVMValueRef pair[2] = {lower_elem(vc, (int)tiles[t].c_reg[2 * j]), lower_elem(vc, (int)tiles[t].c_reg[2 * j + 1])};
+        acc[t][j] = lower_build_vector(s, half2, pair, 2);
       }
     } else {
       for (int j = 0; j < 4; j++) acc[t][j] = lower_elem(vc, (int)tiles[t].c_reg[j]);

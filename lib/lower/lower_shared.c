@@ -142,10 +142,8 @@ int lower_smem_matrix_store_width(lower_state *s, const layout_offset_map *m, co
 
 /* Two 16-bit elements as the i32 a matrix instruction moves (low half first). */
 static LLVMValueRef pack_pair(lower_state *s, LLVMTypeRef mt, LLVMValueRef lo, LLVMValueRef hi) {
-  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(mt, 2));
-  v = LLVMBuildInsertElement(s->b, v, lo, lower_i32(s, 0), "");
-  v = LLVMBuildInsertElement(s->b, v, hi, lower_i32(s, 1), "");
-  return LLVMBuildBitCast(s->b, v, s->i32, "");
+  LLVMValueRef pair[2] = {lo, hi};
+  return LLVMBuildBitCast(s->b, lower_build_vector(s, LLVMVectorType(mt, 2), pair, 2), s->i32, "");
 }
 
 void lower_smem_store_values(lower_state *s, LLVMValueRef base, const lower_smem_map *m, const lower_layout_info *li,
@@ -171,12 +169,12 @@ void lower_smem_store_values(lower_state *s, LLVMValueRef base, const lower_smem
   LLVMTypeRef vt = v > 1 ? LLVMVectorType(mt, (unsigned)v) : mt;
   for (int r = 0; r < li->num_regs; r += v) {
     if (r & li->reg_dup_mask) continue; /* a copy of a register stored already */
-    LLVMValueRef x = LLVMGetUndef(vt);
+    LLVMValueRef lanes[16];
     for (int j = 0; j < v; j++) {
-      LLVMValueRef e = lower_elem(vals, r + j);
-      if (mt != et) e = LLVMBuildZExt(s->b, e, mt, "");
-      x = v > 1 ? LLVMBuildInsertElement(s->b, x, e, lower_i32(s, j), "") : e;
+      lanes[j] = lower_elem(vals, r + j);
+      if (mt != et) lanes[j] = LLVMBuildZExt(s->b, lanes[j], mt, "");
     }
+    LLVMValueRef x = v > 1 ? lower_build_vector(s, vt, lanes, v) : lanes[0];
     LLVMValueRef off = lower_smem_offset(s, m->lw, m->lw_mask, lower_smem_reg_offset(m, r));
     LLVMValueRef st = LLVMBuildStore(s->b, x, smem_elem_ptr(s, base, mt, off));
     LLVMSetAlignment(st, (unsigned)(v * bytes < 16 ? v * bytes : 16));

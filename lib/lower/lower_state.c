@@ -130,6 +130,28 @@ int lower_elem_bytes(const ir_type *t) {
 
 LLVMValueRef lower_i32(lower_state *s, int64_t v) { return LLVMConstInt(s->i32, (unsigned long long)v, 1); }
 
+/* The vector elems[0] was extracted from, when every elems[i] is lane i of that one vector of
+ * type vt; else NULL. */
+static LLVMValueRef extracted_from(LLVMTypeRef vt, const LLVMValueRef *elems, int n) {
+  LLVMValueRef source = NULL;
+  for (int i = 0; i < n; i++) {
+    if (!LLVMIsAExtractElementInst(elems[i])) return NULL;
+    LLVMValueRef vec = LLVMGetOperand(elems[i], 0), lane = LLVMGetOperand(elems[i], 1);
+    if (!LLVMIsAConstantInt(lane) || LLVMConstIntGetZExtValue(lane) != (unsigned long long)i) return NULL;
+    if (i == 0) source = vec;
+    else if (vec != source) return NULL;
+  }
+  return source && LLVMTypeOf(source) == vt ? source : NULL;
+}
+
+LLVMValueRef lower_build_vector(lower_state *s, LLVMTypeRef vt, const LLVMValueRef *elems, int n) {
+  LLVMValueRef v = extracted_from(vt, elems, n);
+  if (v) return v;
+  v = LLVMGetUndef(vt);
+  for (int i = 0; i < n; i++) v = LLVMBuildInsertElement(s->b, v, elems[i], lower_i32(s, i), "");
+  return v;
+}
+
 LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n) {
   return target_call(&s->em, name, ret, args, n);
 }

@@ -99,6 +99,11 @@ LLVMTypeRef lower_elem_type(lower_state *s, const ir_type *t);
 /* Bytes an element of t takes in memory (i1 takes one byte, pointers 8). */
 int lower_elem_bytes(const ir_type *t);
 LLVMValueRef lower_i32(lower_state *s, int64_t v);
+/* The vector of type vt (n lanes) holding elems[0..n): the vector the elements were extracted
+ * from when they are its lanes in order (a conversion that produced pairs, packed again for a
+ * store or an MMA), else one built lane by lane. Keeps extract/insert round trips out of the IR
+ * that LLVM would otherwise spend its time folding. */
+LLVMValueRef lower_build_vector(lower_state *s, LLVMTypeRef vt, const LLVMValueRef *elems, int n);
 /* Calls a target-independent LLVM intrinsic (llvm.fmuladd.f32, ...; declared on first use). */
 LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
 /* A barrier of the threads of the current role. */

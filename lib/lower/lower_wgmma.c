@@ -185,9 +185,8 @@ static int pack_tile(lower_state *s, const lower_values *vc, const acc_tile *t, 
   }
   LLVMTypeRef half2 = LLVMVectorType(LLVMHalfTypeInContext(s->llctx), 2);
   for (int j = 0; j < per_tile / 2; j++) {
-    LLVMValueRef v = LLVMGetUndef(half2);
-    for (int h = 0; h < 2; h++) v = LLVMBuildInsertElement(s->b, v, lower_elem(vc, t->reg[2 * j + h]), lower_i32(s, h), "");
-    regs[j] = LLVMBuildBitCast(s->b, v, s->i32, "");
+    LLVMValueRef pair[2] = {lower_elem(vc, t->reg[2 * j]), lower_elem(vc, t->reg[2 * j + 1])};
+    regs[j] = LLVMBuildBitCast(s->b, lower_build_vector(s, half2, pair, 2), s->i32, "");
   }
   return per_tile / 2;
 }
