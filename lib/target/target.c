@@ -359,22 +359,23 @@ bool target_create_machine(const gemmc_target *t, int opt_level, LLVMTargetMachi
 /* The NVPTX -O3 pipeline: default<O3> (114 passes) trimmed to what changes the PTX of gemmc's
  * kernels. They are one straight-line kernel function with at most a few counted loops, no
  * calls, allocas or memcpys, so the inliner, IPO, coroutine, vectorizer, DSE and memcpyopt
- * passes of default<O3> found nothing to do yet took half its time (DSE alone a fifth), and
- * InstCombine ran 8 times where 4 reach the same fixed point. Every pass dropped was checked
- * to leave the PTX of every example kernel unchanged (docs/performance.md, "Compile time").
- * Loop rotation, LICM, indvars and GVN stay: they shape the K loop. */
+ * passes of default<O3> found nothing to do yet took half its time (DSE alone a fifth). A
+ * second trim (docs/perf-notes.md, entry 24) dropped what the lowering's cleaner IR no longer
+ * needs: GVN, a second EarlyCSE, SROA, BDCE/ADCE, loop-deletion/unroll/instsimplify, the LICM
+ * without speculation and three of the seven InstCombine/SimplifyCFG runs, each checked over the
+ * examples and tests (scripts/ptx-snapshot.sh: the warp-specialized and default kernels keep
+ * their PTX; a few cp.async and FMA configurations lose 1-60 integer instructions), a third of
+ * the optimization time. Loop rotation, LICM, indvars and SCCP stay: they shape the K loop;
+ * nvvm-intr-range gives the thread-index ranges that keep index masks out. */
 #define SIMPLIFYCFG                                                                               \
   "simplifycfg<bonus-inst-threshold=1;no-forward-switch-cond;switch-range-to-icmp;"              \
   "no-switch-to-lookup;keep-loops;no-hoist-common-insts;no-sink-common-insts;speculate-blocks;"  \
   "simplify-cond-branch;no-speculate-unpredictables>"
 #define INSTCOMBINE "instcombine<max-iterations=1;no-use-loop-info;no-verify-fixpoint>"
 static const char nvptx_o3_pipeline[] =
-    "function(nvvm-reflect,nvvm-intr-range," SIMPLIFYCFG ",sroa<modify-cfg>,early-cse<>,"
-    INSTCOMBINE ",early-cse<memssa>," INSTCOMBINE ",reassociate,"
-    "loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,"
-    "loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>)," SIMPLIFYCFG ","
-    INSTCOMBINE ",loop(indvars,loop-deletion,loop-unroll-full),gvn<>,sccp,bdce," INSTCOMBINE
-    ",adce,infer-alignment,div-rem-pairs," SIMPLIFYCFG "),globaldce";
+    "function(nvvm-intr-range," SIMPLIFYCFG ",early-cse<>," INSTCOMBINE ",reassociate,"
+    "loop-mssa(loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>)," INSTCOMBINE
+    ",loop(indvars),sccp," INSTCOMBINE ",infer-alignment,div-rem-pairs),globaldce";
 
 bool target_optimize_with_machine(const gemmc_target *t, LLVMTargetMachineRef tm, LLVMModuleRef m,
                                   int opt_level, char *err, size_t errlen) {
