@@ -53,11 +53,12 @@ static inline bool gemmc_warp_specialized_warps(int warps, int mode) {
 enum { GEMMC_PING_PONG_MIN_STAGE_BYTES = 32 * 1024 };
 
 /* Ring stages the warp-specialized kernel of K loop `loop` (in a kernel of `warps` warps, each
- * stage carrying stage_bytes of operands) gets: `wanted` (ping-pong: at least
+ * stage carrying stage_bytes of operands) gets: pc->num_stages (ping-pong: at least
  * GEMMC_PING_PONG_MIN_STAGES), lowered until the ring and every consumer group's epilogue scratch
- * fit in max_shared (<= 0: 227 KiB); 0 for ping-pong stages under GEMMC_PING_PONG_MIN_STAGE_BYTES.
- * Below 2 the kernel is not specialized, and tma-loads (auto) leaves its loads to cp.async. */
-int gemmc_warp_specialized_stages(const ir_op *loop, int warps, int64_t stage_bytes, int wanted, int64_t max_shared);
+ * fit in pc->max_shared (0: the target's shared memory per block); 0 for ping-pong stages under
+ * GEMMC_PING_PONG_MIN_STAGE_BYTES. Below 2 the kernel is not specialized, and tma-loads (auto)
+ * leaves its loads to cp.async. */
+int gemmc_warp_specialized_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes);
 
 /* Ring depth of ping-pong groups: each group's K loop reads the ring in turn, so one more stage
  * than the usual three keeps the producer ahead of both (4096^3-8192^3: 3 stages 480-520

@@ -260,7 +260,7 @@ bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
       stage_bytes += ir_type_num_bytes(plans[i].load->results[0].type);
       if (plans[i].acc.loop != loop) loop = NULL; /* one K loop, as warp-specialize wants */
     }
-    if (!loop || gemmc_warp_specialized_stages(loop, warps, stage_bytes, pc->num_stages, pc->max_shared) < 2) n = 0;
+    if (!loop || gemmc_warp_specialized_stages(pc, loop, warps, stage_bytes) < 2) n = 0;
   }
   /* A K loop written `for k in range(0, K, BLOCK_K)` (the seed's batched kernel) counts
    * iterations from here on: the coordinates are iteration * advance, and warp-specialize reads

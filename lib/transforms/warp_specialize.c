@@ -755,13 +755,14 @@ static int consumer_groups(int warps) { return warps == GEMMC_WS_PING_PONG_WARPS
 /* Stages that fit beside the epilogue's scratch (every consumer group has its own). Buffers made
  * inside a ttg.warp_specialize live for the whole op (lib/analysis/allocation.c), so the
  * epilogue's buffers are all alive together: their sizes add up. */
-int gemmc_warp_specialized_stages(const ir_op *loop, int warps, int64_t stage_bytes, int wanted, int64_t max_shared) {
+int gemmc_warp_specialized_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes) {
   int groups = consumer_groups(warps);
+  int wanted = pc->num_stages;
   if (groups == 2) {
     if (stage_bytes < GEMMC_PING_PONG_MIN_STAGE_BYTES) return 0;
     if (wanted < GEMMC_PING_PONG_MIN_STAGES) wanted = GEMMC_PING_PONG_MIN_STAGES;
   }
-  if (max_shared <= 0) max_shared = 227 * 1024;
+  int64_t max_shared = pc->max_shared > 0 ? pc->max_shared : pc->target ? pc->target->shared_mem_per_block : 0;
   int64_t per_stage = 16 + stage_bytes;
   int64_t scratch = 0;
   for (const ir_op *op = loop->next; op; op = op->next) {
@@ -796,7 +797,7 @@ bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
     if (plan(&p)) {
       p.axis = axis_info_run(ctx, module);
       if (p.axis) plan_stores(&p);
-      p.stages = gemmc_warp_specialized_stages(p.loop, warps, stage_bytes(&p), pc->num_stages, pc->max_shared);
+      p.stages = gemmc_warp_specialized_stages(pc, p.loop, warps, stage_bytes(&p));
       if (p.stages >= 2) rewrite(&p);
       if (p.axis) axis_info_free(p.axis);
     }
