@@ -15,13 +15,12 @@ static const mma_instr *choose_mma(const ir_op *op) { return target_mma_for_dot(
 
 /* ---------------------------------------------------------------- fragments from the layouts */
 
-typedef struct dot_dims {
-  int rank;
-  int bdim; /* batch dim, -1 for 2-D */
-} dot_dims;
+lower_dot_dims lower_dot_dims_of(int rank) {
+  lower_dot_dims dd = {rank, rank == 3 ? 0 : -1};
+  return dd;
+}
 
-/* Coordinate (batch, row, col) of a rank-2 or rank-3 operand. */
-static void make_coord(const dot_dims *dd, int64_t batch, int64_t row, int64_t col, int64_t *coord) {
+void lower_dot_coord(const lower_dot_dims *dd, int64_t batch, int64_t row, int64_t col, int64_t *coord) {
   if (dd->bdim >= 0) coord[0] = batch;
   coord[dd->rank - 2] = row;
   coord[dd->rank - 1] = col;
@@ -37,12 +36,12 @@ static bool coord_equal(const int64_t *a, const int64_t *b, int rank) {
  * against the instruction's fragment formula of `slot`; -1 when the layout does not hold the fragment. */
 int64_t lower_mma_fragment_register(const lower_layout_info *li, target_mma_operand kind, int bits, int slot,
                                     int64_t batch, int64_t row0, int64_t col0) {
-  dot_dims dims = {li->rank, li->rank == 3 ? 0 : -1};
-  const dot_dims *dd = &dims;
+  lower_dot_dims dims = lower_dot_dims_of(li->rank);
+  const lower_dot_dims *dd = &dims;
   int row, col;
   target_mma_fragment_coord(kind, bits, slot, 0, &row, &col);
   int64_t coord[IR_MAX_RANK];
-  make_coord(dd, batch, row0 + row, col0 + col, coord);
+  lower_dot_coord(dd, batch, row0 + row, col0 + col, coord);
   int64_t reg = layout_linear_register_at(&li->ll, coord);
   if (reg < 0) return -1;
   for (int lane = 1; lane < 32; lane++) {
@@ -51,13 +50,13 @@ int64_t lower_mma_fragment_register(const lower_layout_info *li, target_mma_oper
     q[LAYOUT_IN_LANE] = lane;
     layout_linear_apply(&li->ll, q, got);
     target_mma_fragment_coord(kind, bits, slot, lane, &row, &col);
-    make_coord(dd, batch, row0 + row, col0 + col, coord);
+    lower_dot_coord(dd, batch, row0 + row, col0 + col, coord);
     if (!coord_equal(got, coord, dd->rank)) return -1;
   }
   return reg;
 }
 
-static int64_t fragment_register(const lower_layout_info *li, const dot_dims *dd, target_mma_operand kind, int bits,
+static int64_t fragment_register(const lower_layout_info *li, const lower_dot_dims *dd, target_mma_operand kind, int bits,
                                  int slot, int64_t batch, int64_t row0, int64_t col0) {
   (void)dd;
   return lower_mma_fragment_register(li, kind, bits, slot, batch, row0, col0);
@@ -66,7 +65,7 @@ static int64_t fragment_register(const lower_layout_info *li, const dot_dims *dd
 /* Warps must agree: a warp bit moves A along M and B along N exactly as it moves the accumulator
  * (and never along K, where dot operands broadcast). */
 static bool warps_agree(const lower_layout_info *a, const lower_layout_info *b, const lower_layout_info *c,
-                        const dot_dims *dd) {
+                        const lower_dot_dims *dd) {
   int n = c->ll.num_bases[LAYOUT_IN_WARP];
   if (a->ll.num_bases[LAYOUT_IN_WARP] != n || b->ll.num_bases[LAYOUT_IN_WARP] != n) return false;
   int r = dd->rank;
@@ -128,7 +127,7 @@ static LLVMValueRef pack_register(lower_state *s, const mma_instr *mi, const dot
 
 static const packed_frag *get_fragment(lower_state *s, ir_op *op, packed_frag **cache, const mma_instr *mi,
                                        target_mma_operand kind, const lower_layout_info *li, const dot_operand *vals,
-                                       const dot_dims *dd, int64_t batch, int64_t origin, int64_t ks) {
+                                       const lower_dot_dims *dd, int64_t batch, int64_t origin, int64_t ks) {
   for (packed_frag *p = *cache; p; p = p->next)
     if (p->batch == batch && p->origin == origin && p->ks == ks) return p;
   packed_frag *p = lower_alloc(s, sizeof *p);
@@ -177,7 +176,7 @@ static bool lower_dot_mma(lower_state *s, ir_op *op) {
     ir_op_error(s->ctx, op, "target %s has no mma.sync (sm_80 or newer needed)", s->target->name);
     return false;
   }
-  dot_dims dd = {ct->rank, ct->rank == 3 ? 0 : -1};
+  lower_dot_dims dd = lower_dot_dims_of(ct->rank);
   int64_t K = at->shape[dd.rank - 1];
   if (K % mi->k != 0) {
     ir_op_error(s->ctx, op, "cannot lower to %s: K = %lld is not a multiple of %d", mi->name, (long long)K, mi->k);
@@ -314,7 +313,7 @@ static bool lower_dot_fma(lower_state *s, ir_op *op) {
                 ir_type_str(s->ctx, be), ir_type_str(s->ctx, ce));
     return false;
   }
-  dot_dims dd = {ct->rank, ct->rank == 3 ? 0 : -1};
+  lower_dot_dims dd = lower_dot_dims_of(ct->rank);
   int r2 = dd.rank - 2, r1 = dd.rank - 1;
   lower_layout_info *la = lower_layout_of(s, op, at), *lb = lower_layout_of(s, op, bt), *lc = lower_layout_of(s, op, ct);
   const lower_values *va = lower_get(s, op, op->operands[0].value), *vb = lower_get(s, op, op->operands[1].value),
@@ -355,8 +354,8 @@ static bool lower_dot_fma(lower_state *s, ir_op *op) {
     LLVMValueRef acc = lower_elem(vc, r);
     for (int64_t k = 0; k < K; k++) {
       int64_t ac[IR_MAX_RANK], bc[IR_MAX_RANK];
-      make_coord(&dd, c[0], c[r2], k, ac);
-      make_coord(&dd, c[0], k, c[r1], bc);
+      lower_dot_coord(&dd, c[0], c[r2], k, ac);
+      lower_dot_coord(&dd, c[0], k, c[r1], bc);
       int64_t ra = solvable ? layout_linear_solver_register_at(sa, ac) : -1;
       int64_t rb = solvable ? layout_linear_solver_register_at(sb, bc) : -1;
       if (ra < 0 || rb < 0) {

@@ -4,6 +4,16 @@
 
 #include "lower_index.h"
 
+/* The dims of a dot tensor: rank 2, or 3 with the batch dim first (bdim 0; -1 for 2-D). */
+typedef struct lower_dot_dims {
+  int rank;
+  int bdim;
+} lower_dot_dims;
+
+lower_dot_dims lower_dot_dims_of(int rank);
+/* The coordinate of element (batch, row, col) of a tensor of dims dd (batch ignored for 2-D). */
+void lower_dot_coord(const lower_dot_dims *dd, int64_t batch, int64_t row, int64_t col, int64_t *coord);
+
 /* The register of `li` that holds element `slot` of an MMA instruction's fragment (the target's
  * formulas, lib/target/mma.h) for the instruction tile at (batch, row0, col0): checked for
  * every lane of warp 0; -1 when the layout does not hold the fragment. */

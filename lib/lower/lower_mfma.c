@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lower_dot.h"
 #include "lower_dot_operand.h"
 #include "lower_ops.h"
 #include "lower_shared.h"
@@ -28,19 +29,8 @@
 
 enum { MFMA_LANES = 64, MAX_K_BASE = 8, MAX_ACC = 16 };
 
-typedef struct mfma_dims {
-  int rank;
-  int bdim; /* batch dim, -1 for 2-D */
-} mfma_dims;
-
-static void make_coord(const mfma_dims *dd, int64_t batch, int64_t row, int64_t col, int64_t *coord) {
-  if (dd->bdim >= 0) coord[0] = batch;
-  coord[dd->rank - 2] = row;
-  coord[dd->rank - 1] = col;
-}
-
 /* The element (batch, row, col) register r of li holds at this lane (warp 0). */
-static void element_at(const lower_layout_info *li, const mfma_dims *dd, int64_t r, int lane, int64_t *batch,
+static void element_at(const lower_layout_info *li, const lower_dot_dims *dd, int64_t r, int lane, int64_t *batch,
                        int64_t *row, int64_t *col) {
   int64_t in[LAYOUT_IN_COUNT] = {0}, c[IR_MAX_RANK];
   in[LAYOUT_IN_REGISTER] = r;
@@ -52,9 +42,9 @@ static void element_at(const lower_layout_info *li, const mfma_dims *dd, int64_t
 }
 
 /* The register holding (batch, row, col) at lane 0 of warp 0, or -1. */
-static int64_t register_of(const lower_layout_info *li, const mfma_dims *dd, int64_t batch, int64_t row, int64_t col) {
+static int64_t register_of(const lower_layout_info *li, const lower_dot_dims *dd, int64_t batch, int64_t row, int64_t col) {
   int64_t coord[IR_MAX_RANK];
-  make_coord(dd, batch, row, col, coord);
+  lower_dot_coord(dd, batch, row, col, coord);
   return layout_linear_register_at(&li->ll, coord);
 }
 
@@ -85,7 +75,7 @@ static LLVMValueRef operand_reg(lower_state *s, const mfma_operand *o, int64_t r
 }
 
 /* The (non-K, K) coordinates of register r of an operand at a lane. */
-static void operand_at(const mfma_operand *o, const mfma_dims *dd, int64_t r, int lane, int64_t *batch, int64_t *nonk,
+static void operand_at(const mfma_operand *o, const lower_dot_dims *dd, int64_t r, int lane, int64_t *batch, int64_t *nonk,
                        int64_t *k) {
   int64_t row, col;
   element_at(o->li, dd, r, lane, batch, &row, &col);
@@ -111,7 +101,7 @@ typedef struct operand_row {
 /* Collects the K groups of the operand row at (batch, origin): every aligned run of kBase
  * registers whose elements at lane 0 are (origin, k0 + j); checks that lane l holds
  * (origin + l % M, K of its lane group) in each. */
-static operand_row *find_row(lower_state *s, ir_op *op, operand_row **rows, const mfma_operand *o, const mfma_dims *dd,
+static operand_row *find_row(lower_state *s, ir_op *op, operand_row **rows, const mfma_operand *o, const lower_dot_dims *dd,
                              const target_mma *mi, int64_t batch, int64_t origin) {
   for (operand_row *r = *rows; r; r = r->next)
     if (r->batch == batch && r->origin == origin) return r;
@@ -178,7 +168,7 @@ static bool group_is_injective(const k_group *g, int lane_groups, int k_base) {
 
 /* Warp bits move A along M and B along N as they move C, and never along K. */
 static bool warps_agree(const lower_layout_info *a, const lower_layout_info *b, const lower_layout_info *c,
-                        const mfma_dims *dd) {
+                        const lower_dot_dims *dd) {
   int n = c->ll.num_bases[LAYOUT_IN_WARP], r = dd->rank;
   if (a->ll.num_bases[LAYOUT_IN_WARP] != n || b->ll.num_bases[LAYOUT_IN_WARP] != n) return false;
   for (int i = 0; i < n; i++) {
@@ -204,7 +194,7 @@ static void c_element(const target_mma *mi, bool transposed, int slot, int lane,
   *n = transposed ? row : col;
 }
 
-static bool tile_registers(lower_state *s, ir_op *op, const lower_layout_info *lc, const mfma_dims *dd,
+static bool tile_registers(lower_state *s, ir_op *op, const lower_layout_info *lc, const lower_dot_dims *dd,
                            const target_mma *mi, bool transposed, c_tile *t) {
   int cregs = mi->m * mi->n / MFMA_LANES;
   for (int slot = 0; slot < cregs; slot++) {
@@ -230,7 +220,7 @@ static bool tile_registers(lower_state *s, ir_op *op, const lower_layout_info *l
 bool lower_dot_mfma(lower_state *s, ir_op *op) {
   const ir_type *at = op->operands[0].value->type, *bt = op->operands[1].value->type, *ct = op->results[0].type;
   const ir_layout_params *p = &ct->encoding->layout;
-  mfma_dims dd = {ct->rank, ct->rank == 3 ? 0 : -1};
+  lower_dot_dims dd = lower_dot_dims_of(ct->rank);
   int64_t K = at->shape[dd.rank - 1];
   int nonk = p->instr_shape[0];
   const target_mma *mi = target_mfma_find(s->target->mma_kinds, op, nonk, K);
