@@ -390,6 +390,39 @@ int verify_partition_num_warps(const ir_op *ws, int index) {
   return w >= 1 && w <= GEMMC_MAX_THREADS_PER_BLOCK ? (int)w : 0; /* else verify_warp_specialize reports it */
 }
 
+/* gemmc.replica_of_default (gemmc's own, optional): per partition 0 (it runs its own body) or k
+ * >= 1 (its warps run the default region as copy k, gemmc.replica_id = k): such a partition has
+ * the default region's warps, an empty body, and each k is used once. */
+static void verify_replicas(verifier *v, const ir_op *op, const ir_attr *warps, int64_t module_warps) {
+  int nparts = op->num_regions - 1;
+  if (!ir_op_get_attr(op, "gemmc.replica_of_default")) return;
+  const ir_attr *rep = i32_array_attr(v, op, "gemmc.replica_of_default", nparts);
+  if (!rep) return;
+  for (int p = 0; p < nparts; p++) {
+    int64_t k = rep->ints[p];
+    if (k == 0) continue;
+    if (k < 0 || k > nparts) {
+      ERR("gemmc.replica_of_default: partition #%d has copy %lld, not 0..%d", p, (long long)k, nparts);
+      return;
+    }
+    for (int q = 0; q < p; q++)
+      if (rep->ints[q] == k) {
+        ERR("gemmc.replica_of_default: partitions #%d and #%d are both copy %lld", q, p, (long long)k);
+        return;
+      }
+    if (warps->ints[p] != module_warps) {
+      ERR("gemmc.replica_of_default: partition #%d runs the default region but has %lld warps, not %lld", p,
+          (long long)warps->ints[p], (long long)module_warps);
+      return;
+    }
+    const ir_block *b = op->regions[1 + p].first;
+    if (b && b->first && b->first->kind != OP_WARP_RETURN) {
+      ERR("gemmc.replica_of_default: partition #%d runs the default region, so its own body must be empty", p);
+      return;
+    }
+  }
+}
+
 static void verify_warp_specialize(verifier *v, const ir_op *op) {
   int nparts = op->num_regions - 1;
   const ir_attr *warps = i32_array_attr(v, op, "partitionNumWarps", nparts);
@@ -447,6 +480,7 @@ static void verify_warp_specialize(verifier *v, const ir_op *op) {
         break;
       }
   }
+  verify_replicas(v, op, warps, module_warps);
 }
 
 /* warp_yield ends the default region, warp_return a partition. */
@@ -501,6 +535,7 @@ bool verify_nvgpu_op(verifier *v, const ir_op *op) {
   case OP_MEMDESC_REINTERPRET: verify_memdesc_view(v, op); return true;
   case OP_WARP_SPECIALIZE: verify_warp_specialize(v, op); return true;
   case OP_NUM_WORKERS:
+  case OP_REPLICA_ID:
     if (!ir_type_is_int(result_type(op, 0), 32)) ERR("result must be i32, got %s", TS(result_type(op, 0)));
     return true;
   case OP_WARP_YIELD:

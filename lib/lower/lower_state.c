@@ -159,7 +159,8 @@ LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMV
 void lower_barrier(lower_state *s) {
   s->barrier_deferred = false;
   if (s->threads && s->threads->barrier_id > 0)
-    s->cg->barrier_named(&s->em, s->threads->barrier_id, s->threads->num_warps * s->threads_per_warp);
+    s->cg->barrier_named(&s->em, s->threads->barrier_value ? s->threads->barrier_value : lower_i32(s, s->threads->barrier_id),
+                         s->threads->num_warps * s->threads_per_warp);
   else
     s->cg->barrier(&s->em);
 }

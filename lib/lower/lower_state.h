@@ -32,6 +32,8 @@ typedef struct lower_threads {
   int num_warps;               /* warps of this role */
   int first_warp;              /* the role's warps are [first_warp, first_warp + num_warps) of the block */
   int barrier_id;              /* its hardware barrier: 0 for the whole block, 1.. for a specialized role */
+  LLVMValueRef barrier_value;  /* the barrier id as a value when copies of a region share its code (else NULL) */
+  LLVMValueRef replica;        /* gemmc.replica_id: which copy of the region runs (NULL: 0) */
   LLVMBuilderRef pro;          /* this role's prologue: before its first block's branch */
   LLVMValueRef tid, lane, warp; /* i32, computed in the prologue */
   lower_layout_info *layouts;  /* per-(layout, shape) index info for these threads */

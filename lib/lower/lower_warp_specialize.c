@@ -72,10 +72,21 @@ bool lower_warp_specialize(lower_state *s, ir_op *op) {
       return false;
     }
 
+  /* Partitions that run the default region as copy k (gemmc.replica_of_default, checked by the
+   * verifier): their warps enter the default region's code, which is lowered once, with their
+   * own first warp, barrier and copy number coming in through phis. */
+  int replica[MAX_REGIONS] = {0};
+  int copies = 1;
+  const ir_attr *rep = ir_op_get_attr(op, "gemmc.replica_of_default");
+  if (rep && rep->kind == AT_DENSE_ARRAY && rep->num_elems == nregions - 1 && rep->ints)
+    for (int i = 1; i < nregions; i++)
+      if ((replica[i] = (int)rep->ints[i - 1]) > 0) copies++;
+
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "ws.join");
   LLVMBasicBlockRef dispatch = LLVMGetInsertBlock(s->b);
   LLVMBasicBlockRef entry_bb[MAX_REGIONS];
   for (int i = 0; i < nregions; i++) entry_bb[i] = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "ws.region");
+  LLVMBasicBlockRef copies_bb = copies > 1 ? LLVMAppendBasicBlockInContext(s->llctx, s->fn, "ws.copies") : NULL;
   /* A chain of comparisons: region i owns warps below first[i + 1]. */
   LLVMValueRef warp = s->kernel_threads.warp;
   LLVMPositionBuilderAtEnd(s->b, dispatch);
@@ -87,6 +98,13 @@ bool lower_warp_specialize(lower_state *s, ir_op *op) {
   }
   LLVMBuildBr(s->b, entry_bb[nregions - 1]);
 
+  LLVMValueRef copy_first = NULL, copy_barrier = NULL, copy_index = NULL;
+  if (copies_bb) {
+    LLVMPositionBuilderAtEnd(s->b, copies_bb);
+    copy_first = LLVMBuildPhi(s->b, s->i32, "copy.first_warp");
+    copy_barrier = LLVMBuildPhi(s->b, s->i32, "copy.barrier");
+    copy_index = LLVMBuildPhi(s->b, s->i32, "copy.index");
+  }
   bool ok = true;
   for (int i = 0; i < nregions && ok; i++) {
     ir_block *body = ir_region_entry(&op->regions[i]);
@@ -94,12 +112,20 @@ bool lower_warp_specialize(lower_state *s, ir_op *op) {
       ir_op_error(s->ctx, op, "ttg.warp_specialize region %d has no body", i);
       return false;
     }
-    /* The role's prologue block (its thread coordinates and layout index math), then its body. */
-    LLVMBasicBlockRef body_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "ws.body");
     LLVMPositionBuilderAtEnd(s->b, entry_bb[i]);
     /* From the kernel's .maxnreg: up for the roles that need more, down for the others. */
     if (set_regs && regs[i] != s->kernel_max_registers)
       s->cg->set_max_registers(&s->em, regs[i] > s->kernel_max_registers, regs[i]);
+    if (copies_bb && (i == 0 || replica[i] > 0)) {
+      LLVMBuildBr(s->b, copies_bb);
+      LLVMValueRef in[3] = {lower_i32(s, first[i]), lower_i32(s, 1 + i), lower_i32(s, replica[i])};
+      LLVMValueRef phis[3] = {copy_first, copy_barrier, copy_index};
+      for (int k = 0; k < 3; k++) LLVMAddIncoming(phis[k], &in[k], &entry_bb[i], 1);
+      if (i > 0) continue; /* the default region's code runs it */
+      LLVMPositionBuilderAtEnd(s->b, copies_bb);
+    }
+    /* The role's prologue block (its thread coordinates and layout index math), then its body. */
+    LLVMBasicBlockRef body_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "ws.body");
     LLVMValueRef br = LLVMBuildBr(s->b, body_bb);
     lower_threads role = {0};
     role.num_warps = warps[i];
@@ -108,9 +134,16 @@ bool lower_warp_specialize(lower_state *s, ir_op *op) {
     role.pro = LLVMCreateBuilderInContext(s->llctx);
     LLVMPositionBuilderBefore(role.pro, br);
     LLVMPositionBuilderBefore(s->b, br);
-    role.tid = LLVMBuildSub(s->b, s->kernel_threads.tid, lower_i32(s, (int64_t)first[i] * s->threads_per_warp), "role.tid");
+    LLVMValueRef first_warp = lower_i32(s, first[i]);
+    if (i == 0 && copies_bb) {
+      first_warp = copy_first;
+      role.barrier_value = copy_barrier;
+      role.replica = copy_index;
+    }
+    role.tid = LLVMBuildSub(s->b, s->kernel_threads.tid, LLVMBuildMul(s->b, first_warp, lower_i32(s, s->threads_per_warp), ""),
+                            "role.tid");
     role.lane = s->kernel_threads.lane;
-    role.warp = LLVMBuildSub(s->b, warp, lower_i32(s, first[i]), "role.warp");
+    role.warp = LLVMBuildSub(s->b, warp, first_warp, "role.warp");
     LLVMPositionBuilderAtEnd(s->b, body_bb);
     for (int a = 0; i > 0 && a < body->num_args && ok; a++) {
       const lower_values *v = lower_get(s, op, op->operands[a].value);

@@ -218,7 +218,7 @@ typedef struct target_codegen {
   /* Warp specialization (NULL when the target has none): a barrier of `threads` threads on
    * hardware barrier `id` (1..15; 0 is the whole block's); the register budget per thread of the
    * executing warpgroup raised or lowered to `regs`; the number of multiprocessors (i32). */
-  void (*barrier_named)(const target_emitter *e, int id, int threads);
+  void (*barrier_named)(const target_emitter *e, LLVMValueRef id, int threads); /* id: i32, may vary */
   void (*set_max_registers)(const target_emitter *e, bool increase, int regs);
   LLVMValueRef (*num_multiprocessors)(const target_emitter *e);
   /* The threads of the warp (all 32 lanes) wait for each other; shared memory they wrote is

@@ -592,8 +592,8 @@ static void nvptx_warp_sync(const target_emitter *e) {
   target_call(e, "llvm.nvvm.bar.warp.sync", void_type(e), &all, 1);
 }
 
-static void nvptx_barrier_named(const target_emitter *e, int id, int threads) {
-  LLVMValueRef args[2] = {target_i32(e, id), target_i32(e, threads)};
+static void nvptx_barrier_named(const target_emitter *e, LLVMValueRef id, int threads) {
+  LLVMValueRef args[2] = {id, target_i32(e, threads)};
   target_call(e, "llvm.nvvm.barrier.sync.cnt", void_type(e), args, 2);
 }
 

@@ -357,14 +357,23 @@ static void ring_position(ws_plan *p, ir_op *at, ir_value *base, ir_value *k, ir
   *round = bin(p, at, OP_DIVSI, i, S);
 }
 
-static void build_consumer(ws_plan *p, ir_op *at, int group) {
+/* The consumer code, once: every consumer group runs it (ping-pong: the default region and its
+ * copy, the group number from gemmc.replica_id), so the groups' differences are values: the first
+ * tile, the turn barriers, the epilogue buffer. */
+static void build_consumer(ws_plan *p, ir_op *at) {
   gemmc_context *ctx = p->ctx;
   const ir_attr *smem_space = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
+  const ir_type *i32 = ir_int_type(ctx, 32);
+  ir_value *group = p->groups == 2 ? build_before(ctx, at, OP_REPLICA_ID, 0, NULL, i32) : c32(p, at, 0);
   for (int i = 0; i < p->num_stores; i++) {
     ws_store *st = &p->stores[i];
     const ir_type *t = st->store->operands[1].value->type;
-    const ir_type *bt = ir_memdesc_type(ctx, 2, t->shape, t->elem, st->shared, smem_space, true, 0, NULL);
+    /* One buffer per group: the groups' epilogues overlap. */
+    int64_t shape[3] = {p->groups, t->shape[0], t->shape[1]};
+    int rank = p->groups == 2 ? 3 : 2;
+    const ir_type *bt = ir_memdesc_type(ctx, rank, shape + 3 - rank, t->elem, st->shared, smem_space, true, 0, NULL);
     st->buffer = build_before(ctx, at, OP_LOCAL_ALLOC, 0, NULL, bt);
+    if (rank == 3) st->buffer = stage_view(p, at, st->buffer, group);
   }
   if (p->num_stores) {
     /* The group's last copies are done before its warps leave. */
@@ -373,7 +382,7 @@ static void build_consumer(ws_plan *p, ir_op *at, int group) {
     ir_op_insert_before(at, drain);
     at = drain;
   }
-  ir_value *first = bin(p, at, OP_ADDI, p->start, bin(p, at, OP_MULI, p->workers, c32(p, at, group)));
+  ir_value *first = bin(p, at, OP_ADDI, p->start, bin(p, at, OP_MULI, p->workers, group));
   ir_value *step = bin(p, at, OP_MULI, p->workers, c32(p, at, p->groups));
   ir_value *v;
   ir_op *tile_end = build_for(p, at, first, p->programs, step, &v, 0, NULL, NULL, NULL);
@@ -395,9 +404,11 @@ static void build_consumer(ws_plan *p, ir_op *at, int group) {
   ir_value *turn = NULL;
   if (p->groups == 2) {
     turn = bin(p, tile_end, OP_DIVSI, bin(p, tile_end, OP_SUBI, v, first), step);
+    /* Group 0 waits on the opposite parity (its first wait passes on the fresh barrier). */
     ir_value *parity = bin(p, tile_end, OP_ANDI, turn, c32(p, tile_end, 1));
-    if (group == 0) parity = bin(p, tile_end, OP_XORI, parity, c32(p, tile_end, 1));
-    ir_value *wait_ops[2] = {stage_view(p, tile_end, p->order, c32(p, tile_end, group)), parity};
+    ir_value *other = bin(p, tile_end, OP_SUBI, c32(p, tile_end, 1), group);
+    parity = bin(p, tile_end, OP_XORI, parity, other);
+    ir_value *wait_ops[2] = {stage_view(p, tile_end, p->order, group), parity};
     build_before(ctx, tile_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
   }
   ir_value *k, *acc;
@@ -426,8 +437,9 @@ static void build_consumer(ws_plan *p, ir_op *at, int group) {
   ir_op_set_operand(k_end, 0, &wait->results[0]);
   /* After the K loop: the other group's turn, all MMAs done, the last stage released, then E. */
   if (p->groups == 2)
-    barrier_op(p, tile_end, OP_ARRIVE_BARRIER, stage_view(p, tile_end, p->order, c32(p, tile_end, 1 - group)), "count",
-               1, NULL);
+    barrier_op(p, tile_end, OP_ARRIVE_BARRIER,
+               stage_view(p, tile_end, p->order, bin(p, tile_end, OP_SUBI, c32(p, tile_end, 1), group)), "count", 1,
+               NULL);
   ir_value *res = &inner->results[0];
   ir_op *done = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &res, 1, &res->type, 0, loop->loc);
   ir_op_set_attr(ctx, done, "pendings", ir_i32_attr(ctx, 0));
@@ -739,9 +751,12 @@ static void rewrite(ws_plan *p) {
     ends[r] = ir_op_create(ctx, r == 0 ? OP_WARP_YIELD : OP_WARP_RETURN, 0, NULL, 0, NULL, 0, at->loc);
     ir_block_append_op(b, ends[r]);
   }
-  build_consumer(p, ends[0], 0);
+  build_consumer(p, ends[0]);
   build_producer(p, ends[1]);
-  if (p->groups == 2) build_consumer(p, ends[2], 1);
+  if (p->groups == 2) { /* partition 1: the second consumer group runs the default region's code */
+    int64_t copy_of[2] = {0, 1};
+    ir_op_set_attr(ctx, ws, "gemmc.replica_of_default", ir_dense_int_array_attr(ctx, i32, 2, copy_of));
+  }
   isolate_partitions(p, ws);
   for (int i = p->old_ops.count - 1; i >= 0; i--) ir_op_erase(p->old_ops.items[i]);
   skip_idle_blocks(p, working);
