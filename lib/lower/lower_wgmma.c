@@ -348,14 +348,20 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
   bool together = ntiles * nregs <= TARGET_WGMMA_MAX_ACC;
   int commit_wait = !together ? -1 : sync ? 0 : wait ? (int)ir_op_get_int_attr(wait, "pendings", 0) : -1;
   s->cg->wgmma_fence(&s->em);
+  bool emitted = true;
   if (together) {
-    s->cg->wgmma(&s->em, instrs, count, regs, ntiles * nregs, commit_wait);
+    emitted = s->cg->wgmma(&s->em, instrs, count, regs, ntiles * nregs, commit_wait);
   } else {
     int per = (int)(K / mi->k);
-    for (int t = 0; t < ntiles; t++) {
+    for (int t = 0; t < ntiles && emitted; t++) {
       for (int i = 0; i < per; i++) instrs[t * per + i].acc_first = 0;
-      s->cg->wgmma(&s->em, instrs + t * per, per, regs + t * nregs, nregs, -1);
+      emitted = s->cg->wgmma(&s->em, instrs + t * per, per, regs + t * nregs, nregs, -1);
     }
+  }
+  if (!emitted) {
+    ir_op_error(s->ctx, op, "cannot lower ttng.warp_group_dot: the code generator could not write its %d instructions",
+                count);
+    return false;
   }
   if (commit_wait < 0) s->cg->wgmma_commit(&s->em);
   if (sync && commit_wait < 0) s->cg->wgmma_wait(&s->em, 0, regs, ntiles * nregs);

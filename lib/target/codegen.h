@@ -169,9 +169,10 @@ typedef struct target_codegen {
    * nothing reads an accumulator before its group is done. wgmma issues `count` instructions in
    * order on the accumulators `acc` (in and out, at most TARGET_WGMMA_MAX_ACC); with
    * commit_wait >= 0 it then commits the group and waits until at most commit_wait groups are in
-   * flight, and acc holds the registers as they are after the wait. */
+   * flight, and acc holds the registers as they are after the wait (false, nothing emitted: more
+   * than TARGET_WGMMA_MAX_ACC accumulators). */
   void (*wgmma_fence)(const target_emitter *e);
-  void (*wgmma)(const target_emitter *e, const target_wgmma *instrs, int count, LLVMValueRef *acc, int num_acc,
+  bool (*wgmma)(const target_emitter *e, const target_wgmma *instrs, int count, LLVMValueRef *acc, int num_acc,
                 int commit_wait);
   void (*wgmma_commit)(const target_emitter *e);
   void (*wgmma_wait)(const target_emitter *e, int pendings, LLVMValueRef *regs, int num_regs);

@@ -295,15 +295,15 @@ static char acc_constraint(LLVMTypeRef t) {
 }
 
 /* An asm call whose first n operands are outputs tied to the n inputs `regs`, followed by
- * `extra` inputs; the outputs replace regs. */
-static void tied_asm(const target_emitter *e, const char *text, LLVMValueRef *regs, int n, LLVMValueRef *extra,
+ * `extra` inputs; the outputs replace regs. False (nothing emitted) past its operand limits. */
+static bool tied_asm(const target_emitter *e, const char *text, LLVMValueRef *regs, int n, LLVMValueRef *extra,
                      const char *extra_constraints, int num_extra) {
   enum { MAX_REGS = 128, MAX_EXTRA = 32 };
   LLVMValueRef args[MAX_REGS + MAX_EXTRA];
   LLVMTypeRef fields[MAX_REGS];
   size_t cap = (size_t)(n * 12 + 64) + strlen(extra_constraints), len = 0;
   char constraints[MAX_REGS * 12 + 64 + MAX_EXTRA * 2];
-  if (n > MAX_REGS || num_extra > MAX_EXTRA || cap > sizeof constraints) return;
+  if (n > MAX_REGS || num_extra > MAX_EXTRA || cap > sizeof constraints) return false;
   for (int i = 0; i < n; i++) {
     fields[i] = LLVMTypeOf(regs[i]);
     len += (size_t)snprintf(constraints + len, cap - len, "%s=%c", i ? "," : "", acc_constraint(fields[i]));
@@ -317,6 +317,7 @@ static void tied_asm(const target_emitter *e, const char *text, LLVMValueRef *re
   LLVMTypeRef rt = n == 1 ? fields[0] : LLVMStructTypeInContext(e->ctx, fields, (unsigned)n, 0);
   LLVMValueRef call = target_inline_asm(e, text, constraints, rt, args, n + num_extra, true);
   for (int i = 0; i < n; i++) regs[i] = n == 1 ? call : LLVMBuildExtractValue(e->b, call, (unsigned)i, "");
+  return true;
 }
 
 /* The asm operand number of input v, appended to the extra inputs (with its constraint) unless
@@ -369,13 +370,13 @@ static bool wgmma_text(const target_wgmma *w, int num_acc, LLVMValueRef *extra, 
  * accumulators, the last one ending with the commit and wait: the accumulators pass through
  * LLVM once per statement, not once per instruction (LLVM's instruction selection spends its
  * time on those operands), and need no separate statement to come out after the wait. */
-static void nvptx_wgmma(const target_emitter *e, const target_wgmma *instrs, int count, LLVMValueRef *acc,
+static bool nvptx_wgmma(const target_emitter *e, const target_wgmma *instrs, int count, LLVMValueRef *acc,
                         int num_acc, int commit_wait) {
   enum { TEXT_MAX = 8192, MAX_EXTRA = 30 };
   char text[TEXT_MAX], tail[96];
   LLVMValueRef extra[MAX_EXTRA];
   char constraints[2 * MAX_EXTRA + 1];
-  if (num_acc > TARGET_WGMMA_MAX_ACC) return;
+  if (num_acc > TARGET_WGMMA_MAX_ACC) return false;
   tail[0] = '\0';
   if (commit_wait >= 0)
     snprintf(tail, sizeof tail, "\n\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned %d;", commit_wait);
@@ -394,12 +395,12 @@ static void nvptx_wgmma(const target_emitter *e, const target_wgmma *instrs, int
       }
       c++;
     }
-    if (c == first) return; /* one instruction always fits: at most 128 registers */
+    if (c == first) return false; /* one instruction always fits: at most 128 registers */
     if (c == count) snprintf(text + len, TEXT_MAX - len, "%s", tail);
     constraints[2 * num_extra - 1] = '\0';
-    tied_asm(e, text, acc, num_acc, extra, constraints, num_extra);
+    if (!tied_asm(e, text, acc, num_acc, extra, constraints, num_extra)) return false;
   }
-  if (count == 0 && commit_wait >= 0) tied_asm(e, tail + 2, acc, num_acc, NULL, "", 0);
+  return count > 0 || commit_wait < 0 || tied_asm(e, tail + 2, acc, num_acc, NULL, "", 0);
 }
 
 /* The wait, then the registers it guards pass through empty statements ordered after it (at
