@@ -135,6 +135,8 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   t->num_warps = s->num_warps;
   t->first_warp = 0;
   t->barrier_id = 0;
+  t->barrier_value = NULL;
+  t->replica = NULL;
   t->layouts = NULL;
   LLVMPositionBuilderBefore(t->pro, br);
   LLVMPositionBuilderBefore(s->b, br);
