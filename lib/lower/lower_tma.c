@@ -81,10 +81,25 @@ static const ir_op *late_claim_point(ir_op *func, int num_descs) {
   return first;
 }
 
+/* The shared word that hands the claimed slot (or -1: none) to the block's threads. */
+static LLVMValueRef slot_word(lower_state *s) { return lower_smem_ptr(s, s->tma_slot_word, s->i32, lower_i32(s, 0)); }
+
+/* The busy flag of `slot`. */
+static LLVMValueRef slot_flag(lower_state *s, LLVMValueRef slot) {
+  LLVMValueRef idx[2] = {lower_i32(s, 0), slot};
+  return LLVMBuildGEP2(s->b, LLVMArrayType(s->i32, TMA_SLOTS), s->tma_busy, idx, 2, "");
+}
+
+/* Compare-and-swap of slot's flag from free to busy; i1: this thread got it. */
+static LLVMValueRef try_slot(lower_state *s, LLVMValueRef slot) {
+  LLVMValueRef cas = LLVMBuildAtomicCmpXchg(s->b, slot_flag(s, slot), lower_i32(s, 0), lower_i32(s, 1),
+                                            LLVMAtomicOrderingAcquire, LLVMAtomicOrderingMonotonic, false);
+  return LLVMBuildExtractValue(s->b, cas, 1, "");
+}
+
 /* Thread 0 claims a slot and stores it in the shared word; every thread reads it after a barrier. */
 static void claim_slot(lower_state *s) {
-  LLVMTypeRef flags_type = LLVMArrayType(s->i32, TMA_SLOTS);
-  LLVMValueRef shared_slot = lower_smem_ptr(s, s->tma_slot_word, s->i32, lower_i32(s, 0));
+  LLVMValueRef shared_slot = slot_word(s);
   LLVMBasicBlockRef acquire = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.acquire");
   LLVMBasicBlockRef take = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.tickets");
   LLVMBasicBlockRef retry = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.retry");
@@ -99,11 +114,7 @@ static void claim_slot(lower_state *s) {
     linear = LLVMBuildAdd(s->b, LLVMBuildMul(s->b, linear, s->cg->num_programs(&s->em, axis), ""),
                           s->cg->program_id(&s->em, axis), "");
   LLVMValueRef own = LLVMBuildAnd(s->b, linear, lower_i32(s, TMA_SLOTS - 1), "slot.own");
-  LLVMValueRef idx[2] = {lower_i32(s, 0), own};
-  LLVMValueRef flag = LLVMBuildGEP2(s->b, flags_type, s->tma_busy, idx, 2, "");
-  LLVMValueRef cas = LLVMBuildAtomicCmpXchg(s->b, flag, lower_i32(s, 0), lower_i32(s, 1), LLVMAtomicOrderingAcquire,
-                                            LLVMAtomicOrderingMonotonic, false);
-  LLVMBuildCondBr(s->b, LLVMBuildExtractValue(s->b, cas, 1, ""), got, take);
+  LLVMBuildCondBr(s->b, try_slot(s, own), got, take);
 
   LLVMPositionBuilderAtEnd(s->b, take);
   LLVMValueRef first = LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpAdd, s->tma_ticket, lower_i32(s, 1),
@@ -112,11 +123,7 @@ static void claim_slot(lower_state *s) {
   LLVMPositionBuilderAtEnd(s->b, retry);
   LLVMValueRef t = LLVMBuildPhi(s->b, s->i32, "ticket");
   LLVMValueRef slot = LLVMBuildAnd(s->b, t, lower_i32(s, TMA_SLOTS - 1), "slot");
-  idx[1] = slot;
-  flag = LLVMBuildGEP2(s->b, flags_type, s->tma_busy, idx, 2, "");
-  cas = LLVMBuildAtomicCmpXchg(s->b, flag, lower_i32(s, 0), lower_i32(s, 1), LLVMAtomicOrderingAcquire,
-                               LLVMAtomicOrderingMonotonic, false);
-  LLVMValueRef won = LLVMBuildExtractValue(s->b, cas, 1, "");
+  LLVMValueRef won = try_slot(s, slot);
   LLVMValueRef next = LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpAdd, s->tma_ticket, lower_i32(s, 1),
                                          LLVMAtomicOrderingMonotonic, false);
   /* The extra ticket of a winner is harmless: tickets only spread blocks over slots. */
@@ -170,7 +177,7 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.marked");
   LLVMBuildCondBr(s->b, thread0(s), mark, join);
   LLVMPositionBuilderAtEnd(s->b, mark);
-  LLVMBuildStore(s->b, lower_i32(s, -1), lower_smem_ptr(s, s->tma_slot_word, s->i32, lower_i32(s, 0)));
+  LLVMBuildStore(s->b, lower_i32(s, -1), slot_word(s));
   LLVMBuildBr(s->b, join);
   LLVMPositionBuilderAtEnd(s->b, join);
   return true;
@@ -183,16 +190,13 @@ void lower_tma_kernel_end(lower_state *s) {
   s->cg->barrier(&s->em);
   LLVMBasicBlockRef release = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.release");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.done");
-  LLVMValueRef held = s->tma_claim_at
-                          ? LLVMBuildLoad2(s->b, s->i32, lower_smem_ptr(s, s->tma_slot_word, s->i32, lower_i32(s, 0)), "")
-                          : s->tma_slot;
+  LLVMValueRef held = s->tma_claim_at ? LLVMBuildLoad2(s->b, s->i32, slot_word(s), "") : s->tma_slot;
   LLVMValueRef releases = thread0(s);
   if (s->tma_claim_at) releases = LLVMBuildAnd(s->b, releases, LLVMBuildICmp(s->b, LLVMIntSGE, held, lower_i32(s, 0), ""), "");
   LLVMBuildCondBr(s->b, releases, release, done);
   LLVMPositionBuilderAtEnd(s->b, release);
-  LLVMValueRef idx[2] = {lower_i32(s, 0), held};
-  LLVMValueRef flag = LLVMBuildGEP2(s->b, LLVMArrayType(s->i32, TMA_SLOTS), s->tma_busy, idx, 2, "");
-  LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpXchg, flag, lower_i32(s, 0), LLVMAtomicOrderingRelease, false);
+  LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpXchg, slot_flag(s, held), lower_i32(s, 0), LLVMAtomicOrderingRelease,
+                     false);
   LLVMBuildBr(s->b, done);
   LLVMPositionBuilderAtEnd(s->b, done);
 }

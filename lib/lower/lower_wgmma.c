@@ -318,6 +318,9 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
     if (!u) return false;
     first_use_c = u->v[0];
   }
+  /* All tiles' registers in one statement when they fit it (the wait can then join it), else one
+   * statement per tile (each instruction's registers counted from its tile's first). */
+  bool together = ntiles * nregs <= TARGET_WGMMA_MAX_ACC;
   /* Tiles outer, K inner: the instructions of one accumulator chain in the tensor cores. */
   int count = 0;
   for (int t = 0; t < ntiles; t++) {
@@ -326,7 +329,7 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
       target_wgmma *w = &instrs[count++];
       w->instr = mi;
       w->n = n;
-      w->acc_first = t * nregs;
+      w->acc_first = together ? t * nregs : 0;
       w->acc_count = nregs;
       w->trans_a = oa.mn_major;
       w->trans_b = ob.mn_major;
@@ -345,7 +348,6 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
   const ir_attr *async = ir_op_get_attr(op, "isAsync");
   bool sync = !async || !async->int_value;
   ir_op *wait = sync ? NULL : folded_wait(op);
-  bool together = ntiles * nregs <= TARGET_WGMMA_MAX_ACC;
   int commit_wait = !together ? -1 : sync ? 0 : wait ? (int)ir_op_get_int_attr(wait, "pendings", 0) : -1;
   s->cg->wgmma_fence(&s->em);
   bool emitted = true;
@@ -353,10 +355,8 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
     emitted = s->cg->wgmma(&s->em, instrs, count, regs, ntiles * nregs, commit_wait);
   } else {
     int per = (int)(K / mi->k);
-    for (int t = 0; t < ntiles && emitted; t++) {
-      for (int i = 0; i < per; i++) instrs[t * per + i].acc_first = 0;
+    for (int t = 0; t < ntiles && emitted; t++)
       emitted = s->cg->wgmma(&s->em, instrs + t * per, per, regs + t * nregs, nregs, -1);
-    }
   }
   if (!emitted) {
     ir_op_error(s->ctx, op, "cannot lower ttng.warp_group_dot: the code generator could not write its %d instructions",

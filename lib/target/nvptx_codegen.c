@@ -294,16 +294,18 @@ static char acc_constraint(LLVMTypeRef t) {
   }
 }
 
+/* Operand limits of tied_asm: accumulators, other inputs. */
+enum { TIED_MAX_REGS = 128, TIED_MAX_EXTRA = 30 };
+
 /* An asm call whose first n operands are outputs tied to the n inputs `regs`, followed by
  * `extra` inputs; the outputs replace regs. False (nothing emitted) past its operand limits. */
 static bool tied_asm(const target_emitter *e, const char *text, LLVMValueRef *regs, int n, LLVMValueRef *extra,
                      const char *extra_constraints, int num_extra) {
-  enum { MAX_REGS = 128, MAX_EXTRA = 32 };
-  LLVMValueRef args[MAX_REGS + MAX_EXTRA];
-  LLVMTypeRef fields[MAX_REGS];
+  LLVMValueRef args[TIED_MAX_REGS + TIED_MAX_EXTRA];
+  LLVMTypeRef fields[TIED_MAX_REGS];
   size_t cap = (size_t)(n * 12 + 64) + strlen(extra_constraints), len = 0;
-  char constraints[MAX_REGS * 12 + 64 + MAX_EXTRA * 2];
-  if (n > MAX_REGS || num_extra > MAX_EXTRA || cap > sizeof constraints) return false;
+  char constraints[TIED_MAX_REGS * 12 + 64 + TIED_MAX_EXTRA * 2];
+  if (n > TIED_MAX_REGS || num_extra > TIED_MAX_EXTRA || cap > sizeof constraints) return false;
   for (int i = 0; i < n; i++) {
     fields[i] = LLVMTypeOf(regs[i]);
     len += (size_t)snprintf(constraints + len, cap - len, "%s=%c", i ? "," : "", acc_constraint(fields[i]));
@@ -372,10 +374,10 @@ static bool wgmma_text(const target_wgmma *w, int num_acc, LLVMValueRef *extra, 
  * time on those operands), and need no separate statement to come out after the wait. */
 static bool nvptx_wgmma(const target_emitter *e, const target_wgmma *instrs, int count, LLVMValueRef *acc,
                         int num_acc, int commit_wait) {
-  enum { TEXT_MAX = 8192, MAX_EXTRA = 30 };
+  enum { TEXT_MAX = 8192 };
   char text[TEXT_MAX], tail[96];
-  LLVMValueRef extra[MAX_EXTRA];
-  char constraints[2 * MAX_EXTRA + 1];
+  LLVMValueRef extra[TIED_MAX_EXTRA];
+  char constraints[2 * TIED_MAX_EXTRA + 1];
   if (num_acc > TARGET_WGMMA_MAX_ACC) return false;
   tail[0] = '\0';
   if (commit_wait >= 0)
@@ -384,7 +386,7 @@ static bool nvptx_wgmma(const target_emitter *e, const target_wgmma *instrs, int
     size_t len = 0;
     int num_extra = 0, first = c;
     /* Room for the tail and one instruction's extra inputs (at most 6) stays free. */
-    while (c < count && num_extra + 6 <= MAX_EXTRA) {
+    while (c < count && num_extra + 6 <= TIED_MAX_EXTRA) {
       size_t before = len;
       int extra_before = num_extra;
       if (!wgmma_text(&instrs[c], num_acc, extra, constraints, &num_extra, text, &len, TEXT_MAX - sizeof tail)) {
@@ -395,7 +397,7 @@ static bool nvptx_wgmma(const target_emitter *e, const target_wgmma *instrs, int
       }
       c++;
     }
-    if (c == first) return false; /* one instruction always fits: at most 128 registers */
+    if (c == first) return false; /* one instruction always fits: at most TIED_MAX_REGS registers */
     if (c == count) snprintf(text + len, TEXT_MAX - len, "%s", tail);
     constraints[2 * num_extra - 1] = '\0';
     if (!tied_asm(e, text, acc, num_acc, extra, constraints, num_extra)) return false;
@@ -409,8 +411,9 @@ static void nvptx_wgmma_wait(const target_emitter *e, int pendings, LLVMValueRef
   char text[64];
   snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %d;", pendings);
   target_inline_asm(e, text, "", void_type(e), NULL, 0, true);
-  for (int i = 0; i < num_regs; i += 128)
-    tied_asm(e, "// wgmma registers ready", regs + i, num_regs - i < 128 ? num_regs - i : 128, NULL, "", 0);
+  for (int i = 0; i < num_regs; i += TIED_MAX_REGS)
+    tied_asm(e, "// wgmma registers ready", regs + i, num_regs - i < TIED_MAX_REGS ? num_regs - i : TIED_MAX_REGS, NULL,
+             "", 0);
 }
 
 /* The PTX ISA's shared-memory matrix descriptor: start address >> 4 in bits 0-13 (added by the

@@ -383,6 +383,8 @@ static void build_consumer(ws_plan *p, ir_op *at) {
     at = drain;
   }
   ir_value *first = bin(p, at, OP_ADDI, p->start, bin(p, at, OP_MULI, p->workers, group));
+  /* Ping-pong: the other group's number (its turn barrier; group 0's parity is flipped by it). */
+  ir_value *other = p->groups == 2 ? bin(p, at, OP_SUBI, c32(p, at, 1), group) : NULL;
   ir_value *step = bin(p, at, OP_MULI, p->workers, c32(p, at, p->groups));
   ir_value *v;
   ir_op *tile_end = build_for(p, at, first, p->programs, step, &v, 0, NULL, NULL, NULL);
@@ -405,9 +407,7 @@ static void build_consumer(ws_plan *p, ir_op *at) {
   if (p->groups == 2) {
     turn = bin(p, tile_end, OP_DIVSI, bin(p, tile_end, OP_SUBI, v, first), step);
     /* Group 0 waits on the opposite parity (its first wait passes on the fresh barrier). */
-    ir_value *parity = bin(p, tile_end, OP_ANDI, turn, c32(p, tile_end, 1));
-    ir_value *other = bin(p, tile_end, OP_SUBI, c32(p, tile_end, 1), group);
-    parity = bin(p, tile_end, OP_XORI, parity, other);
+    ir_value *parity = bin(p, tile_end, OP_XORI, bin(p, tile_end, OP_ANDI, turn, c32(p, tile_end, 1)), other);
     ir_value *wait_ops[2] = {stage_view(p, tile_end, p->order, group), parity};
     build_before(ctx, tile_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
   }
@@ -437,9 +437,7 @@ static void build_consumer(ws_plan *p, ir_op *at) {
   ir_op_set_operand(k_end, 0, &wait->results[0]);
   /* After the K loop: the other group's turn, all MMAs done, the last stage released, then E. */
   if (p->groups == 2)
-    barrier_op(p, tile_end, OP_ARRIVE_BARRIER,
-               stage_view(p, tile_end, p->order, bin(p, tile_end, OP_SUBI, c32(p, tile_end, 1), group)), "count", 1,
-               NULL);
+    barrier_op(p, tile_end, OP_ARRIVE_BARRIER, stage_view(p, tile_end, p->order, other), "count", 1, NULL);
   ir_value *res = &inner->results[0];
   ir_op *done = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &res, 1, &res->type, 0, loop->loc);
   ir_op_set_attr(ctx, done, "pendings", ir_i32_attr(ctx, 0));
