@@ -212,10 +212,13 @@ typedef struct target_codegen {
   /* Device-side tensor maps: write the fields of `t` into the 128 zeroed bytes at `smem`
    * (threads with pred), then copy them to global `map` and release them to the tensor-map
    * proxy (a whole warp: `warp_pred` true on all its lanes), then acquire them for this
-   * thread's later TMA copies. */
+   * thread's later TMA copies. tensormap_prefetch warms the TMA unit's descriptor cache with the
+   * map at generic address `map` (global or by-value parameter; threads with pred), so the first
+   * copy does not wait for the descriptor's fetch. */
   void (*tensormap_write)(const target_emitter *e, LLVMValueRef smem, const target_tensormap *t, LLVMValueRef pred);
   void (*tensormap_publish)(const target_emitter *e, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef warp_pred);
   void (*tensormap_acquire)(const target_emitter *e, LLVMValueRef map, LLVMValueRef pred);
+  void (*tensormap_prefetch)(const target_emitter *e, LLVMValueRef map, LLVMValueRef pred);
   /* Warp specialization (NULL when the target has none): a barrier of `threads` threads on
    * hardware barrier `id` (1..15; 0 is the whole block's); the register budget per thread of the
    * executing warpgroup raised or lowered to `regs`; the number of multiprocessors (i32). */

@@ -591,6 +591,11 @@ static void nvptx_tensormap_acquire(const target_emitter *e, LLVMValueRef map, L
   target_inline_asm(e, "@$1 fence.proxy.tensormap::generic.acquire.gpu [$0], 128;", "l,b", void_type(e), args, 2, true);
 }
 
+static void nvptx_tensormap_prefetch(const target_emitter *e, LLVMValueRef map, LLVMValueRef pred) {
+  LLVMValueRef args[2] = {map, always(e, pred)};
+  target_inline_asm(e, "@$1 prefetch.tensormap [$0];", "l,b", void_type(e), args, 2, true);
+}
+
 static void nvptx_warp_sync(const target_emitter *e) {
   LLVMValueRef all = target_i32(e, -1);
   target_call(e, "llvm.nvvm.bar.warp.sync", void_type(e), &all, 1);
@@ -673,6 +678,7 @@ const target_codegen target_nvptx_codegen = {
     .tensormap_write = nvptx_tensormap_write,
     .tensormap_publish = nvptx_tensormap_publish,
     .tensormap_acquire = nvptx_tensormap_acquire,
+    .tensormap_prefetch = nvptx_tensormap_prefetch,
     .warp_sync = nvptx_warp_sync,
     .barrier_named = nvptx_barrier_named,
     .set_max_registers = nvptx_set_max_registers,
