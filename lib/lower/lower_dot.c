@@ -16,12 +16,12 @@ static const mma_instr *choose_mma(const ir_op *op) { return target_mma_for_dot(
 /* ---------------------------------------------------------------- fragments from the layouts */
 
 lower_dot_dims lower_dot_dims_of(int rank) {
-  lower_dot_dims dd = {rank, rank == 3 ? 0 : -1};
+  lower_dot_dims dd = {rank};
   return dd;
 }
 
 void lower_dot_coord(const lower_dot_dims *dd, int64_t batch, int64_t row, int64_t col, int64_t *coord) {
-  if (dd->bdim >= 0) coord[0] = batch;
+  if (lower_dot_batched(dd)) coord[0] = batch;
   coord[dd->rank - 2] = row;
   coord[dd->rank - 1] = col;
 }
@@ -56,12 +56,6 @@ int64_t lower_mma_fragment_register(const lower_layout_info *li, target_mma_oper
   return reg;
 }
 
-static int64_t fragment_register(const lower_layout_info *li, const lower_dot_dims *dd, target_mma_operand kind, int bits,
-                                 int slot, int64_t batch, int64_t row0, int64_t col0) {
-  (void)dd;
-  return lower_mma_fragment_register(li, kind, bits, slot, batch, row0, col0);
-}
-
 /* Warps must agree: a warp bit moves A along M and B along N exactly as it moves the accumulator
  * (and never along K, where dot operands broadcast). */
 static bool warps_agree(const lower_layout_info *a, const lower_layout_info *b, const lower_layout_info *c,
@@ -72,7 +66,7 @@ static bool warps_agree(const lower_layout_info *a, const lower_layout_info *b, 
   for (int i = 0; i < n; i++) {
     const int32_t *cw = c->ll.bases[LAYOUT_IN_WARP][i], *aw = a->ll.bases[LAYOUT_IN_WARP][i],
                   *bw = b->ll.bases[LAYOUT_IN_WARP][i];
-    if (dd->bdim >= 0 && (aw[0] != cw[0] || bw[0] != cw[0])) return false;
+    if (lower_dot_batched(dd) && (aw[0] != cw[0] || bw[0] != cw[0])) return false;
     if (aw[r - 2] != cw[r - 2] || aw[r - 1] != 0) return false;
     if (bw[r - 1] != cw[r - 1] || bw[r - 2] != 0) return false;
   }
@@ -127,7 +121,7 @@ static LLVMValueRef pack_register(lower_state *s, const mma_instr *mi, const dot
 
 static const packed_frag *get_fragment(lower_state *s, ir_op *op, packed_frag **cache, const mma_instr *mi,
                                        target_mma_operand kind, const lower_layout_info *li, const dot_operand *vals,
-                                       const lower_dot_dims *dd, int64_t batch, int64_t origin, int64_t ks) {
+                                       int64_t batch, int64_t origin, int64_t ks) {
   for (packed_frag *p = *cache; p; p = p->next)
     if (p->batch == batch && p->origin == origin && p->ks == ks) return p;
   packed_frag *p = lower_alloc(s, sizeof *p);
@@ -143,7 +137,7 @@ static const packed_frag *get_fragment(lower_state *s, ir_op *op, packed_frag **
     for (int j = 0; j < per_reg; j++) {
       int slot = r * per_reg + j;
       int64_t row0 = kind == TARGET_MMA_A ? origin : ks * mi->k, col0 = kind == TARGET_MMA_A ? ks * mi->k : origin;
-      regs[j] = fragment_register(li, dd, kind, mi->operand_bits, slot, batch, row0, col0);
+      regs[j] = lower_mma_fragment_register(li, kind, mi->operand_bits, slot, batch, row0, col0);
       if (regs[j] < 0) {
         ir_op_error(s->ctx, op,
                     "cannot lower to %s: the layout of operand %s does not hold the instruction's fragment "
@@ -203,7 +197,7 @@ static bool lower_dot_mma(lower_state *s, ir_op *op) {
   for (int r = 0; r < nregs; r++) {
     int64_t c[IR_MAX_RANK];
     lower_reg_coord(lc, r, c);
-    int64_t batch = dd.bdim >= 0 ? c[0] : 0, m0 = c[r2] & ~INT64_C(15), n0 = c[r1] & ~INT64_C(7);
+    int64_t batch = lower_dot_batched(&dd) ? c[0] : 0, m0 = c[r2] & ~INT64_C(15), n0 = c[r1] & ~INT64_C(7);
     int64_t dm = c[r2] - m0, dn = c[r1] - n0;
     if ((dm != 0 && dm != 8) || dn > 1) {
       ir_op_error(s->ctx, op, "cannot lower to %s: the accumulator layout is not the instruction's C fragment",
@@ -222,7 +216,7 @@ static bool lower_dot_mma(lower_state *s, ir_op *op) {
   }
   for (int t = 0; t < ntiles; t++)
     for (int j = 0; j < 4; j++) {
-      int64_t want = fragment_register(lc, &dd, TARGET_MMA_C, mi->operand_bits, j, tiles[t].batch, tiles[t].m0, tiles[t].n0);
+      int64_t want = lower_mma_fragment_register(lc, TARGET_MMA_C, mi->operand_bits, j, tiles[t].batch, tiles[t].m0, tiles[t].n0);
       if (tiles[t].c_reg[j] < 0 || want < 0) {
         ir_op_error(s->ctx, op, "cannot lower to %s: the accumulator layout is not the instruction's C fragment",
                     mi->name);
@@ -253,9 +247,9 @@ static bool lower_dot_mma(lower_state *s, ir_op *op) {
   for (int64_t ks = 0; ks < K / mi->k; ks++) {
     a_cache = b_cache = NULL; /* fragments of earlier k steps are not needed again */
     for (int t = 0; t < ntiles; t++) {
-      const packed_frag *fa = get_fragment(s, op, &a_cache, mi, TARGET_MMA_A, la, va, &dd, tiles[t].batch, tiles[t].m0, ks);
+      const packed_frag *fa = get_fragment(s, op, &a_cache, mi, TARGET_MMA_A, la, va, tiles[t].batch, tiles[t].m0, ks);
       if (!fa) return false;
-      const packed_frag *fb = get_fragment(s, op, &b_cache, mi, TARGET_MMA_B, lb, vb, &dd, tiles[t].batch, tiles[t].n0, ks);
+      const packed_frag *fb = get_fragment(s, op, &b_cache, mi, TARGET_MMA_B, lb, vb, tiles[t].batch, tiles[t].n0, ks);
       if (!fb) return false;
       LLVMValueRef args[12];
       int n = 0;
@@ -326,7 +320,7 @@ static bool lower_dot_fma(lower_state *s, ir_op *op) {
     for (int i = 0; ok && i < n; i++) {
       const int32_t *c = lc->ll.bases[in][i], *a = la->ll.bases[in][i], *b = lb->ll.bases[in][i];
       ok = a[r2] == c[r2] && a[r1] == 0 && b[r1] == c[r1] && b[r2] == 0 &&
-           (dd.bdim < 0 || (a[0] == c[0] && b[0] == c[0]));
+           (!lower_dot_batched(&dd) || (a[0] == c[0] && b[0] == c[0]));
     }
     if (!ok) {
       ir_op_error(s->ctx, op, "cannot lower tt.dot on the FMA path: the operand layouts do not match the result's");

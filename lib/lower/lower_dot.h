@@ -4,13 +4,14 @@
 
 #include "lower_index.h"
 
-/* The dims of a dot tensor: rank 2, or 3 with the batch dim first (bdim 0; -1 for 2-D). */
+/* The dims of a dot tensor: rank 2, or 3 with the batch dim first. */
 typedef struct lower_dot_dims {
   int rank;
-  int bdim;
 } lower_dot_dims;
 
 lower_dot_dims lower_dot_dims_of(int rank);
+/* Whether dim 0 is the batch dim. */
+static inline bool lower_dot_batched(const lower_dot_dims *dd) { return dd->rank == 3; }
 /* The coordinate of element (batch, row, col) of a tensor of dims dd (batch ignored for 2-D). */
 void lower_dot_coord(const lower_dot_dims *dd, int64_t batch, int64_t row, int64_t col, int64_t *coord);
 

@@ -36,7 +36,7 @@ static void element_at(const lower_layout_info *li, const lower_dot_dims *dd, in
   in[LAYOUT_IN_REGISTER] = r;
   in[LAYOUT_IN_LANE] = lane;
   layout_linear_apply(&li->ll, in, c);
-  *batch = dd->bdim >= 0 ? c[0] : 0;
+  *batch = lower_dot_batched(dd) ? c[0] : 0;
   *row = c[dd->rank - 2];
   *col = c[dd->rank - 1];
 }
@@ -174,7 +174,7 @@ static bool warps_agree(const lower_layout_info *a, const lower_layout_info *b, 
   for (int i = 0; i < n; i++) {
     const int32_t *cw = c->ll.bases[LAYOUT_IN_WARP][i], *aw = a->ll.bases[LAYOUT_IN_WARP][i],
                   *bw = b->ll.bases[LAYOUT_IN_WARP][i];
-    if (dd->bdim >= 0 && (aw[0] != cw[0] || bw[0] != cw[0])) return false;
+    if (lower_dot_batched(dd) && (aw[0] != cw[0] || bw[0] != cw[0])) return false;
     if (aw[r - 2] != cw[r - 2] || aw[r - 1] != 0 || bw[r - 1] != cw[r - 1] || bw[r - 2] != 0) return false;
   }
   return true;
