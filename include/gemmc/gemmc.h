@@ -63,14 +63,19 @@ typedef struct gemmc_compile_options {
   int kpack;                /* 1 or 2 MFMA K-groups per LDS read (kWidth = kBase * kpack); 0: 1 */
   /* NVIDIA sm_90+ operand paths for TTIR K loops. warp_specialize: 0 (default) makes a persistent
    * warp-specialized kernel (producer + consumer warpgroups) where legal on sm_90a (8 warps:
-   * cooperative; 4 warps with >= 32 KiB ring stages: ping-pong, faster from about 4096^3, slower
-   * at 2048^3 and below, where -1 keeps cp.async rings), -1 never.
+   * cooperative; 4 warps with >= 32 KiB ring stages: two consumer groups, faster from about
+   * 4096^3, slower at 2048^3 and below, where -1 keeps cp.async rings), -1 never. For 4-warp
+   * kernels GEMMC_WARP_SPECIALIZE_PAIRS (what 0 chooses: the groups run two programs at once from
+   * one copy of the B tile they share) or GEMMC_WARP_SPECIALIZE_PING_PONG (the groups take
+   * alternate tiles) force the arrangement.
    * tma: 0 (default) uses TMA copies where the warp-specialized kernel takes them (measured
    * faster than cp.async only there), 1 wherever legal, -1 never. */
   int tma;
   int warp_specialize;
   bool keep_llvm_ir;    /* keep the optimized LLVM IR text (gemmc_compiled_llvm_ir) past GEMMC_STAGE_LLVM */
 } gemmc_compile_options;
+
+enum { GEMMC_WARP_SPECIALIZE_PING_PONG = 1, GEMMC_WARP_SPECIALIZE_PAIRS = 2 };
 
 /* Fills *opts with the defaults: target sm_90a, num_warps 0, num_stages 3, opt_level 3, stage PTX, no defines.
  * NULL is ignored. */
@@ -193,7 +198,7 @@ typedef struct gemmc_compiled gemmc_compiled;
  * - text NULL with len > 0; len over GEMMC_MAX_INPUT_BYTES (gemmc/limits.h, 8 MiB);
  * - opts->stage outside GEMMC_STAGE_TTGIR .. GEMMC_STAGE_HSACO;
  * - opts->opt_level outside 0..3; opts->num_warps not 0 or a power of two up to 32;
- *   opts->num_stages outside 0..8; opts->tma outside -1..1; opts->warp_specialize not 0 or -1;
+ *   opts->num_stages outside 0..8; opts->tma outside -1..1; opts->warp_specialize outside -1..2;
  *   opts->num_defines negative, or positive with defines NULL;
  *   a define with a NULL or malformed name or a NULL, empty or multi-line value;
  * - opts->target not a known target name; num_warps warps more threads than the target's block

@@ -26,7 +26,9 @@ typedef struct gemmc_pass_context {
   int kpack;                  /* AMD MFMA: 1 or 2, Triton's kpack */
   int tma;                    /* tma=0: no TMA; 1 (default): where warp specialization will use it; 2: wherever legal */
   int warp_specialize;        /* warp-specialize=0: off; 1 (default): kernels of GEMMC_WS_CONSUMER_WARPS warps
-                               * (cooperative) and of GEMMC_WS_PING_PONG_WARPS (ping-pong) */
+                               * (cooperative) and of GEMMC_WS_PING_PONG_WARPS (two consumer groups: the
+                               * pass's choice); GEMMC_WS_MODE_PING_PONG / GEMMC_WS_MODE_PAIRS force
+                               * the arrangement of the two groups */
   FILE *out;                  /* where printing passes write */
   /* print-llvm */
   bool emit_ptx;              /* emit=ptx (else llvm) */
@@ -41,6 +43,11 @@ typedef struct gemmc_pass_context {
  * (ping-pong) instead. */
 enum { GEMMC_WS_CONSUMER_WARPS = 8, GEMMC_WS_PING_PONG_WARPS = 4 };
 
+/* warp-specialize=N for kernels of one warpgroup: its two consumer groups take alternate tiles
+ * (ping-pong), or run two programs that load the same B tile at once, from one copy of it
+ * (pairs). */
+enum { GEMMC_WS_MODE_DEFAULT = 1, GEMMC_WS_MODE_PING_PONG = 2, GEMMC_WS_MODE_PAIRS = 3 };
+
 /* Whether warp-specialize (and tma-loads in auto mode, which feeds it) takes a kernel of `warps`
  * warps under the pass option warp-specialize=`mode` (0: off). */
 static inline bool gemmc_warp_specialized_warps(int warps, int mode) {
@@ -53,12 +60,18 @@ static inline bool gemmc_warp_specialized_warps(int warps, int mode) {
 enum { GEMMC_PING_PONG_MIN_STAGE_BYTES = 32 * 1024 };
 
 /* Ring stages the warp-specialized kernel of K loop `loop` (in a kernel of `warps` warps, each
- * stage carrying stage_bytes of operands) gets: pc->num_stages (ping-pong: at least
- * GEMMC_PING_PONG_MIN_STAGES), lowered until the ring and every consumer group's epilogue scratch
- * fit in pc->max_shared (0: the target's shared memory per block); 0 for ping-pong stages under
- * GEMMC_PING_PONG_MIN_STAGE_BYTES. Below 2 the kernel is not specialized, and tma-loads (auto)
- * leaves its loads to cp.async. */
-int gemmc_warp_specialized_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes);
+ * stage carrying stage_bytes of one program's operands, shared_bytes of them its dot's B tile)
+ * gets: pc->num_stages (ping-pong: at least GEMMC_PING_PONG_MIN_STAGES), lowered until the ring
+ * and every consumer group's epilogue scratch fit in pc->max_shared (0: the target's shared
+ * memory per block); 0 for two-group stages under GEMMC_PING_PONG_MIN_STAGE_BYTES. A pairs
+ * stage holds two programs' operands with one B tile. Below 2 the kernel is not specialized,
+ * and tma-loads (auto) leaves its loads to cp.async. */
+int gemmc_warp_specialized_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes,
+                                  int64_t shared_bytes);
+
+/* Whether the two consumer groups of a one-warpgroup kernel run program pairs (warp-specialize
+ * option `mode`). */
+bool gemmc_warp_specialized_pairs(int mode);
 
 /* Ring depth of ping-pong groups: each group's K loop reads the ring in turn, so one more stage
  * than the usual three keeps the producer ahead of both (4096^3-8192^3: 3 stages 480-520

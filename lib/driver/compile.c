@@ -221,7 +221,8 @@ static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
   pc.matrix_instr_nonkdim = c->opts.matrix_instr_nonkdim;
   pc.kpack = c->opts.kpack ? c->opts.kpack : 1;
   pc.tma = c->opts.tma < 0 ? 0 : c->opts.tma > 0 ? 2 : 1;
-  pc.warp_specialize = c->opts.warp_specialize >= 0 ? 1 : 0;
+  static const int ws_modes[] = {0, GEMMC_WS_MODE_DEFAULT, GEMMC_WS_MODE_PING_PONG, GEMMC_WS_MODE_PAIRS};
+  pc.warp_specialize = ws_modes[c->opts.warp_specialize + 1];
   return gemmc_pipeline_run(&pc, module, "compile", c->opts.verify_each);
 }
 
@@ -414,8 +415,10 @@ static bool check_options(gemmc_compiled *c, const char *text, size_t len) {
   if (o->num_defines > 0 && !o->defines)
     return fail(c, "gemmc_compile: num_defines is %d but defines is NULL", o->num_defines);
   if (o->tma < -1 || o->tma > 1) return fail(c, "gemmc_compile: tma must be -1 (off), 0 (auto) or 1 (on), got %d", o->tma);
-  if (o->warp_specialize < -1 || o->warp_specialize > 0)
-    return fail(c, "gemmc_compile: warp_specialize must be 0 (where legal) or -1 (never), got %d", o->warp_specialize);
+  if (o->warp_specialize < -1 || o->warp_specialize > GEMMC_WARP_SPECIALIZE_PAIRS)
+    return fail(c,
+                "gemmc_compile: warp_specialize must be 0 (where legal), -1 (never), 1 (ping-pong) or 2 (pairs), got %d",
+                o->warp_specialize);
   if (len > GEMMC_MAX_INPUT_BYTES)
     return fail(c, "%s: the input is %zu bytes; gemmc reads at most %zu MiB (%zu bytes)", c->filename, len,
                 GEMMC_MAX_INPUT_BYTES >> 20, GEMMC_MAX_INPUT_BYTES);

@@ -23,6 +23,8 @@
  * 989 peak), 762 at 8192^3, but only 552-557 at 2048^3 where every block does one tile after
  * building its tensor maps and barriers (about 3 us: setup_us); the same tile on cp.async rings
  * (path 2) ran 614 at 2048^3, 717 at 4096^3, 741 at 8192^3. 4-warp 128x128x64 kernels become
+ * persistent pairs kernels (two consumer warpgroups on two programs sharing B; 1.03-1.05x
+ * ping-pong at 4096^3-8192^3, perf-notes 29: efficiency scaled from ping-pong's) or, path 1,
  * persistent ping-pong ones (two consumer warpgroups on alternate tiles, a 4-stage TMA ring):
  * 603 / 623 TFLOP/s at 4096^3 / 8192^3 f16 against 596 / 536 for the same tile on cp.async rings
  * (perf-notes 20, same run); 4-warp kernels with 16 KiB stages (BK 32) keep cp.async rings. The
@@ -32,7 +34,8 @@ const matmul_config matmul_configs[] = {
     /* name                template              class          cc       BM   BN   BK  G  W  S  split  eff   b/SM  defines path setup_us */
     {"wgmma_ws_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.73, 1, NULL, 0, 3.0},
     {"wgmma_128x256x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.72, 1, NULL, 2, 0},
-    {"wgmma_pp_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.64, 1, NULL, 0, 3.0},
+    {"wgmma_pairs_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.66, 1, NULL, 0, 3.0},
+    {"wgmma_pp_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.64, 1, NULL, 1, 3.0},
     {"wgmma_128x128x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.60, 2, NULL, 2, 0},
     {"wgmma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.60, 2, NULL, 0, 0},
     {"wgmma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 64, 128, 32, 8, 4, 4, 16, 0.45, 4, NULL, 0, 0},

@@ -29,8 +29,10 @@ typedef struct matmul_config {
   double efficiency;    /* fraction of the class's peak it reaches once the GPU is full */
   int blocks_per_sm;    /* blocks resident per SM (registers and shared memory allow) */
   const char *defines;  /* extra "NAME=VALUE NAME=VALUE" constants for the template, or NULL */
-  /* sm_90 operand path: 0 what the compiler chooses (8-warp wgmma kernels: TMA + persistent
-   * warp specialization), 2 cp.async rings only (gemmc_compile_options tma = warp_specialize = -1). */
+  /* sm_90 operand path: 0 what the compiler chooses (wgmma kernels of 8 warps, or of 4 with
+   * 32 KiB stages: TMA + persistent warp specialization, 4-warp ones as pairs), 1 the same with
+   * ping-pong consumer groups (warp_specialize = GEMMC_WARP_SPECIALIZE_PING_PONG), 2 cp.async
+   * rings only (gemmc_compile_options tma = warp_specialize = -1). */
   int path;
   /* Fixed cost of one launch beyond the machine's launch time (microseconds): the persistent
    * warp-specialized kernels build tensor maps and barriers once per block. */

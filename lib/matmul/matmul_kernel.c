@@ -119,6 +119,7 @@ bool mm_kernel_source_for(const mm_spec *spec, mm_kernel_source *s, char *err, s
     s->template_name = c->template_name;
     s->num_warps = c->num_warps;
     s->num_stages = c->num_stages;
+    if (c->path == 1) s->warp_specialize = GEMMC_WARP_SPECIALIZE_PING_PONG;
     if (c->path == 2) s->tma = s->warp_specialize = -1;
     const char *at = mm_dtype_ir((gemmc_datatype)spec->at);
     const char *dst = spec->split ? acc_ir(spec->acc) : mm_dtype_ir((gemmc_datatype)spec->out);

@@ -226,6 +226,16 @@ static bool collect_load(ir_op *op, void *user) {
   return true;
 }
 
+/* Whether a load's tile reaches a warpgroup dot's B operand through its shared-memory copy. */
+static bool feeds_dot_b(const ir_op *load) {
+  for (const ir_operand *u = load->results[0].first_use; u; u = u->next_use) {
+    if (u->owner->kind != OP_LOCAL_ALLOC) continue;
+    for (const ir_operand *w = u->owner->results[0].first_use; w; w = w->next_use)
+      if (w->owner->kind == OP_WARP_GROUP_DOT && w->index == 1) return true;
+  }
+  return false;
+}
+
 static bool collect_for(ir_op *op, void *user) {
   if (op->kind == OP_SCF_FOR) ptr_list_push(user, op);
   return true;
@@ -254,13 +264,15 @@ bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
   /* Auto: only where warp-specialize will take the loop (TMA without it measured slower than
    * cp.async rings): its ring and epilogue must fit, and ping-pong stages must carry enough. */
   if (auto_mode && n > 0) {
-    int64_t stage_bytes = 0;
+    int64_t stage_bytes = 0, b_bytes = 0;
     const ir_op *loop = plans[0].acc.loop;
     for (int i = 0; i < n; i++) {
-      stage_bytes += ir_type_num_bytes(plans[i].load->results[0].type);
+      int64_t bytes = ir_type_num_bytes(plans[i].load->results[0].type);
+      stage_bytes += bytes;
+      if (feeds_dot_b(plans[i].load)) b_bytes = bytes;
       if (plans[i].acc.loop != loop) loop = NULL; /* one K loop, as warp-specialize wants */
     }
-    if (!loop || gemmc_warp_specialized_stages(pc, loop, warps, stage_bytes) < 2) n = 0;
+    if (!loop || gemmc_warp_specialized_stages(pc, loop, warps, stage_bytes, b_bytes) < 2) n = 0;
   }
   /* A K loop written `for k in range(0, K, BLOCK_K)` (the seed's batched kernel) counts
    * iterations from here on: the coordinates are iteration * advance, and warp-specialize reads

@@ -1,4 +1,4 @@
-/* --warp-specialize: on sm_90a, a kernel whose K loop feeds warpgroup MMAs from TMA loads becomes persistent and warp-specialized: a producer warpgroup streams every tile's operands into a ring guarded by full/empty mbarriers, consumer warpgroups run the MMAs and the epilogue (two consumer groups on alternate tiles when the kernel has one warpgroup: ping-pong). */
+/* --warp-specialize: on sm_90a, a kernel whose K loop feeds warpgroup MMAs from TMA loads becomes persistent and warp-specialized: a producer warpgroup streams every tile's operands into a ring guarded by full/empty mbarriers, consumer warpgroups run the MMAs and the epilogue; a kernel of one warpgroup gets two consumer groups, running two programs that share their B tiles at once (pairs, the default) or alternate tiles (ping-pong). */
 #include <stdint.h>
 #include <string.h>
 
@@ -39,7 +39,14 @@
  *         "previous phase" counts as complete), expect the stage's bytes on full[i % S], TMA copies } }
  *
  * Tile j of a block occupies ring positions j * ub .. j * ub + ub - 1 (ub must not depend on the
- * program id), so every role finds each stage's slot and phase from (j, k) alone. Programs are
+ * program id), so every role finds each stage's slot and phase from (j, k) alone.
+ *
+ * Pairs (one-warpgroup kernels by default) replace the tile loops: unit u holds programs 2u and
+ * 2u + 1 (or one, see rewrite); every role computes both programs' B coordinates and, when they
+ * agree, runs the unit as one pass of ub positions whose stages carry both A tiles and one B tile,
+ * else as one pass per program. Both consumer groups wait on and release every position of every
+ * pass (MMAs only in the passes that feed their program), so a group never waits on a barrier
+ * more than one phase ahead; a position's base is carried from unit to unit. Programs are
  * independent in Triton's model, so running them as iterations of one block's loop is allowed;
  * blocks past W only run an empty loop. Each consumer warpgroup arrives once on a stage's empty
  * barrier (count: the group's warpgroups).
@@ -80,10 +87,20 @@ typedef struct ws_plan {
   int num_stores;
   axis_info_analysis *axis;
   int stages, groups, warps;
+  /* Pairs (two consumer groups of one warpgroup each): the groups run programs 2u and 2u + 1 of
+   * unit u at once; when their B coordinates agree one copy of B feeds both. shared_load is the
+   * load that feeds the dot's B, b_leaves the program-dependent values of P its coordinates read
+   * (equal for both programs: B is shared), b_need the ops of P they are made of. */
+  bool pairs;
+  int shared_load;
+  ptr_list b_leaves, b_need;
   ptr_list hoist;    /* descriptors and what they are made of, moved to the top */
   ptr_list old_ops;  /* P, L and E: replaced by the roles' copies */
   ptr_list pid_ops;  /* their tt.get_program_id ops (nested ones too) */
   ir_value *full, *empty, *order, *start, *programs, *workers, *nx, *ny;
+  /* Pairs: units below pair_units hold two programs, the rest (the tail: fewer than 2W programs)
+   * two as well when tail_paired (more than W of them), else one each; units counts them. */
+  ir_value *pair_units, *tail_paired, *units;
 } ws_plan;
 
 /* ------------------------------------------------------------------ legality */
@@ -115,6 +132,32 @@ static bool local_slice(ir_block *block, ir_value *v, ptr_list *slice, bool allo
     if (!local_slice(block, def->operands[i].value, slice, allow_program_id)) return false;
   ptr_list_push(slice, def);
   return true;
+}
+
+/* Pairs: the program-dependent scalars of P that the B load's coordinates read (b_leaves) and the
+ * ops of P they come from (b_need); false when a coordinate reads anything else of the program. */
+static bool plan_shared_operand(ws_plan *p) {
+  ir_op *load = p->loads[p->shared_load].load;
+  ptr_list coords = {p->ctx, NULL, 0, 0};
+  for (int i = 1; i < load->num_operands; i++) local_slice(p->body, load->operands[i].value, &coords, false);
+  ptr_list inputs = {p->ctx, NULL, 0, 0};
+  for (int i = 1; i < load->num_operands; i++) ptr_list_push_unique(&inputs, load->operands[i].value);
+  for (int i = 0; i < coords.count; i++) {
+    ir_op *op = coords.items[i];
+    for (int o = 0; o < op->num_operands; o++) ptr_list_push_unique(&inputs, op->operands[o].value);
+  }
+  bool ok = true;
+  for (int i = 0; i < inputs.count && ok; i++) {
+    ir_value *v = inputs.items[i];
+    if (v == p->body->args[0] || (v->def_op && v->def_op->parent == p->body)) continue;
+    if (!value_depends_on_program_id(p->ctx, v)) continue;
+    ok = v->def_op && v->def_op->parent == p->entry && ir_type_is_int(v->type, 0) &&
+         local_slice(p->entry, v, &p->b_need, true);
+    if (ok) ptr_list_push(&p->b_leaves, v);
+  }
+  ptr_list_free(&coords);
+  ptr_list_free(&inputs);
+  return ok;
 }
 
 static bool plan(ws_plan *p) {
@@ -168,9 +211,14 @@ static bool plan(ws_plan *p) {
       dot->operands[2].value != body->args[1] || ir_value_num_uses(&dot->results[0]) != 1 ||
       ir_value_num_uses(body->args[1]) != 1)
     return false;
+  p->shared_load = -1;
   for (int i = 0; i < 2; i++) {
     bool from_load = false;
-    for (int j = 0; j < p->num_loads; j++) from_load |= dot->operands[i].value == &p->loads[j].alloc->results[0];
+    for (int j = 0; j < p->num_loads; j++)
+      if (dot->operands[i].value == &p->loads[j].alloc->results[0]) {
+        from_load = true;
+        if (i == 1) p->shared_load = j;
+      }
     if (!from_load) return false;
   }
   for (int i = 3; i < dot->num_operands; i++)
@@ -190,6 +238,7 @@ static bool plan(ws_plan *p) {
     ptr_list_free(&coords);
     if (!ok) return false;
   }
+  if (p->pairs) p->pairs = plan_shared_operand(p);
   return true;
 }
 
@@ -286,10 +335,10 @@ static ir_value *stage_view(ws_plan *p, ir_op *at, ir_value *ring, ir_value *slo
   return build_before(p->ctx, at, OP_MEMDESC_INDEX, 2, ops, view);
 }
 
-static ir_value *alloc_ring(ws_plan *p, ir_op *at, int rank, const int64_t *shape, const ir_type *elem,
+static ir_value *alloc_ring(ws_plan *p, ir_op *at, int64_t slots, int rank, const int64_t *shape, const ir_type *elem,
                             const ir_attr *enc) {
   int64_t ring_shape[IR_MAX_RANK + 1];
-  ring_shape[0] = p->stages;
+  ring_shape[0] = slots;
   memcpy(ring_shape + 1, shape, sizeof(int64_t) * (size_t)rank);
   const ir_attr *smem = ir_layout_attr(p->ctx, AT_SHARED_MEMORY, NULL);
   const ir_type *t = ir_memdesc_type(p->ctx, rank + 1, ring_shape, elem, enc, smem, true, 0, NULL);
@@ -357,9 +406,228 @@ static void ring_position(ws_plan *p, ir_op *at, ir_value *base, ir_value *k, ir
   *round = bin(p, at, OP_DIVSI, i, S);
 }
 
-/* The consumer code, once: every consumer group runs it (ping-pong: the default region and its
+/* Copies of a load's ring per stage: pairs keep each program's own operands apart (the B tile
+ * feeds both groups from one copy). */
+static int ring_copies(const ws_plan *p, int l) { return p->pairs && l != p->shared_load ? 2 : 1; }
+
+/* The view of load l's buffer that consumer group `group` reads at `slot`. */
+static ir_value *operand_view(ws_plan *p, ir_op *at, int l, ir_value *slot, ir_value *group) {
+  if (ring_copies(p, l) == 2) slot = bin(p, at, OP_ADDI, slot, bin(p, at, OP_MULI, group, c32(p, at, p->stages)));
+  return stage_view(p, at, p->loads[l].ring, slot);
+}
+
+/* An scf.if %cond with no results; *then_end and *else_end get its branches' yields. */
+static void build_if(ws_plan *p, ir_op *at, ir_value *cond, ir_op **then_end, ir_op **else_end) {
+  ir_op *if_op = ir_op_create(p->ctx, OP_SCF_IF, 1, &cond, 0, NULL, 2, at->loc);
+  ir_op_insert_before(at, if_op);
+  ir_op **ends[2] = {then_end, else_end};
+  for (int r = 0; r < 2; r++) {
+    ir_block *b = ir_block_create(p->ctx);
+    ir_region_append_block(&if_op->regions[r], b);
+    *ends[r] = ir_op_create(p->ctx, OP_SCF_YIELD, 0, NULL, 0, NULL, 0, at->loc);
+    ir_block_append_op(b, *ends[r]);
+  }
+}
+
+/* Ping-pong: what a group's turn is made of: its first tile and tile step, its number and the
+ * other group's. */
+typedef struct ws_turn {
+  ir_value *first, *step, *group, *other;
+} ws_turn;
+
+/* One tile of a consumer group before `at`: P with the program ids of tile %v, the K loop over
+ * ring positions base .. base + ub - 1 (base NULL: j * ub, j the tile's number in the block),
+ * then E. */
+static void consumer_tile(ws_plan *p, ir_op *at, ir_value *v, ir_value *j, ir_value *base, ir_value *group,
+                          const ws_turn *turn) {
+  gemmc_context *ctx = p->ctx;
+  ptr_map map = {ctx, NULL, 0, 0};
+  map_program_ids(p, at, v, &map);
+  ir_op *loop = p->loop;
+  /* P, in order (the descriptors are at the top already). */
+  for (ir_op *op = p->entry->first; op && op != loop; op = op->next)
+    if (ptr_list_contains(&p->old_ops, op) && op->kind != OP_GET_PROGRAM_ID) copy_before(p, at, op, &map);
+  ir_value *ub = ptr_map_get(&map, loop->operands[1].value);
+  if (!ub) ub = loop->operands[1].value;
+  if (!base) base = bin(p, at, OP_MULI, j, ub);
+  ir_value *init = ptr_map_get(&map, loop->operands[3].value);
+  if (!init) init = loop->operands[3].value;
+  /* Ping-pong: the two groups' K loops take turns (CUTLASS's math order barrier), so a group
+   * waits on a stage's full barrier at most one phase ahead of it, and one group's MMAs overlap
+   * the other's epilogue rather than its MMAs. Group 0 waits on the opposite parity: its first
+   * wait passes on the fresh barrier. */
+  if (turn) {
+    ir_value *n = bin(p, at, OP_DIVSI, bin(p, at, OP_SUBI, v, turn->first), turn->step);
+    ir_value *parity = bin(p, at, OP_XORI, bin(p, at, OP_ANDI, n, c32(p, at, 1)), turn->other);
+    ir_value *wait_ops[2] = {stage_view(p, at, p->order, turn->group), parity};
+    build_before(ctx, at, OP_WAIT_BARRIER, 2, wait_ops, NULL);
+  }
+  ir_value *k, *acc;
+  ir_op *inner;
+  ir_op *k_end = build_for(p, at, c32(p, at, 0), ub, c32(p, at, 1), &k, 1, &init, &acc, &inner);
+  ir_value *slot, *round;
+  ring_position(p, k_end, base, k, &slot, &round);
+  ir_value *phase = bin(p, k_end, OP_ANDI, round, c32(p, k_end, 1));
+  ir_value *wait_ops[2] = {stage_view(p, k_end, p->full, slot), phase};
+  build_before(ctx, k_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
+  for (int l = 0; l < p->num_loads; l++)
+    ptr_map_put(&map, &p->loads[l].alloc->results[0], operand_view(p, k_end, l, slot, group));
+  ptr_map_put(&map, p->body->args[0], k);
+  ptr_map_put(&map, p->body->args[1], acc);
+  ir_op *dot = op_clone_deep(ctx, p->dot, &map);
+  ir_op_set_attr(ctx, dot, "isAsync", ir_bool_attr(ctx, true));
+  ir_op_insert_before(k_end, dot);
+  ir_value *d = &dot->results[0];
+  /* Pairs: a stage goes back as soon as the group's MMAs on it are done (the other group's MMAs
+   * keep the tensor cores busy meanwhile), which leaves the producer two stages ahead in a ring
+   * of three; otherwise a stage goes back one K step later, its MMAs overlapping the next ones. */
+  bool eager = p->pairs;
+  ir_op *wait = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &d, 1, &d->type, 0, dot->loc);
+  ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, eager ? 0 : 1));
+  ir_op_insert_before(k_end, wait);
+  if (eager) {
+    barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, slot), "count", 1, NULL);
+  } else {
+    /* The previous stage's MMAs are done: its buffers go back to the producer. */
+    ir_value *prev = bin(p, k_end, OP_REMSI, bin(p, k_end, OP_ADDI, slot, c32(p, k_end, p->stages - 1)), c32(p, k_end, p->stages));
+    ir_value *not_first = build_cmpi(ctx, k_end, "sgt", k, c32(p, k_end, 0));
+    barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, prev), "count", 1, not_first);
+  }
+  ir_op_set_operand(k_end, 0, &wait->results[0]);
+  /* After the K loop: the other group's turn, all MMAs done, the last stage released, then E. */
+  if (turn) barrier_op(p, at, OP_ARRIVE_BARRIER, stage_view(p, at, p->order, turn->other), "count", 1, NULL);
+  ir_value *res = &inner->results[0];
+  ir_op *done = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &res, 1, &res->type, 0, loop->loc);
+  ir_op_set_attr(ctx, done, "pendings", ir_i32_attr(ctx, 0));
+  ir_op_insert_before(at, done);
+  if (!eager) {
+    ir_value *any = build_cmpi(ctx, at, "sgt", ub, c32(p, at, 0));
+    ir_value *last_k = bin(p, at, OP_MAXSI, bin(p, at, OP_SUBI, ub, c32(p, at, 1)), c32(p, at, 0));
+    ir_value *last_slot, *last_round;
+    ring_position(p, at, base, last_k, &last_slot, &last_round);
+    barrier_op(p, at, OP_ARRIVE_BARRIER, stage_view(p, at, p->empty, last_slot), "count", 1, any);
+  }
+  ptr_map_put(&map, &loop->results[0], &done->results[0]);
+  for (ir_op *op = loop->next; op && !(ir_op_info_of(op->kind)->traits & TRAIT_TERMINATOR); op = op->next) {
+    if (!ptr_list_contains(&p->old_ops, op)) continue;
+    const ws_store *st = NULL;
+    for (int i = 0; i < p->num_stores; i++)
+      if (p->stores[i].store == op) st = &p->stores[i];
+    if (!st) {
+      copy_before(p, at, op, &map);
+      continue;
+    }
+    /* The previous tile's copy has read the buffer; this tile's goes out behind the next MMAs. */
+    ir_op *drain = ir_op_create(ctx, OP_TMA_STORE_WAIT, 0, NULL, 0, NULL, 0, op->loc);
+    ir_op_set_attr(ctx, drain, "pendings", ir_i32_attr(ctx, 0));
+    ir_op_insert_before(at, drain);
+    ir_value *val = ptr_map_get(&map, st->value);
+    ir_value *ls_ops[2] = {val ? val : st->value, st->buffer};
+    build_before(ctx, at, OP_LOCAL_STORE, 2, ls_ops, NULL);
+    ir_op *fence = ir_op_create(ctx, OP_FENCE_ASYNC_SHARED, 0, NULL, 0, NULL, 0, op->loc);
+    ir_op_set_attr(ctx, fence, "bCluster", ir_bool_attr(ctx, false));
+    ir_op_insert_before(at, fence);
+    int lead = st->batch_offset >= 0 ? 1 : 0;
+    ir_value *copy_ops[5] = {st->desc};
+    if (lead) {
+      ir_value *m = ptr_map_get(&map, st->batch_index);
+      copy_ops[1] = m ? m : st->batch_index;
+    }
+    for (int dim = 0; dim < 2; dim++) {
+      ir_value *start = st->acc.dim[dim].start;
+      ir_value *m = start ? ptr_map_get(&map, start) : NULL;
+      copy_ops[1 + lead + dim] = start ? (m ? m : start) : c32(p, at, 0);
+    }
+    copy_ops[3 + lead] = st->buffer;
+    build_before(ctx, at, OP_TMA_STORE, 4 + lead, copy_ops, NULL);
+  }
+  ptr_map_free(&map);
+}
+
+/* Copies before `at` of the ops of P a uniform value (the trip count) is made of. */
+static ir_value *copy_uniform(ws_plan *p, ir_op *at, ir_value *v) {
+  ptr_list slice = {p->ctx, NULL, 0, 0};
+  uniform_slice(p, v, &slice);
+  ptr_map map = {p->ctx, NULL, 0, 0};
+  for (int i = 0; i < slice.count; i++)
+    if (ptr_list_contains(&p->old_ops, slice.items[i])) copy_before(p, at, slice.items[i], &map);
+  ir_value *copy = ptr_map_get(&map, v);
+  ptr_list_free(&slice);
+  ptr_map_free(&map);
+  return copy ? copy : v;
+}
+
+/* Pairs: the programs of unit %u (v[1] = the program count when the unit has one), whether it
+ * has a second, and whether the two read the same B tiles (map[g] gets b_need, or all of what
+ * `need` lists, with the program ids of v[g]). */
+static ir_value *unit_programs(ws_plan *p, ir_op *at, ir_value *u, const ptr_list *need, ptr_map map[2], ir_value *v[2],
+                               ir_value **second) {
+  ir_value *twice = bin(p, at, OP_MULI, u, c32(p, at, 2));
+  ir_value *paired = bin(p, at, OP_ORI, p->tail_paired, build_cmpi(p->ctx, at, "slt", u, p->pair_units));
+  ir_value *sel0[3] = {paired, twice, bin(p, at, OP_ADDI, u, p->pair_units)};
+  v[0] = build_before(p->ctx, at, OP_SELECT, 3, sel0, u->type);
+  ir_value *sel1[3] = {paired, bin(p, at, OP_ADDI, twice, c32(p, at, 1)), p->programs};
+  v[1] = build_before(p->ctx, at, OP_SELECT, 3, sel1, u->type);
+  *second = build_cmpi(p->ctx, at, "slt", v[1], p->programs);
+  for (int g = 0; g < 2; g++) {
+    map_program_ids(p, at, v[g], &map[g]);
+    for (ir_op *op = p->entry->first; op && op != p->loop; op = op->next)
+      if (ptr_list_contains(need, op) && op->kind != OP_GET_PROGRAM_ID) copy_before(p, at, op, &map[g]);
+  }
+  ir_value *shared = *second;
+  for (int i = 0; i < p->b_leaves.count; i++) {
+    ir_value *leaf = p->b_leaves.items[i];
+    ir_value *a = ptr_map_get(&map[0], leaf), *b = ptr_map_get(&map[1], leaf);
+    shared = bin(p, at, OP_ANDI, shared, build_cmpi(p->ctx, at, "eq", a ? a : leaf, b ? b : leaf));
+  }
+  return shared;
+}
+
+/* Pairs: ring passes of a unit: one when it shares B or has one program, else one per program. */
+static ir_value *unit_passes(ws_plan *p, ir_op *at, ir_value *shared, ir_value *second) {
+  ir_value *one = c32(p, at, 1);
+  ir_value *sel[3] = {second, c32(p, at, 2), one};
+  ir_value *unshared = build_before(p->ctx, at, OP_SELECT, 3, sel, one->type);
+  ir_value *sel2[3] = {shared, one, unshared};
+  return build_before(p->ctx, at, OP_SELECT, 3, sel2, one->type);
+}
+
+/* Pairs, one consumer group: for each pass of each unit, its own program's tile when the pass
+ * feeds it, else a wait on every stage of the pass and its release: both groups touch every ring
+ * position in order, so neither waits on a barrier more than one phase ahead. */
+static void build_pair_consumer(ws_plan *p, ir_op *at, ir_value *group) {
+  gemmc_context *ctx = p->ctx;
+  ir_value *ub = copy_uniform(p, at, p->loop->operands[1].value);
+  ir_value *u, *base, *zero = c32(p, at, 0);
+  ir_op *unit_end = build_for(p, at, p->start, p->units, p->workers, &u, 1, &zero, &base, NULL);
+  ptr_map map[2] = {{ctx, NULL, 0, 0}, {ctx, NULL, 0, 0}};
+  ir_value *v[2], *second;
+  ir_value *shared = unit_programs(p, unit_end, u, &p->b_need, map, v, &second);
+  ir_value *passes = unit_passes(p, unit_end, shared, second);
+  ir_value *is_second = build_cmpi(ctx, unit_end, "eq", group, c32(p, unit_end, 1));
+  ir_value *sel[3] = {is_second, v[1], v[0]};
+  ir_value *mine = build_before(ctx, unit_end, OP_SELECT, 3, sel, u->type);
+  ir_value *pass;
+  ir_op *pass_end = build_for(p, unit_end, c32(p, unit_end, 0), passes, c32(p, unit_end, 1), &pass, 0, NULL, NULL, NULL);
+  ir_value *pass_base = bin(p, pass_end, OP_ADDI, base, bin(p, pass_end, OP_MULI, pass, ub));
+  ir_value *active = bin(p, pass_end, OP_ORI, shared, build_cmpi(ctx, pass_end, "eq", pass, group));
+  ir_op *then_end, *else_end;
+  build_if(p, pass_end, active, &then_end, &else_end);
+  consumer_tile(p, then_end, mine, NULL, pass_base, group, NULL);
+  ir_value *k;
+  ir_op *k_end = build_for(p, else_end, c32(p, else_end, 0), ub, c32(p, else_end, 1), &k, 0, NULL, NULL, NULL);
+  ir_value *slot, *round;
+  ring_position(p, k_end, pass_base, k, &slot, &round);
+  ir_value *wait_ops[2] = {stage_view(p, k_end, p->full, slot), bin(p, k_end, OP_ANDI, round, c32(p, k_end, 1))};
+  build_before(ctx, k_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
+  barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, slot), "count", 1, NULL);
+  ir_op_set_operand(unit_end, 0, bin(p, unit_end, OP_ADDI, base, bin(p, unit_end, OP_MULI, passes, ub)));
+  for (int g = 0; g < 2; g++) ptr_map_free(&map[g]);
+}
+
+/* The consumer code, once: every consumer group runs it (two groups: the default region and its
  * copy, the group number from gemmc.replica_id), so the groups' differences are values: the first
- * tile, the turn barriers, the epilogue buffer. */
+ * tile, the turn barriers, the epilogue buffer, the operand copies. */
 static void build_consumer(ws_plan *p, ir_op *at) {
   gemmc_context *ctx = p->ctx;
   const ir_attr *smem_space = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
@@ -382,113 +650,123 @@ static void build_consumer(ws_plan *p, ir_op *at) {
     ir_op_insert_before(at, drain);
     at = drain;
   }
+  if (p->pairs) {
+    build_pair_consumer(p, at, group);
+    return;
+  }
   ir_value *first = bin(p, at, OP_ADDI, p->start, bin(p, at, OP_MULI, p->workers, group));
   /* Ping-pong: the other group's number (its turn barrier; group 0's parity is flipped by it). */
   ir_value *other = p->groups == 2 ? bin(p, at, OP_SUBI, c32(p, at, 1), group) : NULL;
   ir_value *step = bin(p, at, OP_MULI, p->workers, c32(p, at, p->groups));
   ir_value *v;
   ir_op *tile_end = build_for(p, at, first, p->programs, step, &v, 0, NULL, NULL, NULL);
-  ptr_map map = {ctx, NULL, 0, 0};
   ir_value *j = bin(p, tile_end, OP_DIVSI, bin(p, tile_end, OP_SUBI, v, p->start), p->workers);
-  map_program_ids(p, tile_end, v, &map);
-  ir_op *loop = p->loop;
-  /* P, in order (the descriptors are at the top already). */
-  for (ir_op *op = p->entry->first; op && op != loop; op = op->next)
-    if (ptr_list_contains(&p->old_ops, op) && op->kind != OP_GET_PROGRAM_ID) copy_before(p, tile_end, op, &map);
-  ir_value *ub = ptr_map_get(&map, loop->operands[1].value);
-  if (!ub) ub = loop->operands[1].value;
-  ir_value *base = bin(p, tile_end, OP_MULI, j, ub);
-  ir_value *init = ptr_map_get(&map, loop->operands[3].value);
-  if (!init) init = loop->operands[3].value;
-  /* Ping-pong: the two groups' K loops take turns (CUTLASS's math order barrier), so a group
-   * waits on a stage's full barrier at most one phase ahead of it, and one group's MMAs overlap
-   * the other's epilogue rather than its MMAs. Group 0's first wait passes on the fresh barrier. */
-  ir_value *turn = NULL;
-  if (p->groups == 2) {
-    turn = bin(p, tile_end, OP_DIVSI, bin(p, tile_end, OP_SUBI, v, first), step);
-    /* Group 0 waits on the opposite parity (its first wait passes on the fresh barrier). */
-    ir_value *parity = bin(p, tile_end, OP_XORI, bin(p, tile_end, OP_ANDI, turn, c32(p, tile_end, 1)), other);
-    ir_value *wait_ops[2] = {stage_view(p, tile_end, p->order, group), parity};
-    build_before(ctx, tile_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
-  }
-  ir_value *k, *acc;
-  ir_op *inner;
-  ir_op *k_end = build_for(p, tile_end, c32(p, tile_end, 0), ub, c32(p, tile_end, 1), &k, 1, &init, &acc, &inner);
-  ir_value *slot, *round;
-  ring_position(p, k_end, base, k, &slot, &round);
-  ir_value *phase = bin(p, k_end, OP_ANDI, round, c32(p, k_end, 1));
-  ir_value *wait_ops[2] = {stage_view(p, k_end, p->full, slot), phase};
-  build_before(ctx, k_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
-  for (int l = 0; l < p->num_loads; l++)
-    ptr_map_put(&map, &p->loads[l].alloc->results[0], stage_view(p, k_end, p->loads[l].ring, slot));
-  ptr_map_put(&map, p->body->args[0], k);
-  ptr_map_put(&map, p->body->args[1], acc);
-  ir_op *dot = op_clone_deep(ctx, p->dot, &map);
-  ir_op_set_attr(ctx, dot, "isAsync", ir_bool_attr(ctx, true));
-  ir_op_insert_before(k_end, dot);
-  ir_value *d = &dot->results[0];
-  ir_op *wait = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &d, 1, &d->type, 0, dot->loc);
-  ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, 1));
-  ir_op_insert_before(k_end, wait);
-  /* The previous stage's MMAs are done: its buffers go back to the producer. */
-  ir_value *prev = bin(p, k_end, OP_REMSI, bin(p, k_end, OP_ADDI, slot, c32(p, k_end, p->stages - 1)), c32(p, k_end, p->stages));
-  ir_value *not_first = build_cmpi(ctx, k_end, "sgt", k, c32(p, k_end, 0));
-  barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, prev), "count", 1, not_first);
-  ir_op_set_operand(k_end, 0, &wait->results[0]);
-  /* After the K loop: the other group's turn, all MMAs done, the last stage released, then E. */
-  if (p->groups == 2)
-    barrier_op(p, tile_end, OP_ARRIVE_BARRIER, stage_view(p, tile_end, p->order, other), "count", 1, NULL);
-  ir_value *res = &inner->results[0];
-  ir_op *done = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &res, 1, &res->type, 0, loop->loc);
-  ir_op_set_attr(ctx, done, "pendings", ir_i32_attr(ctx, 0));
-  ir_op_insert_before(tile_end, done);
-  ir_value *any = build_cmpi(ctx, tile_end, "sgt", ub, c32(p, tile_end, 0));
-  ir_value *last_k = bin(p, tile_end, OP_MAXSI, bin(p, tile_end, OP_SUBI, ub, c32(p, tile_end, 1)), c32(p, tile_end, 0));
-  ir_value *last_slot, *last_round;
-  ring_position(p, tile_end, base, last_k, &last_slot, &last_round);
-  barrier_op(p, tile_end, OP_ARRIVE_BARRIER, stage_view(p, tile_end, p->empty, last_slot), "count", 1, any);
-  ptr_map_put(&map, &loop->results[0], &done->results[0]);
-  for (ir_op *op = loop->next; op && !(ir_op_info_of(op->kind)->traits & TRAIT_TERMINATOR); op = op->next) {
-    if (!ptr_list_contains(&p->old_ops, op)) continue;
-    const ws_store *st = NULL;
-    for (int i = 0; i < p->num_stores; i++)
-      if (p->stores[i].store == op) st = &p->stores[i];
-    if (!st) {
-      copy_before(p, tile_end, op, &map);
-      continue;
-    }
-    /* The previous tile's copy has read the buffer; this tile's goes out behind the next MMAs. */
-    ir_op *drain = ir_op_create(ctx, OP_TMA_STORE_WAIT, 0, NULL, 0, NULL, 0, op->loc);
-    ir_op_set_attr(ctx, drain, "pendings", ir_i32_attr(ctx, 0));
-    ir_op_insert_before(tile_end, drain);
-    ir_value *val = ptr_map_get(&map, st->value);
-    ir_value *ls_ops[2] = {val ? val : st->value, st->buffer};
-    build_before(ctx, tile_end, OP_LOCAL_STORE, 2, ls_ops, NULL);
-    ir_op *fence = ir_op_create(ctx, OP_FENCE_ASYNC_SHARED, 0, NULL, 0, NULL, 0, op->loc);
-    ir_op_set_attr(ctx, fence, "bCluster", ir_bool_attr(ctx, false));
-    ir_op_insert_before(tile_end, fence);
-    int lead = st->batch_offset >= 0 ? 1 : 0;
-    ir_value *copy_ops[5] = {st->desc};
-    if (lead) {
-      ir_value *m = ptr_map_get(&map, st->batch_index);
-      copy_ops[1] = m ? m : st->batch_index;
-    }
-    for (int d = 0; d < 2; d++) {
-      ir_value *start = st->acc.dim[d].start;
-      ir_value *m = start ? ptr_map_get(&map, start) : NULL;
-      copy_ops[1 + lead + d] = start ? (m ? m : start) : c32(p, tile_end, 0);
-    }
-    copy_ops[3 + lead] = st->buffer;
-    build_before(ctx, tile_end, OP_TMA_STORE, 4 + lead, copy_ops, NULL);
-  }
-  ptr_map_free(&map);
+  ws_turn turn = {first, step, group, other};
+  consumer_tile(p, tile_end, v, j, NULL, group, p->groups == 2 ? &turn : NULL);
 }
 
-/* The operand bytes one ring stage carries (what the producer expects on its full barrier). */
+/* The operand bytes one program reads per K step (what the producer expects on a stage's full
+ * barrier, pairs: on a stage of an unshared pass). */
 static int64_t stage_bytes(const ws_plan *p) {
   int64_t bytes = 0;
   for (int l = 0; l < p->num_loads; l++) bytes += p->loads[l].bytes;
   return bytes;
+}
+
+/* The part of P that the trip count and the load coordinates read (`need`) and the body ops that
+ * compute the coordinates (`coord_ops`). */
+static void producer_slices(ws_plan *p, ptr_list *need, ptr_list *coord_ops) {
+  ir_op *loop = p->loop;
+  local_slice(p->entry, loop->operands[1].value, need, true);
+  for (int l = 0; l < p->num_loads; l++)
+    for (int i = 1; i < p->loads[l].load->num_operands; i++)
+      local_slice(p->body, p->loads[l].load->operands[i].value, coord_ops, false);
+  for (int i = 0; i < coord_ops->count; i++) {
+    ir_op *op = coord_ops->items[i];
+    for (int o = 0; o < op->num_operands; o++) local_slice(p->entry, op->operands[o].value, need, true);
+  }
+  for (int l = 0; l < p->num_loads; l++)
+    for (int i = 1; i < p->loads[l].load->num_operands; i++)
+      local_slice(p->entry, p->loads[l].load->operands[i].value, need, true);
+}
+
+/* Load l's TMA copy into `buffer` before `at`, its coordinates through `map` (or `other` where
+ * `use_other` holds), completing on `full` when `pred` holds. */
+static void tma_copy(ws_plan *p, ir_op *at, int l, ptr_map *map, ptr_map *other, ir_value *use_other, ir_value *full,
+                     ir_value *buffer, ir_value *pred) {
+  ir_op *load = p->loads[l].load;
+  ir_value *ops[4 + IR_MAX_RANK];
+  int n = 0;
+  ops[n++] = load->operands[0].value;
+  for (int i = 1; i < load->num_operands; i++) {
+    ir_value *c = load->operands[i].value, *m = ptr_map_get(map, c);
+    if (m) c = m;
+    if (other) {
+      ir_value *o = ptr_map_get(other, load->operands[i].value);
+      ir_value *sel[3] = {use_other, o ? o : load->operands[i].value, c};
+      c = build_before(p->ctx, at, OP_SELECT, 3, sel, c->type);
+    }
+    ops[n++] = c;
+  }
+  ops[n++] = full;
+  ops[n++] = buffer;
+  ops[n++] = pred;
+  build_before(p->ctx, at, OP_TMA_LOAD, n, ops, NULL);
+}
+
+/* Pairs: the producer streams each unit's passes; a shared pass carries both programs' own
+ * operands and one B tile, an unshared one the operands of the program it feeds. */
+static void build_pair_producer(ws_plan *p, ir_op *at) {
+  gemmc_context *ctx = p->ctx;
+  ptr_list need = {ctx, NULL, 0, 0}, coord_ops = {ctx, NULL, 0, 0};
+  producer_slices(p, &need, &coord_ops);
+  ir_value *ub = copy_uniform(p, at, p->loop->operands[1].value);
+  ir_value *u, *base, *zero = c32(p, at, 0);
+  ir_op *unit_end = build_for(p, at, p->start, p->units, p->workers, &u, 1, &zero, &base, NULL);
+  ptr_map map[2] = {{ctx, NULL, 0, 0}, {ctx, NULL, 0, 0}};
+  ir_value *v[2], *second;
+  ir_value *shared = unit_programs(p, unit_end, u, &need, map, v, &second);
+  ir_value *passes = unit_passes(p, unit_end, shared, second);
+  ir_value *on = build_int_constant(ctx, unit_end, 1, 1);
+  ir_value *unshared = bin(p, unit_end, OP_XORI, shared, on);
+  int64_t own = 0, common = p->loads[p->shared_load].bytes;
+  for (int l = 0; l < p->num_loads; l++)
+    if (l != p->shared_load) own += p->loads[l].bytes;
+  ir_value *pass;
+  ir_op *pass_end = build_for(p, unit_end, c32(p, unit_end, 0), passes, c32(p, unit_end, 1), &pass, 0, NULL, NULL, NULL);
+  ir_value *pass_base = bin(p, pass_end, OP_ADDI, base, bin(p, pass_end, OP_MULI, pass, ub));
+  /* The unit's second pass (unshared) feeds the second program. */
+  ir_value *for_second = build_cmpi(ctx, pass_end, "eq", pass, c32(p, pass_end, 1));
+  ir_value *for_first = bin(p, pass_end, OP_XORI, for_second, on);
+  ir_value *second_copy = bin(p, pass_end, OP_ORI, shared, for_second);
+  ir_value *k;
+  ir_op *k_end = build_for(p, pass_end, c32(p, pass_end, 0), ub, c32(p, pass_end, 1), &k, 0, NULL, NULL, NULL);
+  ir_value *slot, *round;
+  ring_position(p, k_end, pass_base, k, &slot, &round);
+  ir_value *phase = bin(p, k_end, OP_XORI, bin(p, k_end, OP_ANDI, round, c32(p, k_end, 1)), c32(p, k_end, 1));
+  ir_value *wait_ops[2] = {stage_view(p, k_end, p->empty, slot), phase};
+  build_before(ctx, k_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
+  ir_value *full = stage_view(p, k_end, p->full, slot);
+  barrier_op(p, k_end, OP_BARRIER_EXPECT, full, "size", 2 * own + common, shared);
+  barrier_op(p, k_end, OP_BARRIER_EXPECT, full, "size", own + common, unshared);
+  for (int g = 0; g < 2; g++) {
+    ptr_map_put(&map[g], p->body->args[0], k);
+    for (ir_op *op = p->body->first; op; op = op->next)
+      if (ptr_list_contains(&coord_ops, op)) copy_before(p, k_end, op, &map[g]);
+  }
+  ir_value *group1 = c32(p, k_end, 1), *group0 = c32(p, k_end, 0);
+  for (int l = 0; l < p->num_loads; l++) {
+    if (l == p->shared_load) {
+      tma_copy(p, k_end, l, &map[0], &map[1], for_second, full, operand_view(p, k_end, l, slot, group0), on);
+      continue;
+    }
+    tma_copy(p, k_end, l, &map[0], NULL, NULL, full, operand_view(p, k_end, l, slot, group0), for_first);
+    tma_copy(p, k_end, l, &map[1], NULL, NULL, full, operand_view(p, k_end, l, slot, group1), second_copy);
+  }
+  ir_op_set_operand(unit_end, 0, bin(p, unit_end, OP_ADDI, base, bin(p, unit_end, OP_MULI, passes, ub)));
+  for (int g = 0; g < 2; g++) ptr_map_free(&map[g]);
+  ptr_list_free(&need);
+  ptr_list_free(&coord_ops);
 }
 
 static void build_producer(ws_plan *p, ir_op *at) {
@@ -499,20 +777,8 @@ static void build_producer(ws_plan *p, ir_op *at) {
   ir_value *j = bin(p, tile_end, OP_DIVSI, bin(p, tile_end, OP_SUBI, v, p->start), p->workers);
   map_program_ids(p, tile_end, v, &map);
   ir_op *loop = p->loop;
-  /* The part of P that the trip count and the coordinates read. */
-  ptr_list need = {ctx, NULL, 0, 0};
-  local_slice(p->entry, loop->operands[1].value, &need, true);
-  ptr_list coord_ops = {ctx, NULL, 0, 0};
-  for (int l = 0; l < p->num_loads; l++)
-    for (int i = 1; i < p->loads[l].load->num_operands; i++)
-      local_slice(p->body, p->loads[l].load->operands[i].value, &coord_ops, false);
-  for (int i = 0; i < coord_ops.count; i++) {
-    ir_op *op = coord_ops.items[i];
-    for (int o = 0; o < op->num_operands; o++) local_slice(p->entry, op->operands[o].value, &need, true);
-  }
-  for (int l = 0; l < p->num_loads; l++)
-    for (int i = 1; i < p->loads[l].load->num_operands; i++)
-      local_slice(p->entry, p->loads[l].load->operands[i].value, &need, true);
+  ptr_list need = {ctx, NULL, 0, 0}, coord_ops = {ctx, NULL, 0, 0};
+  producer_slices(p, &need, &coord_ops);
   for (ir_op *op = p->entry->first; op && op != loop; op = op->next)
     if (ptr_list_contains(&need, op) && op->kind != OP_GET_PROGRAM_ID) copy_before(p, tile_end, op, &map);
   ir_value *ub = ptr_map_get(&map, loop->operands[1].value);
@@ -531,20 +797,8 @@ static void build_producer(ws_plan *p, ir_op *at) {
   ptr_map_put(&map, p->body->args[0], k);
   for (ir_op *op = p->body->first; op; op = op->next)
     if (ptr_list_contains(&coord_ops, op)) copy_before(p, k_end, op, &map);
-  for (int l = 0; l < p->num_loads; l++) {
-    ir_op *load = p->loads[l].load;
-    ir_value *ops[4 + IR_MAX_RANK];
-    int n = 0;
-    ops[n++] = load->operands[0].value;
-    for (int i = 1; i < load->num_operands; i++) {
-      ir_value *c = ptr_map_get(&map, load->operands[i].value);
-      ops[n++] = c ? c : load->operands[i].value;
-    }
-    ops[n++] = full;
-    ops[n++] = stage_view(p, k_end, p->loads[l].ring, slot);
-    ops[n++] = on;
-    build_before(ctx, k_end, OP_TMA_LOAD, n, ops, NULL);
-  }
+  for (int l = 0; l < p->num_loads; l++)
+    tma_copy(p, k_end, l, &map, NULL, NULL, full, stage_view(p, k_end, p->loads[l].ring, slot), on);
   ptr_list_free(&need);
   ptr_list_free(&coord_ops);
   ptr_map_free(&map);
@@ -707,18 +961,19 @@ static void rewrite(ws_plan *p) {
   for (int l = 0; l < p->num_loads; l++) {
     /* The operand's shape (a descriptor may add a leading batch dim of size 1). */
     const ir_type *d = p->loads[l].alloc->results[0].type;
-    p->loads[l].ring = alloc_ring(p, at, d->rank, d->shape, d->elem, d->encoding);
+    p->loads[l].ring = alloc_ring(p, at, (int64_t)p->stages * ring_copies(p, l), d->rank, d->shape, d->elem, d->encoding);
   }
   int order0 = 0;
   int64_t one = 1;
   const ir_attr *plain = layout_swizzled_shared_get(ctx, 1, 1, 1, 1, &order0);
-  p->full = alloc_ring(p, at, 1, &one, ir_int_type(ctx, 64), plain);
-  p->empty = alloc_ring(p, at, 1, &one, ir_int_type(ctx, 64), plain);
+  p->full = alloc_ring(p, at, p->stages, 1, &one, ir_int_type(ctx, 64), plain);
+  p->empty = alloc_ring(p, at, p->stages, 1, &one, ir_int_type(ctx, 64), plain);
   for (int s = 0; s < p->stages; s++) {
     barrier_op(p, at, OP_INIT_BARRIER, stage_view(p, at, p->full, c32(p, at, s)), "count", 1, NULL);
-    barrier_op(p, at, OP_INIT_BARRIER, stage_view(p, at, p->empty, c32(p, at, s)), "count", p->warps / 4, NULL);
+    /* Every warpgroup that reads a stage releases it (pairs: both groups read every stage). */
+    barrier_op(p, at, OP_INIT_BARRIER, stage_view(p, at, p->empty, c32(p, at, s)), "count", p->pairs ? 2 : p->warps / 4, NULL);
   }
-  if (p->groups == 2) {
+  if (p->groups == 2 && !p->pairs) {
     int64_t two[2] = {2, 1};
     const ir_attr *smem = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
     const ir_type *t = ir_memdesc_type(ctx, 2, two, ir_int_type(ctx, 64), plain, smem, true, 0, NULL);
@@ -734,6 +989,19 @@ static void rewrite(ws_plan *p) {
   p->workers = build_before(ctx, first, OP_NUM_WORKERS, 0, NULL, i32);
   ir_value *working = build_cmpi(ctx, first, "slt", linear, p->workers);
   p->start = linear;
+  if (p->pairs) {
+    /* Whole waves of pair units (2W programs each) first; a tail of more than W programs in
+     * pairs too (each block gets one unit at most), a shorter one (all programs when there are no
+     * more than W) one program per unit: pairing it would leave SMs idle while others run two
+     * (3072^3: 0.93x ping-pong with the tail in pairs). */
+    ir_value *two_waves = bin(p, first, OP_MULI, p->workers, c32(p, first, 2));
+    p->pair_units = bin(p, first, OP_MULI, bin(p, first, OP_DIVSI, p->programs, two_waves), p->workers);
+    ir_value *tail = bin(p, first, OP_SUBI, p->programs, bin(p, first, OP_MULI, p->pair_units, c32(p, first, 2)));
+    p->tail_paired = build_cmpi(ctx, first, "sgt", tail, p->workers);
+    ir_value *halves = bin(p, first, OP_DIVSI, bin(p, first, OP_ADDI, p->programs, c32(p, first, 1)), c32(p, first, 2));
+    ir_value *sel[3] = {p->tail_paired, halves, bin(p, first, OP_ADDI, p->pair_units, tail)};
+    p->units = build_before(ctx, first, OP_SELECT, 3, sel, i32);
+  }
 
   int nregions = 1 + 1 + (p->groups - 1);
   ir_op *ws = ir_op_create(ctx, OP_WARP_SPECIALIZE, 0, NULL, 0, NULL, nregions, at->loc);
@@ -750,7 +1018,8 @@ static void rewrite(ws_plan *p) {
     ir_block_append_op(b, ends[r]);
   }
   build_consumer(p, ends[0]);
-  build_producer(p, ends[1]);
+  if (p->pairs) build_pair_producer(p, ends[1]);
+  else build_producer(p, ends[1]);
   if (p->groups == 2) { /* partition 1: the second consumer group runs the default region's code */
     int64_t copy_of[2] = {0, 1};
     ir_op_set_attr(ctx, ws, "gemmc.replica_of_default", ir_dense_int_array_attr(ctx, i32, 2, copy_of));
@@ -768,15 +1037,22 @@ static int consumer_groups(int warps) { return warps == GEMMC_WS_PING_PONG_WARPS
 /* Stages that fit beside the epilogue's scratch (every consumer group has its own). Buffers made
  * inside a ttg.warp_specialize live for the whole op (lib/analysis/allocation.c), so the
  * epilogue's buffers are all alive together: their sizes add up. */
-int gemmc_warp_specialized_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes) {
+/* Pairs by default: measured 1.02-1.05x ping-pong at 3072^3-8192^3 and 1.05-1.07x at 2048^3 (f16,
+ * bf16, the tutorial 128x128x64 w4; 1.03x on the seed's batched 16 x 4096^3), 0.90x at 1024^3,
+ * where a block has one program and its single group runs on a ring of three stages
+ * (docs/perf-notes.md, 29). */
+bool gemmc_warp_specialized_pairs(int mode) { return mode == GEMMC_WS_MODE_PAIRS || mode == GEMMC_WS_MODE_DEFAULT; }
+
+static int ring_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes,
+                       int64_t shared_bytes, bool pairs) {
   int groups = consumer_groups(warps);
   int wanted = pc->num_stages;
   if (groups == 2) {
     if (stage_bytes < GEMMC_PING_PONG_MIN_STAGE_BYTES) return 0;
-    if (wanted < GEMMC_PING_PONG_MIN_STAGES) wanted = GEMMC_PING_PONG_MIN_STAGES;
+    if (!pairs && wanted < GEMMC_PING_PONG_MIN_STAGES) wanted = GEMMC_PING_PONG_MIN_STAGES;
   }
   int64_t max_shared = pc->max_shared > 0 ? pc->max_shared : pc->target ? pc->target->shared_mem_per_block : 0;
-  int64_t per_stage = 16 + stage_bytes;
+  int64_t per_stage = 16 + (pairs ? 2 * stage_bytes - shared_bytes : stage_bytes);
   int64_t scratch = 0;
   for (const ir_op *op = loop->next; op; op = op->next) {
     int64_t b = gemmc_allocation_scratch_bytes(op);
@@ -787,6 +1063,12 @@ int gemmc_warp_specialized_stages(const gemmc_pass_context *pc, const ir_op *loo
   int s = wanted;
   while (s >= 2 && s * per_stage > budget) s--;
   return s;
+}
+
+int gemmc_warp_specialized_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes,
+                                  int64_t shared_bytes) {
+  bool pairs = consumer_groups(warps) == 2 && gemmc_warp_specialized_pairs(pc->warp_specialize);
+  return ring_stages(pc, loop, warps, stage_bytes, shared_bytes, pairs);
 }
 
 bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
@@ -807,16 +1089,20 @@ bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
     p.hoist.ctx = p.old_ops.ctx = p.pid_ops.ctx = ctx;
     p.warps = warps;
     p.groups = consumer_groups(warps);
+    p.pairs = p.groups == 2 && gemmc_warp_specialized_pairs(pc->warp_specialize);
+    p.b_leaves.ctx = p.b_need.ctx = ctx;
     if (plan(&p)) {
       p.axis = axis_info_run(ctx, module);
       if (p.axis) plan_stores(&p);
-      p.stages = gemmc_warp_specialized_stages(pc, p.loop, warps, stage_bytes(&p));
+      p.stages = ring_stages(pc, p.loop, warps, stage_bytes(&p), p.loads[p.shared_load].bytes, p.pairs);
       if (p.stages >= 2) rewrite(&p);
       if (p.axis) axis_info_free(p.axis);
     }
     ptr_list_free(&p.hoist);
     ptr_list_free(&p.old_ops);
     ptr_list_free(&p.pid_ops);
+    ptr_list_free(&p.b_leaves);
+    ptr_list_free(&p.b_need);
   }
   return true;
 }

@@ -102,8 +102,8 @@ static void test_rules(void) {
   o.tma = 2;
   EXPECT_FAIL(ctx, kernel, n, &o, "tma must be -1 (off), 0 (auto) or 1 (on), got 2");
   gemmc_compile_options_init(&o);
-  o.warp_specialize = 1;
-  EXPECT_FAIL(ctx, kernel, n, &o, "warp_specialize must be 0 (where legal) or -1 (never), got 1");
+  o.warp_specialize = 3;
+  EXPECT_FAIL(ctx, kernel, n, &o, "warp_specialize must be 0 (where legal), -1 (never), 1 (ping-pong) or 2 (pairs), got 3");
   gemmc_compile_options_init(&o);
   o.stage = GEMMC_STAGE_HSACO; /* sm_90a */
   EXPECT_FAIL(ctx, kernel, n, &o, "--emit=hsaco is for AMD targets");

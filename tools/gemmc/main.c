@@ -54,7 +54,9 @@ static void print_usage(FILE *f) {
         "  --kpack=1|2              AMD: MFMA K groups per LDS read\n"
         "  --tma=auto|on|off        sm_90+: TMA copies for the K loop's operand loads (auto: where the\n"
         "                           warp-specialized kernel uses them; on: wherever legal)\n"
-        "  --warp-specialize=on|off sm_90a: persistent producer/consumer kernels where legal (default on)\n"
+        "  --warp-specialize=on|off|ping-pong|pairs   sm_90a: persistent producer/consumer kernels where\n"
+        "                           legal (default on); for 4-warp kernels ping-pong (alternate tiles) or\n"
+        "                           pairs (two programs sharing a B tile at once) forces the consumer groups' plan\n"
         "  --emit=c                 OUTPUT.c and OUTPUT.h: the PTX (and the cubin when ptxas is on PATH)\n"
         "                           with a loader and a typed launcher that need only the CUDA driver\n"
         "  -D NAME=VALUE            set the compile-time constant $NAME / ${NAME} (repeatable)\n"
@@ -239,11 +241,15 @@ static int parse_args(int argc, char **argv, driver_options *o) {
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--warp-specialize", &missing))) {
-      if (strcmp(v, "on") && strcmp(v, "off")) {
-        driver_error("bad --warp-specialize '%s' (expected on or off)", v);
+      static const char *const ws_names[] = {"off", "on", "ping-pong", "pairs"};
+      int mode = -1;
+      for (int m = 0; m < 4; m++)
+        if (!strcmp(v, ws_names[m])) mode = m;
+      if (mode < 0) {
+        driver_error("bad --warp-specialize '%s' (expected on, off, ping-pong or pairs)", v);
         return EXIT_FAILED;
       }
-      o->compile.warp_specialize = strcmp(v, "on") ? -1 : 0;
+      o->compile.warp_specialize = mode - 1;
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--kpack", &missing))) {
