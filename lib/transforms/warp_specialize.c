@@ -406,6 +406,19 @@ static void ring_position(ws_plan *p, ir_op *at, ir_value *base, ir_value *k, ir
   *round = bin(p, at, OP_DIVSI, i, S);
 }
 
+/* Waits before `at` on ring position base + k of the barrier ring `bars` (full for a consumer,
+ * empty for the producer, whose first round passes on the fresh barrier: the opposite parity);
+ * returns the position's slot. */
+static ir_value *wait_ring(ws_plan *p, ir_op *at, ir_value *bars, ir_value *base, ir_value *k, bool producer) {
+  ir_value *slot, *round;
+  ring_position(p, at, base, k, &slot, &round);
+  ir_value *phase = producer ? bin(p, at, OP_XORI, bin(p, at, OP_ANDI, round, c32(p, at, 1)), c32(p, at, 1))
+                             : bin(p, at, OP_ANDI, round, c32(p, at, 1));
+  ir_value *wait_ops[2] = {stage_view(p, at, bars, slot), phase};
+  build_before(p->ctx, at, OP_WAIT_BARRIER, 2, wait_ops, NULL);
+  return slot;
+}
+
 /* Copies of a load's ring per stage: pairs keep each program's own operands apart (the B tile
  * feeds both groups from one copy). */
 static int ring_copies(const ws_plan *p, int l) { return p->pairs && l != p->shared_load ? 2 : 1; }
@@ -465,11 +478,7 @@ static void consumer_tile(ws_plan *p, ir_op *at, ir_value *v, ir_value *j, ir_va
   ir_value *k, *acc;
   ir_op *inner;
   ir_op *k_end = build_for(p, at, c32(p, at, 0), ub, c32(p, at, 1), &k, 1, &init, &acc, &inner);
-  ir_value *slot, *round;
-  ring_position(p, k_end, base, k, &slot, &round);
-  ir_value *phase = bin(p, k_end, OP_ANDI, round, c32(p, k_end, 1));
-  ir_value *wait_ops[2] = {stage_view(p, k_end, p->full, slot), phase};
-  build_before(ctx, k_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
+  ir_value *slot = wait_ring(p, k_end, p->full, base, k, false);
   for (int l = 0; l < p->num_loads; l++)
     ptr_map_put(&map, &p->loads[l].alloc->results[0], operand_view(p, k_end, l, slot, group));
   ptr_map_put(&map, p->body->args[0], k);
@@ -616,10 +625,7 @@ static void build_pair_consumer(ws_plan *p, ir_op *at, ir_value *group) {
   consumer_tile(p, then_end, mine, NULL, pass_base, group, NULL);
   ir_value *k;
   ir_op *k_end = build_for(p, else_end, c32(p, else_end, 0), ub, c32(p, else_end, 1), &k, 0, NULL, NULL, NULL);
-  ir_value *slot, *round;
-  ring_position(p, k_end, pass_base, k, &slot, &round);
-  ir_value *wait_ops[2] = {stage_view(p, k_end, p->full, slot), bin(p, k_end, OP_ANDI, round, c32(p, k_end, 1))};
-  build_before(ctx, k_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
+  ir_value *slot = wait_ring(p, k_end, p->full, pass_base, k, false);
   barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, slot), "count", 1, NULL);
   ir_op_set_operand(unit_end, 0, bin(p, unit_end, OP_ADDI, base, bin(p, unit_end, OP_MULI, passes, ub)));
   for (int g = 0; g < 2; g++) ptr_map_free(&map[g]);
@@ -741,11 +747,7 @@ static void build_pair_producer(ws_plan *p, ir_op *at) {
   ir_value *second_copy = bin(p, pass_end, OP_ORI, shared, for_second);
   ir_value *k;
   ir_op *k_end = build_for(p, pass_end, c32(p, pass_end, 0), ub, c32(p, pass_end, 1), &k, 0, NULL, NULL, NULL);
-  ir_value *slot, *round;
-  ring_position(p, k_end, pass_base, k, &slot, &round);
-  ir_value *phase = bin(p, k_end, OP_XORI, bin(p, k_end, OP_ANDI, round, c32(p, k_end, 1)), c32(p, k_end, 1));
-  ir_value *wait_ops[2] = {stage_view(p, k_end, p->empty, slot), phase};
-  build_before(ctx, k_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
+  ir_value *slot = wait_ring(p, k_end, p->empty, pass_base, k, true);
   ir_value *full = stage_view(p, k_end, p->full, slot);
   barrier_op(p, k_end, OP_BARRIER_EXPECT, full, "size", 2 * own + common, shared);
   barrier_op(p, k_end, OP_BARRIER_EXPECT, full, "size", own + common, unshared);
@@ -786,11 +788,7 @@ static void build_producer(ws_plan *p, ir_op *at) {
   ir_value *base = bin(p, tile_end, OP_MULI, j, ub);
   ir_value *k;
   ir_op *k_end = build_for(p, tile_end, c32(p, tile_end, 0), ub, c32(p, tile_end, 1), &k, 0, NULL, NULL, NULL);
-  ir_value *slot, *round;
-  ring_position(p, k_end, base, k, &slot, &round);
-  ir_value *phase = bin(p, k_end, OP_XORI, bin(p, k_end, OP_ANDI, round, c32(p, k_end, 1)), c32(p, k_end, 1));
-  ir_value *wait_ops[2] = {stage_view(p, k_end, p->empty, slot), phase};
-  build_before(ctx, k_end, OP_WAIT_BARRIER, 2, wait_ops, NULL);
+  ir_value *slot = wait_ring(p, k_end, p->empty, base, k, true);
   ir_value *full = stage_view(p, k_end, p->full, slot);
   ir_value *on = build_int_constant(ctx, k_end, 1, 1);
   barrier_op(p, k_end, OP_BARRIER_EXPECT, full, "size", stage_bytes(p), on);
