@@ -1,6 +1,7 @@
 /* Small helpers shared by lib/: pointer lists, the pointer-keyed hash map, op cloning and slices, cmp predicate names, log2. */
 #include "util.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "context_internal.h"
@@ -560,6 +561,15 @@ bool value_int_constant(const ir_value *v, int64_t *out) {
   if (!a || a->kind != AT_INT) return false;
   *out = a->int_value;
   return true;
+}
+
+bool value_is_zero_splat(const ir_value *v) {
+  const ir_op *def = v ? v->def_op : NULL;
+  const ir_attr *a = def && def->kind == OP_CONSTANT ? ir_op_get_attr(def, "value") : NULL;
+  if (!a || a->kind != AT_DENSE || !a->dense_splat || a->num_elems != 1) return false;
+  const ir_attr *e = a->elems[0];
+  return e && ((e->kind == AT_FLOAT && e->float_value == 0.0 && !signbit(e->float_value)) ||
+               ((e->kind == AT_INT || e->kind == AT_BOOL) && e->int_value == 0));
 }
 
 /* ------------------------------------------------------------------ log2 */

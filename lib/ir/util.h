@@ -144,6 +144,9 @@ bool value_depends_on_program_id(gemmc_context *ctx, const ir_value *v);
 /* The integer an arith.constant holds: a scalar, or the element of a splat dense tensor. */
 bool value_int_constant(const ir_value *v, int64_t *out);
 
+/* An arith.constant splat of zero: +0.0 (not -0.0), integer 0 or false. */
+bool value_is_zero_splat(const ir_value *v);
+
 /* ttg.memdesc_trans / memdesc_reshape: views of a buffer's memory (same bytes, another shape). */
 bool op_is_memdesc_view(const ir_op *op);
 

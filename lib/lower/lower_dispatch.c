@@ -31,7 +31,8 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_LOCAL_STORE:
   case OP_LOCAL_DEALLOC:
   case OP_MEMDESC_INDEX:
-  case OP_MEMDESC_TRANS: return lower_local_memory(s, op);
+  case OP_MEMDESC_TRANS:
+  case OP_MEMDESC_REINTERPRET: return lower_local_memory(s, op);
   case OP_ASYNC_COPY:
   case OP_ASYNC_COMMIT_GROUP:
   case OP_ASYNC_WAIT: return lower_async(s, op);
@@ -74,7 +75,8 @@ static bool keeps_barrier_deferred(const ir_op *op) {
   case OP_BROADCAST:
   case OP_ADDPTR:
   case OP_MEMDESC_INDEX: /* a view: address arithmetic */
-  case OP_MEMDESC_TRANS: return true;
+  case OP_MEMDESC_TRANS:
+  case OP_MEMDESC_REINTERPRET: return true;
   default: return (ir_op_info_of(op->kind)->traits & TRAIT_ELEMENTWISE) != 0;
   }
 }

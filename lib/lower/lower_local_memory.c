@@ -1,4 +1,4 @@
-/* The ttg.local_* ops and memdesc_index: shared buffers at their allocation offsets, stored and loaded through lower_shared. */
+/* The ttg.local_* ops and the memdesc views (index, trans, reinterpret): shared buffers at their allocation offsets, stored and loaded through lower_shared. */
 #include "lower_dot_operand.h"
 #include "lower_ops.h"
 
@@ -123,6 +123,21 @@ static bool lower_memdesc_trans(lower_state *s, ir_op *op) {
   return base && lower_set1(s, &op->results[0], base->v[0]);
 }
 
+/* ttg.memdesc_reinterpret: the buffer's first bytes seen with another element type, shape and
+ * layout (the warp-specialized kernels' split-K partial sums in the epilogue buffer); the view
+ * must fit in the buffer. */
+static bool lower_memdesc_reinterpret(lower_state *s, ir_op *op) {
+  const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
+  if (!check_memdesc(s, op, src) || !check_memdesc(s, op, dst)) return false;
+  if (ir_type_num_elements(dst) * lower_elem_bytes(dst) > ir_type_num_elements(src) * lower_elem_bytes(src)) {
+    ir_op_error(s->ctx, op, "cannot lower: %s is larger than the buffer %s it views", ir_type_str(s->ctx, dst),
+                ir_type_str(s->ctx, src));
+    return false;
+  }
+  const lower_values *base = lower_get(s, op, op->operands[0].value);
+  return base && lower_set1(s, &op->results[0], base->v[0]);
+}
+
 bool lower_local_memory(lower_state *s, ir_op *op) {
   switch (op->kind) {
   case OP_LOCAL_ALLOC: return lower_local_alloc(s, op);
@@ -131,6 +146,7 @@ bool lower_local_memory(lower_state *s, ir_op *op) {
   case OP_LOCAL_DEALLOC: return true; /* the allocation analysis already ended its lifetime */
   case OP_MEMDESC_INDEX: return lower_memdesc_index(s, op);
   case OP_MEMDESC_TRANS: return lower_memdesc_trans(s, op);
+  case OP_MEMDESC_REINTERPRET: return lower_memdesc_reinterpret(s, op);
   default:
     ir_op_error(s->ctx, op, "internal error: '%s' is not a shared-memory op", ir_op_name(op));
     return false;

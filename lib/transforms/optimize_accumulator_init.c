@@ -1,7 +1,6 @@
 /* --optimize-accumulator-init: a warpgroup MMA accumulator carried by a loop and reset with arith.select(c, 0, acc) becomes the dot's useC flag (Triton's OptimizeAccumulatorInit), so nothing reads the registers of an MMA in flight. */
 #include "gemmc/passes.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "util.h"
@@ -20,15 +19,6 @@
  * read, a select on the final flag gives zero when the last iteration reset it.
  */
 
-static bool is_zero_splat(const ir_value *v) {
-  const ir_op *def = v->def_op;
-  const ir_attr *value = def && def->kind == OP_CONSTANT ? ir_op_get_attr(def, "value") : NULL;
-  if (!value || value->kind != AT_DENSE || !value->dense_splat || value->num_elems != 1) return false;
-  const ir_attr *e = value->elems[0];
-  return e && ((e->kind == AT_FLOAT && e->float_value == 0.0 && !signbit(e->float_value)) ||
-               (e->kind == AT_INT && e->int_value == 0));
-}
-
 /* The reset of iter arg k: yield operand k is select(c, zero, y) (*invert: select(c, y, zero)),
  * used only there, and the block argument only feeds one 3-operand warp_group_dot of the body. */
 static ir_op *reset_select(ir_op *loop, int k, ir_op **dot, ir_value **zero, bool *invert) {
@@ -43,7 +33,7 @@ static ir_op *reset_select(ir_op *loop, int k, ir_op **dot, ir_value **zero, boo
   ir_op *sel = yield->operands[k].value->def_op;
   if (!sel || sel->kind != OP_SELECT || sel->parent != body || !ir_value_has_one_use(&sel->results[0])) return NULL;
   if (sel->operands[0].value->type->kind == TY_TENSOR) return NULL; /* a per-element condition */
-  int z = is_zero_splat(sel->operands[1].value) ? 1 : is_zero_splat(sel->operands[2].value) ? 2 : 0;
+  int z = value_is_zero_splat(sel->operands[1].value) ? 1 : value_is_zero_splat(sel->operands[2].value) ? 2 : 0;
   if (!z) return NULL;
   /* The zero is used after the loop too: it must be defined outside the body. */
   const ir_op *zdef = sel->operands[z].value->def_op;
@@ -102,7 +92,7 @@ bool gemmc_pass_optimize_accumulator_init(const gemmc_pass_context *pc, ir_op *m
       if (!sel) continue;
       ir_block *body = ir_region_entry(&loop->regions[0]);
       /* The flag says "use C": false where the accumulator would start at zero. */
-      ir_value *init = build_int_constant(ctx, loop, is_zero_splat(loop->operands[3 + k].value) ? 0 : 1, 1);
+      ir_value *init = build_int_constant(ctx, loop, value_is_zero_splat(loop->operands[3 + k].value) ? 0 : 1, 1);
       ir_value *c = sel->operands[0].value, *next = c;
       ir_op *yield = ir_block_terminator(body);
       if (!invert) {

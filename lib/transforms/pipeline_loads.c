@@ -118,17 +118,6 @@ static bool constant_int(const ir_value *v, int64_t *out) {
   return true;
 }
 
-/* Zero splat constant (cp.async fills masked-off bytes with zeros, which is what `other` must be). */
-static bool is_zero_splat(const ir_value *v) {
-  const ir_op *def = v->def_op;
-  if (!def || def->kind != OP_CONSTANT) return false;
-  const ir_attr *a = ir_op_get_attr(def, "value");
-  if (!a || a->kind != AT_DENSE || !a->dense_splat || a->num_elems != 1) return false;
-  const ir_attr *e = a->elems[0];
-  return (e->kind == AT_INT && e->int_value == 0) || (e->kind == AT_FLOAT && e->float_value == 0.0) ||
-         (e->kind == AT_BOOL && e->int_value == 0);
-}
-
 /* ---------------------------------------------------------------- analysis */
 
 /* A conversion to an mma.sync (nvidia_mma v2) operand. */
@@ -184,7 +173,8 @@ static ir_op *pipelinable_convert(const ir_op *load) {
   if (!ir_type_is_tensor(t) || t->rank != 2 || !t->encoding || !layout_is_distributed(t->encoding)) return NULL;
   unsigned bits = ir_type_bits(ir_type_element(t));
   if (bits != 8 && bits != 16 && bits != 32) return NULL;
-  if (load->num_operands > 2 && !is_zero_splat(load->operands[2].value)) return NULL;
+  /* cp.async fills masked-off bytes with zeros: `other` must be a zero splat. */
+  if (load->num_operands > 2 && !value_is_zero_splat(load->operands[2].value)) return NULL;
   if (ir_op_get_attr(load, "isVolatile")) return NULL;
   ir_op *cvt = load->results[0].first_use->owner;
   if (cvt->parent != load->parent) return NULL;
