@@ -7,37 +7,7 @@
 #include <string.h>
 
 #include "gemmc/layout.h"
-
-typedef struct svg_text {
-  char *data;
-  size_t len, cap;
-  bool failed;
-} svg_text;
-
-static void svg_put(svg_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void svg_put(svg_text *t, const char *fmt, ...) {
-  if (t->failed) return;
-  va_list ap;
-  va_start(ap, fmt);
-  char buf[1024];
-  int n = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n < 0 || (size_t)n >= sizeof buf) n = (int)strlen(buf); /* long lines are cut */
-  if (t->len + (size_t)n + 1 > t->cap) {
-    size_t cap = t->cap ? t->cap * 2 : 1 << 16;
-    while (cap < t->len + (size_t)n + 1) cap *= 2;
-    char *grown = realloc(t->data, cap);
-    if (!grown) {
-      t->failed = true;
-      return;
-    }
-    t->data = grown;
-    t->cap = cap;
-  }
-  memcpy(t->data + t->len, buf, (size_t)n);
-  t->len += (size_t)n;
-  t->data[t->len] = 0;
-}
+#include "heap_text.h"
 
 /* XML-escapes s into out. */
 static void escape(const char *s, char *out, size_t n) {
@@ -63,28 +33,28 @@ static void hue(int i, int n, char *out, size_t len) {
 
 enum { CELL = 26, LEFT = 56, TOP = 118 };
 
-static void header(svg_text *t, int width, int height, const gemmc_layout_svg_options *o, const char *kind_line,
+static void header(heap_text *t, int width, int height, const gemmc_layout_svg_options *o, const char *kind_line,
                    const char *detail_line) {
   char title[1024], kind[512], detail[512];
   escape(o->title ? o->title : "", title, sizeof title);
   escape(kind_line, kind, sizeof kind);
   escape(detail_line, detail, sizeof detail);
-  svg_put(t, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"monospace\" font-size=\"9\">\n",
+  heap_text_printf(t, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"monospace\" font-size=\"9\">\n",
           width, height);
-  svg_put(t, "<style>.c{stroke:#fff}.l{font-size:10px}.r{font-size:7px;fill:#333}</style>\n");
-  svg_put(t, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-  svg_put(t, "<text x=\"8\" y=\"18\" font-size=\"13\">%s</text>\n", title);
-  svg_put(t, "<text x=\"8\" y=\"36\" font-size=\"11\">%s</text>\n", kind);
-  svg_put(t, "<text x=\"8\" y=\"52\" font-size=\"11\">%s</text>\n", detail);
+  heap_text_printf(t, "<style>.c{stroke:#fff}.l{font-size:10px}.r{font-size:7px;fill:#333}</style>\n");
+  heap_text_printf(t, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+  heap_text_printf(t, "<text x=\"8\" y=\"18\" font-size=\"13\">%s</text>\n", title);
+  heap_text_printf(t, "<text x=\"8\" y=\"36\" font-size=\"11\">%s</text>\n", kind);
+  heap_text_printf(t, "<text x=\"8\" y=\"52\" font-size=\"11\">%s</text>\n", detail);
 }
 
-static void axes(svg_text *t, int rows, int cols, int64_t row0_dim, int64_t col_dim) {
+static void axes(heap_text *t, int rows, int cols, int64_t row0_dim, int64_t col_dim) {
   for (int j = 0; j < cols; j++)
-    if (j % 4 == 0) svg_put(t, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%d</text>\n", LEFT + j * CELL + 2, TOP - 4, j);
+    if (j % 4 == 0) heap_text_printf(t, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%d</text>\n", LEFT + j * CELL + 2, TOP - 4, j);
   for (int i = 0; i < rows; i++)
-    if (i % 2 == 0) svg_put(t, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%d</text>\n", 8, TOP + i * CELL + 16, i);
-  svg_put(t, "<text x=\"%d\" y=\"%d\" fill=\"#555\">dim 1 (%lld) -&gt;</text>\n", LEFT, TOP - 16, (long long)col_dim);
-  svg_put(t, "<text x=\"8\" y=\"%d\" fill=\"#555\">dim 0 (%lld)</text>\n", TOP - 16, (long long)row0_dim);
+    if (i % 2 == 0) heap_text_printf(t, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%d</text>\n", 8, TOP + i * CELL + 16, i);
+  heap_text_printf(t, "<text x=\"%d\" y=\"%d\" fill=\"#555\">dim 1 (%lld) -&gt;</text>\n", LEFT, TOP - 16, (long long)col_dim);
+  heap_text_printf(t, "<text x=\"8\" y=\"%d\" fill=\"#555\">dim 0 (%lld)</text>\n", TOP - 16, (long long)row0_dim);
 }
 
 bool gemmc_layout_svg(const ir_attr *layout, int rank, const int64_t *shape, const gemmc_layout_svg_options *opts,
@@ -106,7 +76,7 @@ bool gemmc_layout_svg(const ir_attr *layout, int rank, const int64_t *shape, con
   int rows = (int)(dim_r < o.max_rows ? dim_r : o.max_rows), cols = (int)(dim_c < o.max_cols ? dim_c : o.max_cols);
   int64_t coord[IR_MAX_RANK];
   memset(coord, 0, sizeof coord);
-  svg_text t = {NULL, 0, 0, false};
+  heap_text t = {NULL, 0, 0, false};
   int width = LEFT + cols * CELL + 20, legend_y = TOP + rows * CELL + 24;
   char kind_line[512], detail_line[512];
   snprintf(kind_line, sizeof kind_line, "%s, tensor %lld", ir_attr_kind_name(layout->kind), (long long)shape[0]);
@@ -138,11 +108,11 @@ bool gemmc_layout_svg(const ir_attr *layout, int rank, const int64_t *shape, con
         char colour[48];
         hue(bank, 32, colour, sizeof colour);
         int x = LEFT + j * CELL, y = TOP + i * CELL;
-        svg_put(&t, "<rect class=\"c\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", x, y, CELL, CELL, colour);
-        svg_put(&t, "<text class=\"l\" x=\"%d\" y=\"%d\">%d</text><text class=\"r\" x=\"%d\" y=\"%d\">%lld</text>\n", x + 3,
+        heap_text_printf(&t, "<rect class=\"c\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", x, y, CELL, CELL, colour);
+        heap_text_printf(&t, "<text class=\"l\" x=\"%d\" y=\"%d\">%d</text><text class=\"r\" x=\"%d\" y=\"%d\">%lld</text>\n", x + 3,
                 y + 11, bank, x + 3, y + 22, (long long)off);
       }
-    svg_put(&t, "<text x=\"8\" y=\"%d\" font-size=\"11\">Elements of one column in the same bank (same colour) are read in more than one wavefront.</text>\n",
+    heap_text_printf(&t, "<text x=\"8\" y=\"%d\" font-size=\"11\">Elements of one column in the same bank (same colour) are read in more than one wavefront.</text>\n",
             legend_y);
   } else if (layout_is_distributed(layout)) {
     layout_linear ll;
@@ -176,28 +146,28 @@ bool gemmc_layout_svg(const ir_attr *layout, int rank, const int64_t *shape, con
         char colour[48];
         hue((int)in[LAYOUT_IN_WARP], (int)(warps > 1 ? warps : 1), colour, sizeof colour);
         int x = LEFT + j * CELL, y = TOP + i * CELL;
-        svg_put(&t, "<rect class=\"c\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", x, y, CELL, CELL, colour);
-        svg_put(&t, "<text class=\"l\" x=\"%d\" y=\"%d\">%lld</text><text class=\"r\" x=\"%d\" y=\"%d\">r%lld</text>\n", x + 3,
+        heap_text_printf(&t, "<rect class=\"c\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", x, y, CELL, CELL, colour);
+        heap_text_printf(&t, "<text class=\"l\" x=\"%d\" y=\"%d\">%lld</text><text class=\"r\" x=\"%d\" y=\"%d\">r%lld</text>\n", x + 3,
                 y + 11, (long long)in[LAYOUT_IN_LANE], x + 3, y + 22, (long long)in[LAYOUT_IN_REGISTER]);
       }
     int lx = 8;
     for (int w = 0; w < warps && w < 16; w++) {
       char colour[48];
       hue(w, (int)warps, colour, sizeof colour);
-      svg_put(&t, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"11\">warp %d</text>\n",
+      heap_text_printf(&t, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"11\">warp %d</text>\n",
               lx, legend_y, colour, lx + 18, legend_y + 11, w);
       lx += 80;
     }
-    svg_put(&t, "<text x=\"8\" y=\"%d\" font-size=\"11\">Elements held by several threads (broadcast) show the lowest warp, lane and register.</text>\n",
+    heap_text_printf(&t, "<text x=\"8\" y=\"%d\" font-size=\"11\">Elements held by several threads (broadcast) show the lowest warp, lane and register.</text>\n",
             legend_y + 30);
   } else {
     snprintf(err, errlen, "%s is neither a register nor a shared-memory layout", ir_attr_kind_name(layout->kind));
     return false;
   }
   if (dim_r > rows || dim_c > cols)
-    svg_put(&t, "<text x=\"8\" y=\"70\" font-size=\"11\" fill=\"#a00\">showing the first %d x %d of %lld x %lld</text>\n",
+    heap_text_printf(&t, "<text x=\"8\" y=\"70\" font-size=\"11\" fill=\"#a00\">showing the first %d x %d of %lld x %lld</text>\n",
             rows, cols, (long long)dim_r, (long long)dim_c);
-  svg_put(&t, "</svg>\n");
+  heap_text_printf(&t, "</svg>\n");
   if (t.failed) {
     free(t.data);
     snprintf(err, errlen, "out of memory");

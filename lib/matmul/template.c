@@ -1,6 +1,8 @@
 /* Library templates: finding the embedded .tir files and resolving their `// @if` / `// @else` / `// @endif` / `// @include` lines. */
 #include "template.h"
 
+#include "heap_text.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,30 +13,6 @@ const embedded_file *template_find(const char *name) {
   for (const embedded_file *f = gemmc_embedded_templates; f->name; f++)
     if (!strcmp(f->name, name)) return f;
   return NULL;
-}
-
-typedef struct out_text {
-  char *data;
-  size_t len, cap;
-  bool failed;
-} out_text;
-
-static void put(out_text *o, const char *s, size_t n) {
-  if (o->failed) return;
-  if (o->len + n + 1 > o->cap) {
-    size_t cap = o->cap ? o->cap * 2 : 16384;
-    while (cap < o->len + n + 1) cap *= 2;
-    char *grown = realloc(o->data, cap);
-    if (!grown) {
-      o->failed = true;
-      return;
-    }
-    o->data = grown;
-    o->cap = cap;
-  }
-  memcpy(o->data + o->len, s, n);
-  o->len += n;
-  o->data[o->len] = 0;
 }
 
 /* The value of constant name[0..n): the last -D, else a `gemmc-define:` default of the top
@@ -89,7 +67,7 @@ static const char *directive(const char *line, const char *eol, const char **arg
 }
 
 static bool expand(const embedded_file *file, const embedded_file *top, const gemmc_define *defines, int num_defines,
-                   int include_depth, out_text *o, char *err, size_t errlen) {
+                   int include_depth, heap_text *o, char *err, size_t errlen) {
   bool keep[MAX_DEPTH + 1];
   bool taken[MAX_DEPTH + 1];
   int depth = 0;
@@ -119,21 +97,21 @@ static bool expand(const embedded_file *file, const embedded_file *top, const ge
       depth++;
       taken[depth] = cond;
       keep[depth] = keep[depth - 1] && cond;
-      put(o, "//\n", 3);
+      heap_text_put(o, "//\n", 3);
     } else if (WORD_IS("else")) {
       if (!depth) {
         snprintf(err, errlen, "%s:%d: @else without @if", file->name, line_no);
         return false;
       }
       keep[depth] = keep[depth - 1] && !taken[depth];
-      put(o, "//\n", 3);
+      heap_text_put(o, "//\n", 3);
     } else if (WORD_IS("endif")) {
       if (!depth) {
         snprintf(err, errlen, "%s:%d: @endif without @if", file->name, line_no);
         return false;
       }
       depth--;
-      put(o, "//\n", 3);
+      heap_text_put(o, "//\n", 3);
     } else if (WORD_IS("include")) {
       if (keep[depth]) {
         char name[128];
@@ -149,16 +127,16 @@ static bool expand(const embedded_file *file, const embedded_file *top, const ge
         }
         if (!expand(inc, top, defines, num_defines, include_depth + 1, o, err, errlen)) return false;
       } else {
-        put(o, "//\n", 3);
+        heap_text_put(o, "//\n", 3);
       }
     } else if (word) {
       snprintf(err, errlen, "%s:%d: unknown template directive '@%.*s'", file->name, line_no, (int)word_len, word);
       return false;
     } else if (keep[depth]) {
-      put(o, p, (size_t)(eol - p));
-      put(o, "\n", 1);
+      heap_text_put(o, p, (size_t)(eol - p));
+      heap_text_put(o, "\n", 1);
     } else {
-      put(o, "//\n", 3);
+      heap_text_put(o, "//\n", 3);
     }
 #undef WORD_IS
     p = eol + 1;
@@ -179,7 +157,7 @@ bool template_instantiate(const char *name, const gemmc_define *defines, int num
     snprintf(err, errlen, "no template named '%s'", name);
     return false;
   }
-  out_text o = {NULL, 0, 0, false};
+  heap_text o = {NULL, 0, 0, false};
   bool ok = expand(top, top, defines, num_defines, 0, &o, err, errlen);
   if (ok && o.failed) {
     snprintf(err, errlen, "out of memory instantiating %s", name);

@@ -1,6 +1,7 @@
 /* The on-disk kernel cache: keys, entries written atomically (temp file + rename), checksummed reads, LRU eviction, compile-through-cache. */
 #include "kernel_image.h"
 #include "sha256.h"
+#include "heap_text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -169,44 +170,21 @@ static void entry_path(const gemmc_cache *c, const char *key, char *out, size_t 
   snprintf(out, n, "%s/%s%s", c->kernels_dir, key, ENTRY_SUFFIX);
 }
 
-typedef struct byte_buf {
-  unsigned char *data;
-  size_t len, cap;
-  bool failed;
-} byte_buf;
-
-static void buf_put(byte_buf *b, const void *data, size_t n) {
-  if (b->failed) return;
-  if (b->len + n > b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 65536;
-    while (cap < b->len + n) cap *= 2;
-    unsigned char *grown = realloc(b->data, cap);
-    if (!grown) {
-      b->failed = true;
-      return;
-    }
-    b->data = grown;
-    b->cap = cap;
-  }
-  memcpy(b->data + b->len, data, n);
-  b->len += n;
-}
-
-static void buf_section(byte_buf *b, const char *name, const void *data, size_t len) {
+static void buf_section(heap_text *b, const char *name, const void *data, size_t len) {
   char head[96];
   int n = snprintf(head, sizeof head, "section %s %zu\n", name, len);
-  buf_put(b, head, (size_t)n);
-  buf_put(b, data, len);
-  buf_put(b, "\n", 1);
+  heap_text_put(b, head, (size_t)n);
+  heap_text_put(b, data, len);
+  heap_text_put(b, "\n", 1);
 }
 
 /* The entry's bytes: magic, key, sections, then `end <sha256 of all before>`. */
-static bool entry_encode(const gemmc_kernel_image *img, byte_buf *b) {
+static bool entry_encode(const gemmc_kernel_image *img, heap_text *b) {
   memset(b, 0, sizeof *b);
-  buf_put(b, ENTRY_MAGIC, strlen(ENTRY_MAGIC));
+  heap_text_put(b, ENTRY_MAGIC, strlen(ENTRY_MAGIC));
   char line[96];
   int n = snprintf(line, sizeof line, "key %s\n", img->key);
-  buf_put(b, line, (size_t)n);
+  heap_text_put(b, line, (size_t)n);
   buf_section(b, "meta", img->meta_text, img->meta_len);
   buf_section(b, "ptx", img->ptx, img->ptx_len);
   if (img->cubin) buf_section(b, "cubin", img->cubin, img->cubin_len);
@@ -220,7 +198,7 @@ static bool entry_encode(const gemmc_kernel_image *img, byte_buf *b) {
   sha256_final(&s, digest);
   sha256_hex(digest, hex);
   n = snprintf(line, sizeof line, "end %s\n", hex);
-  buf_put(b, line, (size_t)n);
+  heap_text_put(b, line, (size_t)n);
   return !b->failed;
 }
 
@@ -321,7 +299,7 @@ static bool entry_read(const gemmc_cache *c, const char *key, gemmc_kernel_image
 
 /* Writes to a temporary file in the same folder, then renames it over the entry: readers in
  * other processes see the old entry, the new one, or none, never a part. */
-static bool write_atomically(const char *dir, const char *final_path, const unsigned char *data, size_t len) {
+static bool write_atomically(const char *dir, const char *final_path, const char *data, size_t len) {
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s/tmp-%ld-XXXXXX", dir, (long)getpid());
   int fd = mkstemp(tmp);
@@ -426,7 +404,7 @@ bool gemmc_cache_trim(gemmc_cache *cache, uint64_t target_bytes) {
 }
 
 static void entry_write(gemmc_cache *c, const gemmc_kernel_image *img) {
-  byte_buf b;
+  heap_text b;
   if (!entry_encode(img, &b)) {
     free(b.data);
     return;

@@ -1,6 +1,8 @@
 /* gemmc_kernel_image: a compiled kernel (PTX, cubin, description, kernel.json) that outlives its gemmc_context, and the description's text form. */
 #include "kernel_image.h"
 
+#include "heap_text.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,65 +53,39 @@ void gemmc_kernel_image_destroy(gemmc_kernel_image *img) {
 
 /* One line per fact; strings escaped so that each is one word: '%', blanks and line breaks as
  * %XX, the empty string as "%e". */
-typedef struct text_out {
-  char *data;
-  size_t len, cap;
-  bool failed;
-} text_out;
-
-static void out_put(text_out *o, const char *s, size_t n) {
-  if (o->failed) return;
-  if (o->len + n + 1 > o->cap) {
-    size_t cap = o->cap ? o->cap * 2 : 1024;
-    while (cap < o->len + n + 1) cap *= 2;
-    char *grown = realloc(o->data, cap);
-    if (!grown) {
-      o->failed = true;
-      return;
-    }
-    o->data = grown;
-    o->cap = cap;
-  }
-  memcpy(o->data + o->len, s, n);
-  o->len += n;
-  o->data[o->len] = 0;
-}
-
-static void out_str(text_out *o, const char *s) { out_put(o, s, strlen(s)); }
-
-static void out_word(text_out *o, const char *s) {
+static void out_word(heap_text *o, const char *s) {
   if (!s || !*s) {
-    out_str(o, "%e");
+    heap_text_puts(o, "%e");
     return;
   }
   for (const char *p = s; *p; p++) {
     if (*p == '%' || *p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') {
       char esc[4];
       snprintf(esc, sizeof esc, "%%%02X", (unsigned char)*p);
-      out_put(o, esc, 3);
+      heap_text_put(o, esc, 3);
     } else {
-      out_put(o, p, 1);
+      heap_text_put(o, p, 1);
     }
   }
 }
 
-static void out_int(text_out *o, const char *key, int64_t v) {
+static void out_int(heap_text *o, const char *key, int64_t v) {
   char buf[64];
   snprintf(buf, sizeof buf, "%s %" PRId64 "\n", key, v);
-  out_str(o, buf);
+  heap_text_puts(o, buf);
 }
 
 char *kernel_image_serialize_metadata(const gemmc_kernel_metadata *md, size_t *len) {
-  text_out o = {NULL, 0, 0, false};
-  out_str(&o, "name ");
+  heap_text o = {NULL, 0, 0, false};
+  heap_text_puts(&o, "name ");
   out_word(&o, md->name);
-  out_str(&o, "\nsource_name ");
+  heap_text_puts(&o, "\nsource_name ");
   out_word(&o, md->source_name ? md->source_name : md->name);
-  out_str(&o, "\ntarget ");
+  heap_text_puts(&o, "\ntarget ");
   out_word(&o, md->target);
-  out_str(&o, "\ngrid_axes ");
+  heap_text_puts(&o, "\ngrid_axes ");
   out_word(&o, md->grid_axes);
-  out_str(&o, "\n");
+  heap_text_puts(&o, "\n");
   out_int(&o, "ptx_version", md->ptx_version);
   out_int(&o, "num_warps", md->num_warps);
   out_int(&o, "threads_per_warp", md->threads_per_warp);
@@ -122,30 +98,30 @@ char *kernel_image_serialize_metadata(const gemmc_kernel_metadata *md, size_t *l
     snprintf(head, sizeof head, "arg %c %d %d ",
              a->kind == GEMMC_ARG_POINTER ? 'p' : a->kind == GEMMC_ARG_FLOAT ? 'f' : a->kind == GEMMC_ARG_TENSOR_MAP ? 't' : 'i',
              a->size_bytes, a->divisibility);
-    out_str(&o, head);
+    heap_text_puts(&o, head);
     out_word(&o, a->name);
-    out_str(&o, " ");
+    heap_text_puts(&o, " ");
     out_word(&o, a->type);
-    out_str(&o, " ");
+    heap_text_puts(&o, " ");
     out_word(&o, a->pointee);
-    out_str(&o, "\n");
+    heap_text_puts(&o, "\n");
     if (a->kind == GEMMC_ARG_TENSOR_MAP) {
       /* tensor_map ELEM RANK BLOCK0..4 BOX0..4 SWIZZLE: the map the host must encode for it. */
       const gemmc_tensor_map_info *m = &a->tensor_map;
       char line[256];
-      out_str(&o, "tensor_map ");
+      heap_text_puts(&o, "tensor_map ");
       out_word(&o, m->elem);
       snprintf(line, sizeof line, " %d %d %d %d %d %d %d %d %d %d %d %d\n", m->rank, m->block[0], m->block[1], m->block[2],
                m->block[3], m->block[4], m->box[0], m->box[1], m->box[2], m->box[3], m->box[4], m->swizzle_bytes);
-      out_str(&o, line);
+      heap_text_puts(&o, line);
     }
   }
   for (int i = 0; i < md->num_constants; i++) {
-    out_str(&o, "const ");
+    heap_text_puts(&o, "const ");
     out_word(&o, md->constant_names[i]);
-    out_str(&o, " ");
+    heap_text_puts(&o, " ");
     out_word(&o, md->constant_values[i]);
-    out_str(&o, "\n");
+    heap_text_puts(&o, "\n");
   }
   if (o.failed || !o.data) {
     free(o.data);
