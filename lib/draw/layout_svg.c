@@ -39,8 +39,10 @@ static void header(heap_text *t, int width, int height, const gemmc_layout_svg_o
   escape(o->title ? o->title : "", title, sizeof title);
   escape(kind_line, kind, sizeof kind);
   escape(detail_line, detail, sizeof detail);
-  heap_text_printf(t, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"monospace\" font-size=\"9\">\n",
-          width, height);
+  heap_text_printf(t,
+                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"monospace\" "
+                   "font-size=\"9\">\n",
+                   width, height);
   heap_text_printf(t, "<style>.c{stroke:#fff}.l{font-size:10px}.r{font-size:7px;fill:#333}</style>\n");
   heap_text_printf(t, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
   heap_text_printf(t, "<text x=\"8\" y=\"18\" font-size=\"13\">%s</text>\n", title);
@@ -50,10 +52,12 @@ static void header(heap_text *t, int width, int height, const gemmc_layout_svg_o
 
 static void axes(heap_text *t, int rows, int cols, int64_t row0_dim, int64_t col_dim) {
   for (int j = 0; j < cols; j++)
-    if (j % 4 == 0) heap_text_printf(t, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%d</text>\n", LEFT + j * CELL + 2, TOP - 4, j);
+    if (j % 4 == 0)
+      heap_text_printf(t, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%d</text>\n", LEFT + j * CELL + 2, TOP - 4, j);
   for (int i = 0; i < rows; i++)
     if (i % 2 == 0) heap_text_printf(t, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%d</text>\n", 8, TOP + i * CELL + 16, i);
-  heap_text_printf(t, "<text x=\"%d\" y=\"%d\" fill=\"#555\">dim 1 (%lld) -&gt;</text>\n", LEFT, TOP - 16, (long long)col_dim);
+  heap_text_printf(t, "<text x=\"%d\" y=\"%d\" fill=\"#555\">dim 1 (%lld) -&gt;</text>\n", LEFT, TOP - 16,
+                   (long long)col_dim);
   heap_text_printf(t, "<text x=\"8\" y=\"%d\" fill=\"#555\">dim 0 (%lld)</text>\n", TOP - 16, (long long)row0_dim);
 }
 
@@ -108,12 +112,16 @@ bool gemmc_layout_svg(const ir_attr *layout, int rank, const int64_t *shape, con
         char colour[48];
         hue(bank, 32, colour, sizeof colour);
         int x = LEFT + j * CELL, y = TOP + i * CELL;
-        heap_text_printf(&t, "<rect class=\"c\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", x, y, CELL, CELL, colour);
-        heap_text_printf(&t, "<text class=\"l\" x=\"%d\" y=\"%d\">%d</text><text class=\"r\" x=\"%d\" y=\"%d\">%lld</text>\n", x + 3,
-                y + 11, bank, x + 3, y + 22, (long long)off);
+        heap_text_printf(&t, "<rect class=\"c\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", x, y, CELL,
+                         CELL, colour);
+        heap_text_printf(
+            &t, "<text class=\"l\" x=\"%d\" y=\"%d\">%d</text><text class=\"r\" x=\"%d\" y=\"%d\">%lld</text>\n", x + 3,
+            y + 11, bank, x + 3, y + 22, (long long)off);
       }
-    heap_text_printf(&t, "<text x=\"8\" y=\"%d\" font-size=\"11\">Elements of one column in the same bank (same colour) are read in more than one wavefront.</text>\n",
-            legend_y);
+    heap_text_printf(&t,
+                     "<text x=\"8\" y=\"%d\" font-size=\"11\">Elements of one column in the same bank (same colour) "
+                     "are read in more than one wavefront.</text>\n",
+                     legend_y);
   } else if (layout_is_distributed(layout)) {
     layout_linear ll;
     if (!layout_to_linear(layout, rank, shape, &ll)) {
@@ -146,27 +154,34 @@ bool gemmc_layout_svg(const ir_attr *layout, int rank, const int64_t *shape, con
         char colour[48];
         hue((int)in[LAYOUT_IN_WARP], (int)(warps > 1 ? warps : 1), colour, sizeof colour);
         int x = LEFT + j * CELL, y = TOP + i * CELL;
-        heap_text_printf(&t, "<rect class=\"c\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", x, y, CELL, CELL, colour);
-        heap_text_printf(&t, "<text class=\"l\" x=\"%d\" y=\"%d\">%lld</text><text class=\"r\" x=\"%d\" y=\"%d\">r%lld</text>\n", x + 3,
-                y + 11, (long long)in[LAYOUT_IN_LANE], x + 3, y + 22, (long long)in[LAYOUT_IN_REGISTER]);
+        heap_text_printf(&t, "<rect class=\"c\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", x, y, CELL,
+                         CELL, colour);
+        heap_text_printf(
+            &t, "<text class=\"l\" x=\"%d\" y=\"%d\">%lld</text><text class=\"r\" x=\"%d\" y=\"%d\">r%lld</text>\n",
+            x + 3, y + 11, (long long)in[LAYOUT_IN_LANE], x + 3, y + 22, (long long)in[LAYOUT_IN_REGISTER]);
       }
     int lx = 8;
     for (int w = 0; w < warps && w < 16; w++) {
       char colour[48];
       hue(w, (int)warps, colour, sizeof colour);
-      heap_text_printf(&t, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"11\">warp %d</text>\n",
-              lx, legend_y, colour, lx + 18, legend_y + 11, w);
+      heap_text_printf(&t,
+                       "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" "
+                       "font-size=\"11\">warp %d</text>\n",
+                       lx, legend_y, colour, lx + 18, legend_y + 11, w);
       lx += 80;
     }
-    heap_text_printf(&t, "<text x=\"8\" y=\"%d\" font-size=\"11\">Elements held by several threads (broadcast) show the lowest warp, lane and register.</text>\n",
-            legend_y + 30);
+    heap_text_printf(&t,
+                     "<text x=\"8\" y=\"%d\" font-size=\"11\">Elements held by several threads (broadcast) show the "
+                     "lowest warp, lane and register.</text>\n",
+                     legend_y + 30);
   } else {
     snprintf(err, errlen, "%s is neither a register nor a shared-memory layout", ir_attr_kind_name(layout->kind));
     return false;
   }
   if (dim_r > rows || dim_c > cols)
-    heap_text_printf(&t, "<text x=\"8\" y=\"70\" font-size=\"11\" fill=\"#a00\">showing the first %d x %d of %lld x %lld</text>\n",
-            rows, cols, (long long)dim_r, (long long)dim_c);
+    heap_text_printf(
+        &t, "<text x=\"8\" y=\"70\" font-size=\"11\" fill=\"#a00\">showing the first %d x %d of %lld x %lld</text>\n",
+        rows, cols, (long long)dim_r, (long long)dim_c);
   heap_text_printf(&t, "</svg>\n");
   if (t.failed) {
     free(t.data);
