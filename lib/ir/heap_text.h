@@ -1,5 +1,8 @@
 /* A growable text (or byte) buffer on the C heap that remembers a failed allocation, for the
- * library's writers of whole files: templates, kernel-cache entries, generated C, SVG. */
+ * library's writers of whole files: templates, kernel-cache entries, generated C, SVG. Its twin
+ * `strbuf` (context_internal.h) grows the same way on a gemmc_context's allocator (its memory
+ * limit, failures recorded on the context) for text the context owns; this one's text goes to
+ * the caller, who frees it, and works where no context exists (the runtime's kernel cache). */
 #ifndef GEMMC_HEAP_TEXT_H
 #define GEMMC_HEAP_TEXT_H
 

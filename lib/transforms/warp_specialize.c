@@ -327,6 +327,14 @@ static ir_value *bin(ws_plan *p, ir_op *at, ir_op_kind k, ir_value *a, ir_value 
   return build_binary(p->ctx, at, k, a, b);
 }
 
+/* async_tma_store_wait {pendings = 0} before `at` (at the location of `source`): this group's TMA
+ * stores have read their shared buffers. */
+static void store_wait(ws_plan *p, ir_op *at, const ir_op *source) {
+  ir_op *wait = ir_op_create(p->ctx, OP_TMA_STORE_WAIT, 0, NULL, 0, NULL, 0, source->loc);
+  ir_op_set_attr(p->ctx, wait, "pendings", ir_i32_attr(p->ctx, 0));
+  ir_op_insert_before(at, wait);
+}
+
 /* One element of a ring of stages (rings of buffers or of mbarriers). */
 static ir_value *stage_view(ws_plan *p, ir_op *at, ir_value *ring, ir_value *slot) {
   const ir_type *t = ring->type;
@@ -527,9 +535,7 @@ static void consumer_tile(ws_plan *p, ir_op *at, ir_value *v, ir_value *j, ir_va
       continue;
     }
     /* The previous tile's copy has read the buffer; this tile's goes out behind the next MMAs. */
-    ir_op *drain = ir_op_create(ctx, OP_TMA_STORE_WAIT, 0, NULL, 0, NULL, 0, op->loc);
-    ir_op_set_attr(ctx, drain, "pendings", ir_i32_attr(ctx, 0));
-    ir_op_insert_before(at, drain);
+    store_wait(p, at, op);
     ir_value *val = ptr_map_get(&map, st->value);
     ir_value *ls_ops[2] = {val ? val : st->value, st->buffer};
     build_before(ctx, at, OP_LOCAL_STORE, 2, ls_ops, NULL);
@@ -601,34 +607,60 @@ static ir_value *unit_passes(ws_plan *p, ir_op *at, ir_value *shared, ir_value *
   return build_before(p->ctx, at, OP_SELECT, 3, sel2, one->type);
 }
 
+/* Pairs: the loops both roles run, over the block's units and over each unit's ring passes. A
+ * unit's passes take ub positions each from `base`, carried from unit to unit, so the producer
+ * and the consumer groups find every position's slot and phase alike. */
+typedef struct pair_loops {
+  ir_value *ub, *u, *base, *v[2], *second, *shared, *passes, *pass, *pass_base;
+  ir_op *unit_end, *pass_end;
+  ptr_map map[2]; /* the unit's two programs: `need` (pair_units_begin) with their program ids */
+} pair_loops;
+
+/* The unit loop before `at` and the unit's programs, whether they share B, its pass count; the
+ * caller adds what it needs per unit, then pair_passes_begin. */
+static void pair_units_begin(ws_plan *p, ir_op *at, const ptr_list *need, pair_loops *w) {
+  w->ub = copy_uniform(p, at, p->loop->operands[1].value);
+  ir_value *zero = c32(p, at, 0);
+  w->unit_end = build_for(p, at, p->start, p->units, p->workers, &w->u, 1, &zero, &w->base, NULL);
+  for (int g = 0; g < 2; g++) w->map[g] = (ptr_map){p->ctx, NULL, 0, 0};
+  w->shared = unit_programs(p, w->unit_end, w->u, need, w->map, w->v, &w->second);
+  w->passes = unit_passes(p, w->unit_end, w->shared, w->second);
+}
+
+/* The pass loop inside the unit loop, and the pass's first ring position. */
+static void pair_passes_begin(ws_plan *p, pair_loops *w) {
+  w->pass_end = build_for(p, w->unit_end, c32(p, w->unit_end, 0), w->passes, c32(p, w->unit_end, 1), &w->pass, 0, NULL,
+                          NULL, NULL);
+  w->pass_base = bin(p, w->pass_end, OP_ADDI, w->base, bin(p, w->pass_end, OP_MULI, w->pass, w->ub));
+}
+
+/* The next unit's base: this one's passes have taken passes * ub positions. */
+static void pair_units_end(ws_plan *p, pair_loops *w) {
+  ir_value *taken = bin(p, w->unit_end, OP_MULI, w->passes, w->ub);
+  ir_op_set_operand(w->unit_end, 0, bin(p, w->unit_end, OP_ADDI, w->base, taken));
+  for (int g = 0; g < 2; g++) ptr_map_free(&w->map[g]);
+}
+
 /* Pairs, one consumer group: for each pass of each unit, its own program's tile when the pass
  * feeds it, else a wait on every stage of the pass and its release: both groups touch every ring
  * position in order, so neither waits on a barrier more than one phase ahead. */
 static void build_pair_consumer(ws_plan *p, ir_op *at, ir_value *group) {
   gemmc_context *ctx = p->ctx;
-  ir_value *ub = copy_uniform(p, at, p->loop->operands[1].value);
-  ir_value *u, *base, *zero = c32(p, at, 0);
-  ir_op *unit_end = build_for(p, at, p->start, p->units, p->workers, &u, 1, &zero, &base, NULL);
-  ptr_map map[2] = {{ctx, NULL, 0, 0}, {ctx, NULL, 0, 0}};
-  ir_value *v[2], *second;
-  ir_value *shared = unit_programs(p, unit_end, u, &p->b_need, map, v, &second);
-  ir_value *passes = unit_passes(p, unit_end, shared, second);
-  ir_value *is_second = build_cmpi(ctx, unit_end, "eq", group, c32(p, unit_end, 1));
-  ir_value *sel[3] = {is_second, v[1], v[0]};
-  ir_value *mine = build_before(ctx, unit_end, OP_SELECT, 3, sel, u->type);
-  ir_value *pass;
-  ir_op *pass_end = build_for(p, unit_end, c32(p, unit_end, 0), passes, c32(p, unit_end, 1), &pass, 0, NULL, NULL, NULL);
-  ir_value *pass_base = bin(p, pass_end, OP_ADDI, base, bin(p, pass_end, OP_MULI, pass, ub));
-  ir_value *active = bin(p, pass_end, OP_ORI, shared, build_cmpi(ctx, pass_end, "eq", pass, group));
+  pair_loops w;
+  pair_units_begin(p, at, &p->b_need, &w);
+  ir_value *is_second = build_cmpi(ctx, w.unit_end, "eq", group, c32(p, w.unit_end, 1));
+  ir_value *sel[3] = {is_second, w.v[1], w.v[0]};
+  ir_value *mine = build_before(ctx, w.unit_end, OP_SELECT, 3, sel, w.u->type);
+  pair_passes_begin(p, &w);
+  ir_value *active = bin(p, w.pass_end, OP_ORI, w.shared, build_cmpi(ctx, w.pass_end, "eq", w.pass, group));
   ir_op *then_end, *else_end;
-  build_if(p, pass_end, active, &then_end, &else_end);
-  consumer_tile(p, then_end, mine, NULL, pass_base, group, NULL);
+  build_if(p, w.pass_end, active, &then_end, &else_end);
+  consumer_tile(p, then_end, mine, NULL, w.pass_base, group, NULL);
   ir_value *k;
-  ir_op *k_end = build_for(p, else_end, c32(p, else_end, 0), ub, c32(p, else_end, 1), &k, 0, NULL, NULL, NULL);
-  ir_value *slot = wait_ring(p, k_end, p->full, pass_base, k, false);
+  ir_op *k_end = build_for(p, else_end, c32(p, else_end, 0), w.ub, c32(p, else_end, 1), &k, 0, NULL, NULL, NULL);
+  ir_value *slot = wait_ring(p, k_end, p->full, w.pass_base, k, false);
   barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, slot), "count", 1, NULL);
-  ir_op_set_operand(unit_end, 0, bin(p, unit_end, OP_ADDI, base, bin(p, unit_end, OP_MULI, passes, ub)));
-  for (int g = 0; g < 2; g++) ptr_map_free(&map[g]);
+  pair_units_end(p, &w);
 }
 
 /* The consumer code, once: every consumer group runs it (two groups: the default region and its
@@ -651,10 +683,8 @@ static void build_consumer(ws_plan *p, ir_op *at) {
   }
   if (p->num_stores) {
     /* The group's last copies are done before its warps leave. */
-    ir_op *drain = ir_op_create(ctx, OP_TMA_STORE_WAIT, 0, NULL, 0, NULL, 0, at->loc);
-    ir_op_set_attr(ctx, drain, "pendings", ir_i32_attr(ctx, 0));
-    ir_op_insert_before(at, drain);
-    at = drain;
+    store_wait(p, at, at);
+    at = at->prev;
   }
   if (p->pairs) {
     build_pair_consumer(p, at, group);
@@ -726,28 +756,24 @@ static void build_pair_producer(ws_plan *p, ir_op *at) {
   gemmc_context *ctx = p->ctx;
   ptr_list need = {ctx, NULL, 0, 0}, coord_ops = {ctx, NULL, 0, 0};
   producer_slices(p, &need, &coord_ops);
-  ir_value *ub = copy_uniform(p, at, p->loop->operands[1].value);
-  ir_value *u, *base, *zero = c32(p, at, 0);
-  ir_op *unit_end = build_for(p, at, p->start, p->units, p->workers, &u, 1, &zero, &base, NULL);
-  ptr_map map[2] = {{ctx, NULL, 0, 0}, {ctx, NULL, 0, 0}};
-  ir_value *v[2], *second;
-  ir_value *shared = unit_programs(p, unit_end, u, &need, map, v, &second);
-  ir_value *passes = unit_passes(p, unit_end, shared, second);
-  ir_value *on = build_int_constant(ctx, unit_end, 1, 1);
-  ir_value *unshared = bin(p, unit_end, OP_XORI, shared, on);
+  pair_loops w;
+  pair_units_begin(p, at, &need, &w);
+  ir_value *shared = w.shared;
+  ptr_map *map = w.map;
+  ir_value *on = build_int_constant(ctx, w.unit_end, 1, 1);
+  ir_value *unshared = bin(p, w.unit_end, OP_XORI, shared, on);
   int64_t own = 0, common = p->loads[p->shared_load].bytes;
   for (int l = 0; l < p->num_loads; l++)
     if (l != p->shared_load) own += p->loads[l].bytes;
-  ir_value *pass;
-  ir_op *pass_end = build_for(p, unit_end, c32(p, unit_end, 0), passes, c32(p, unit_end, 1), &pass, 0, NULL, NULL, NULL);
-  ir_value *pass_base = bin(p, pass_end, OP_ADDI, base, bin(p, pass_end, OP_MULI, pass, ub));
+  pair_passes_begin(p, &w);
+  ir_op *pass_end = w.pass_end;
   /* The unit's second pass (unshared) feeds the second program. */
-  ir_value *for_second = build_cmpi(ctx, pass_end, "eq", pass, c32(p, pass_end, 1));
+  ir_value *for_second = build_cmpi(ctx, pass_end, "eq", w.pass, c32(p, pass_end, 1));
   ir_value *for_first = bin(p, pass_end, OP_XORI, for_second, on);
   ir_value *second_copy = bin(p, pass_end, OP_ORI, shared, for_second);
   ir_value *k;
-  ir_op *k_end = build_for(p, pass_end, c32(p, pass_end, 0), ub, c32(p, pass_end, 1), &k, 0, NULL, NULL, NULL);
-  ir_value *slot = wait_ring(p, k_end, p->empty, pass_base, k, true);
+  ir_op *k_end = build_for(p, pass_end, c32(p, pass_end, 0), w.ub, c32(p, pass_end, 1), &k, 0, NULL, NULL, NULL);
+  ir_value *slot = wait_ring(p, k_end, p->empty, w.pass_base, k, true);
   ir_value *full = stage_view(p, k_end, p->full, slot);
   barrier_op(p, k_end, OP_BARRIER_EXPECT, full, "size", 2 * own + common, shared);
   barrier_op(p, k_end, OP_BARRIER_EXPECT, full, "size", own + common, unshared);
@@ -765,8 +791,7 @@ static void build_pair_producer(ws_plan *p, ir_op *at) {
     tma_copy(p, k_end, l, &map[0], NULL, NULL, full, operand_view(p, k_end, l, slot, group0), for_first);
     tma_copy(p, k_end, l, &map[1], NULL, NULL, full, operand_view(p, k_end, l, slot, group1), second_copy);
   }
-  ir_op_set_operand(unit_end, 0, bin(p, unit_end, OP_ADDI, base, bin(p, unit_end, OP_MULI, passes, ub)));
-  for (int g = 0; g < 2; g++) ptr_map_free(&map[g]);
+  pair_units_end(p, &w);
   ptr_list_free(&need);
   ptr_list_free(&coord_ops);
 }
@@ -1032,15 +1057,15 @@ static void rewrite(ws_plan *p) {
 /* Consumer groups: ping-pong kernels have two (one warpgroup each), cooperative ones one. */
 static int consumer_groups(int warps) { return warps == GEMMC_WS_PING_PONG_WARPS ? 2 : 1; }
 
-/* Stages that fit beside the epilogue's scratch (every consumer group has its own). Buffers made
- * inside a ttg.warp_specialize live for the whole op (lib/analysis/allocation.c), so the
- * epilogue's buffers are all alive together: their sizes add up. */
 /* Pairs by default: measured 1.02-1.05x ping-pong at 3072^3-8192^3 and 1.05-1.07x at 2048^3 (f16,
  * bf16, the tutorial 128x128x64 w4; 1.03x on the seed's batched 16 x 4096^3), 0.90x at 1024^3,
  * where a block has one program and its single group runs on a ring of three stages
  * (docs/perf-notes.md, 29). */
 bool gemmc_warp_specialized_pairs(int mode) { return mode == GEMMC_WS_MODE_PAIRS || mode == GEMMC_WS_MODE_DEFAULT; }
 
+/* Stages that fit beside the epilogue's scratch (every consumer group has its own). Buffers made
+ * inside a ttg.warp_specialize live for the whole op (lib/analysis/allocation.c), so the
+ * epilogue's buffers are all alive together: their sizes add up. */
 static int ring_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes,
                        int64_t shared_bytes, bool pairs) {
   int groups = consumer_groups(warps);
