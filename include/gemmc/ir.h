@@ -175,8 +175,8 @@ const ir_type *ir_type_element(const ir_type *t);
 /* Same shape and encoding as `like` (scalar if like is scalar), new element type. */
 const ir_type *ir_type_with_element(gemmc_context *ctx, const ir_type *like, const ir_type *elem);
 const ir_type *ir_type_with_encoding(gemmc_context *ctx, const ir_type *tensor, const ir_attr *enc);
-int64_t ir_type_num_elements(const ir_type *t); /* 1 for scalars */
-/* Bytes of a tensor or memdesc's elements (whole bytes per element), of a scalar otherwise. */
+int64_t ir_type_num_elements(const ir_type *t); /* a tensor's, memdesc's or descriptor block's; 1 for scalars */
+/* Bytes of a tensor's, memdesc's or descriptor block's elements (whole bytes per element), of a scalar otherwise. */
 int64_t ir_type_num_bytes(const ir_type *t);
 /* Size in bits of a scalar (pointer: 64). */
 unsigned ir_type_bits(const ir_type *t);

@@ -189,8 +189,6 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
     const ir_op *op = w.items[i];
     if (op->kind == OP_LOCAL_ALLOC && op->num_results == 1 && op->results[0].type->kind == TY_MEMDESC) {
       const ir_type *t = op->results[0].type;
-      int64_t elems = 1;
-      for (int d = 0; d < t->rank; d++) elems *= t->shape[d];
       /* Live until the last use (of the buffer or of a view of it); a use nested in a loop or
        * branch keeps it for that op. */
       int end = last_use(&w, op, &op->results[0], i);
@@ -199,7 +197,7 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
       int64_t align = t->encoding && t->encoding->kind == AT_NVMMA_SHARED ? 1024 : 128;
       int start = i;
       widen_for_specialization(&w, op, &start, &end);
-      if (!add_buffer(a, op, elems * elem_bytes(t), align, start, end)) goto fail;
+      if (!add_buffer(a, op, ir_type_num_elements(t) * elem_bytes(t), align, start, end)) goto fail;
     } else {
       int64_t bytes = gemmc_allocation_scratch_bytes(op);
       int64_t align = op->kind == OP_MAKE_TENSOR_DESC ? ALLOCATION_TENSORMAP_BYTES : 16; /* tensormap.replace: 128-byte aligned */

@@ -203,7 +203,7 @@ const ir_type *ir_type_with_encoding(gemmc_context *ctx, const ir_type *tensor, 
 }
 
 int64_t ir_type_num_elements(const ir_type *t) {
-  if (!t || (t->kind != TY_TENSOR && t->kind != TY_MEMDESC)) return 1;
+  if (!t || (t->kind != TY_TENSOR && t->kind != TY_MEMDESC && t->kind != TY_TENSORDESC)) return 1;
   int64_t n = 1;
   for (int i = 0; i < t->rank; i++) n *= t->shape[i];
   return n;

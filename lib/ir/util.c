@@ -572,6 +572,15 @@ bool value_is_zero_splat(const ir_value *v) {
                ((e->kind == AT_INT || e->kind == AT_BOOL) && e->int_value == 0));
 }
 
+bool value_feeds_dot_operand(const ir_value *v, int index) {
+  for (const ir_operand *u = v->first_use; u; u = u->next_use) {
+    if (u->owner->kind != OP_LOCAL_ALLOC) continue;
+    for (const ir_operand *w = u->owner->results[0].first_use; w; w = w->next_use)
+      if (w->owner->kind == OP_WARP_GROUP_DOT && w->index == index) return true;
+  }
+  return false;
+}
+
 /* ------------------------------------------------------------------ log2 */
 
 int log2_exact(int64_t v) {

@@ -147,6 +147,11 @@ bool value_int_constant(const ir_value *v, int64_t *out);
 /* An arith.constant splat of zero: +0.0 (not -0.0), integer 0 or false. */
 bool value_is_zero_splat(const ir_value *v);
 
+/* Whether tile v (a load's result) reaches operand `index` of a ttng.warp_group_dot (0: A, 1: B)
+ * through a ttg.local_alloc of it: tma-loads (sizing the ring it predicts) and warp-specialize
+ * (choosing the operand two programs share) must agree on which load is B. */
+bool value_feeds_dot_operand(const ir_value *v, int index);
+
 /* ttg.memdesc_trans / memdesc_reshape: views of a buffer's memory (same bytes, another shape). */
 bool op_is_memdesc_view(const ir_op *op);
 

@@ -273,8 +273,7 @@ static int64_t check_value_type(verifier *v, const ir_op *op, const char *what, 
   if (t->kind == TY_TENSORDESC) {
     /* The block a TMA copy moves becomes a tensor (descriptor loads) and a shared buffer: the
      * tensor limit applies to it too. The parser bounds the product far below overflow. */
-    int64_t n = 1;
-    for (int d = 0; d < t->rank; d++) n *= t->shape[d];
+    int64_t n = ir_type_num_elements(t);
     if (n > GEMMC_MAX_TENSOR_ELEMENTS)
       verr(v, op, "%s has type %s whose block has %lld elements; a tensor may have at most %lld (Triton's limit)", what,
            ts(v, t), (long long)n, (long long)GEMMC_MAX_TENSOR_ELEMENTS);

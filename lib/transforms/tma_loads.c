@@ -226,16 +226,6 @@ static bool collect_load(ir_op *op, void *user) {
   return true;
 }
 
-/* Whether a load's tile reaches a warpgroup dot's B operand through its shared-memory copy. */
-static bool feeds_dot_b(const ir_op *load) {
-  for (const ir_operand *u = load->results[0].first_use; u; u = u->next_use) {
-    if (u->owner->kind != OP_LOCAL_ALLOC) continue;
-    for (const ir_operand *w = u->owner->results[0].first_use; w; w = w->next_use)
-      if (w->owner->kind == OP_WARP_GROUP_DOT && w->index == 1) return true;
-  }
-  return false;
-}
-
 static bool collect_for(ir_op *op, void *user) {
   if (op->kind == OP_SCF_FOR) ptr_list_push(user, op);
   return true;
@@ -269,7 +259,7 @@ bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
     for (int i = 0; i < n; i++) {
       int64_t bytes = ir_type_num_bytes(plans[i].load->results[0].type);
       stage_bytes += bytes;
-      if (feeds_dot_b(plans[i].load)) b_bytes = bytes;
+      if (value_feeds_dot_operand(&plans[i].load->results[0], 1)) b_bytes = bytes;
       if (plans[i].acc.loop != loop) loop = NULL; /* one K loop, as warp-specialize wants */
     }
     if (!loop || gemmc_warp_specialized_stages(pc, loop, warps, stage_bytes, b_bytes) < 2) n = 0;

@@ -41,7 +41,7 @@ static void lower_desc_load(gemmc_context *ctx, ir_op *load) {
   ir_value *on = true_value(ctx, load);
   ir_value *expect_ops[2] = {bar, on};
   ir_op *expect = ir_op_create(ctx, OP_BARRIER_EXPECT, 2, expect_ops, 0, NULL, 0, load->loc);
-  ir_op_set_attr(ctx, expect, "size", ir_i32_attr(ctx, ir_type_num_elements(buf_type) * (int64_t)(ir_type_bits(desc->elem) / 8)));
+  ir_op_set_attr(ctx, expect, "size", ir_i32_attr(ctx, ir_type_num_bytes(desc)));
   ir_op_insert_before(load, expect);
   ir_value *copy_ops[4 + IR_MAX_RANK];
   int n = 0;

@@ -191,9 +191,7 @@ static bool plan(ws_plan *p) {
       if (alloc->kind != OP_LOCAL_ALLOC || alloc->parent != body || !desc->encoding ||
           alloc->results[0].type->encoding != desc->encoding || !ir_value_has_one_use(&alloc->results[0]))
         return false;
-      int64_t elems = 1;
-      for (int d = 0; d < desc->rank; d++) elems *= desc->shape[d];
-      p->loads[p->num_loads++] = (ws_load){op, alloc, NULL, NULL, elems * (int64_t)(ir_type_bits(desc->elem) / 8)};
+      p->loads[p->num_loads++] = (ws_load){op, alloc, NULL, NULL, ir_type_num_bytes(desc)};
       break;
     }
     case OP_LOCAL_ALLOC: break; /* checked with its load */
@@ -214,13 +212,12 @@ static bool plan(ws_plan *p) {
   p->shared_load = -1;
   for (int i = 0; i < 2; i++) {
     bool from_load = false;
-    for (int j = 0; j < p->num_loads; j++)
-      if (dot->operands[i].value == &p->loads[j].alloc->results[0]) {
-        from_load = true;
-        if (i == 1) p->shared_load = j;
-      }
+    for (int j = 0; j < p->num_loads; j++) from_load |= dot->operands[i].value == &p->loads[j].alloc->results[0];
     if (!from_load) return false;
   }
+  /* B, as tma-loads decided when it sized the ring (the loop has one dot). */
+  for (int j = 0; j < p->num_loads; j++)
+    if (value_feeds_dot_operand(&p->loads[j].load->results[0], 1)) p->shared_load = j;
   for (int i = 3; i < dot->num_operands; i++)
     if (dot->operands[i].value->def_op && dot->operands[i].value->def_op->parent == body) return false;
   /* The trip count and the descriptors are the same for every program. */
