@@ -433,7 +433,8 @@ static inline void mh_check_str(const mh_check_result *r, char *buf, size_t n) {
 typedef struct mh_config {
   int block_m, block_n, block_k, group_m, num_warps, num_stages;
   /* sm_90+ operand path: 0 whatever the compiler proves legal (TMA, warp specialization),
-   * 1 TMA without warp specialization (":tma"), 2 cp.async only (":cp"). */
+   * 1 TMA without warp specialization (":tma"), 2 cp.async only (":cp"), 3 warp-specialized with
+   * ping-pong consumer groups instead of pairs (":pp", 4-warp kernels). */
   int path;
 } mh_config;
 
@@ -455,8 +456,8 @@ static inline bool mh_config_parse(const char *s, mh_config *c) {
   int position = 0;
   while (*p == ':') {
     p++;
-    if (!strncmp(p, "tma", 3) || !strncmp(p, "cp", 2)) {
-      r.path = p[0] == 't' ? 1 : 2;
+    if (!strncmp(p, "tma", 3) || !strncmp(p, "cp", 2) || !strncmp(p, "pp", 2)) {
+      r.path = p[0] == 't' ? 1 : p[0] == 'c' ? 2 : 3;
       p += p[0] == 't' ? 3 : 2;
       continue;
     }
@@ -479,7 +480,7 @@ static inline bool mh_config_parse(const char *s, mh_config *c) {
 
 static inline void mh_config_str(const mh_config *c, char *buf, size_t n) {
   snprintf(buf, n, "%dx%dx%d:g%d:w%d:s%d%s", c->block_m, c->block_n, c->block_k, c->group_m, c->num_warps,
-           c->num_stages, c->path == 1 ? ":tma" : c->path == 2 ? ":cp" : "");
+           c->num_stages, c->path == 1 ? ":tma" : c->path == 2 ? ":cp" : c->path == 3 ? ":pp" : "");
 }
 
 enum { MH_MAX_DEFINES = 64, MH_DEFINE_CHARS = 48 };
@@ -710,7 +711,8 @@ static inline bool mh_kernel_build(gemmc_runtime *rt, const char *path, const mh
   opts.defines = d->items;
   opts.num_defines = d->count;
   if (c->num_stages > 0) opts.num_stages = c->num_stages;
-  if (c->path >= 1) opts.warp_specialize = -1;
+  if (c->path == 1 || c->path == 2) opts.warp_specialize = -1;
+  if (c->path == 3) opts.warp_specialize = GEMMC_WARP_SPECIALIZE_PING_PONG;
   if (c->path == 1) opts.tma = 1;
   if (c->path == 2) opts.tma = -1;
   double t0 = mh_now_seconds();

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repo root: runs the GPU checks and benchmarks from the carried
 # bundle (scripts/build-device.sh) and writes one log per step into ${OUT:-/tmp/gemmc-out}.
-# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only|triton|triton-quick|product|sanitize]
+# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only|triton|triton-quick|product|sanitize[-TOOL]]
 #   triton: Triton 3.6's IR of the kernels gemmc must match (triton-dumps.tar.gz) and gemmc beside
 #           Triton and cuBLAS in one process (triton_compare.csv/.txt); triton-quick: 3 rows only.
 #   product: gemmc_matmul (issue 12): the correctness suite and a 1000-case random sweep, warm-call
 #   overhead beside cuLaunchKernel, the cold first call, 8 processes on one fresh kernel cache,
 #   speed beside the best hand-picked config (4096^3, 8192^3, 16 x 4096^3 f16), compile times
 #   beside Triton, the seed's 8-config sweep compiled in parallel.
-#   sanitize: compute-sanitizer memcheck, racecheck and synccheck over the quick GEMM suite and the
-#   examples' ragged cases (issue 13); a tool's report of any error fails the step.
+#   sanitize: compute-sanitizer memcheck, racecheck and synccheck over the GEMM suite's ragged cases
+#   (M, N or K not a multiple of 64) for the warp-specialized configs (pairs 128x128x64 w4, ping-pong,
+#   cooperative 128x256x64 w8) and a cp.async one, and the examples' ragged cases (issues 10, 13); a
+#   tool's report of any error fails the step. All three tools take longer than one 600 s device
+#   call: sanitize-memcheck, sanitize-racecheck and sanitize-synccheck run one tool each, and
+#   SANITIZE_CONFIGS=LIST (test_gpu_gemm --configs) narrows a run to some configs.
 set -uo pipefail
 mode=${1:-quick}
 out=${OUT:-/tmp/gemmc-out}
@@ -28,12 +32,19 @@ step() { # step NAME COMMAND...: runs, logs, records pass/fail
   tail -3 "$out/$name.log" | sed 's/^/    /' | tee -a "$out/summary.txt"
   [ $rc -eq 0 ] || status=1
 }
-if [ "$mode" = sanitize ]; then
+case "$mode" in
+sanitize) tools=(memcheck racecheck synccheck) ;;
+sanitize-memcheck | sanitize-racecheck | sanitize-synccheck) tools=("${mode#sanitize-}") ;;
+*) tools=() ;;
+esac
+if [ ${#tools[@]} -gt 0 ]; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  for tool in memcheck racecheck synccheck; do
+  # SANITIZE_CONFIGS narrows the configs so that one tool's run can be split over device calls.
+  ws_configs=${SANITIZE_CONFIGS:-128x128x64:g8:w4:s3,128x128x64:g8:w4:s3:pp,128x256x64:g8:w8:s3,64x32x32:g8:w2:s5}
+  for tool in "${tools[@]}"; do
     # --error-exitcode: a finding fails the step even when the program itself exits 0.
     san=("$cs" --tool "$tool" --error-exitcode 99 --print-limit 20)
-    step "san-$tool-gemm" "${san[@]}" test_gpu_gemm --quick
+    step "san-$tool-gemm" "${san[@]}" test_gpu_gemm --ragged --configs "$ws_configs"
     step "san-$tool-vector_add" "${san[@]}" example-vector_add n=4097 BLOCK=256
     step "san-$tool-transpose" "${san[@]}" example-transpose m=129 n=65
     step "san-$tool-softmax" "${san[@]}" example-softmax m=7 n=781

@@ -70,8 +70,12 @@ static void add_case(suite *s, mh_kernel_kind kind, shape sh, dtypes dt, bool b_
   if (s->num_cases < MAX_CASES) make_case(&s->cases[s->num_cases++], kind, sh, dt, b_col_major, pad);
 }
 
-/* The case list; --quick keeps the small seed shapes, one ragged, one batched and one column-major case. */
-static void build_cases(suite *s, bool quick) {
+/* A case with M, N or K not a multiple of 64 (the tile edges: masked loads and stores, TMA bounds). */
+static bool is_ragged(const mh_gemm *g) { return g->m % 64 || g->n % 64 || g->k % 64; }
+
+/* The case list; --quick keeps the small seed shapes, one ragged, one batched and one column-major
+ * case; --ragged the full list's ragged cases only (the sanitizer runs). */
+static void build_cases(suite *s, bool quick, bool ragged) {
   int n_seed = sizeof seed_shapes / sizeof seed_shapes[0];
   for (int i = 0; i < n_seed; i++) {
     if (quick && seed_shapes[i].m * seed_shapes[i].n * seed_shapes[i].k > 128 * 128 * 128) continue;
@@ -111,6 +115,12 @@ static void build_cases(suite *s, bool quick) {
       add_case(s, MH_KERNEL_MATMUL, fp8_shapes[i], fp8[d], false, 0);
     }
   add_case(s, MH_KERNEL_BATCHED, (shape){4, 128, 256, 128}, fp8[0], true, 0);
+  if (ragged) {
+    int kept = 0;
+    for (int i = 0; i < s->num_cases; i++)
+      if (is_ragged(&s->cases[i])) s->cases[kept++] = s->cases[i];
+    s->num_cases = kept;
+  }
 }
 
 /* Compiles (or finds) the kernel for case g and config c. */
@@ -163,9 +173,12 @@ static void usage(FILE *f, const char *program) {
           "\n"
           "  --tir-dir DIR     folder with matmul.tir, batched_matmul.tir, matmul_leaky_relu.tir\n"
           "                    (default: $GEMMC_EXAMPLES_DIR, ./examples, the source tree's examples/)\n"
-          "  --configs LIST    comma-separated BMxBNxBK[:gG][:wW][:sS] (default 128x128x64:g8:w4:s3,64x32x32:g8:w2:s5)\n"
+          "  --configs LIST    comma-separated BMxBNxBK[:gG][:wW][:sS][:tma|:cp|:pp] (default\n"
+          "                    128x128x64:g8:w4:s3,64x32x32:g8:w2:s5; :tma TMA without warp specialization,\n"
+          "                    :cp cp.async only, :pp ping-pong consumer groups instead of pairs)\n"
           "  --seed-configs    run every case with each of the seed's 8 configs\n"
           "  --quick           a smaller case list (a few seconds)\n"
+          "  --ragged          only the cases with M, N or K not a multiple of 64, from the full list\n"
           "  --filter TEXT     only cases whose line contains TEXT (e.g. 'bf16', 'batch=', 'B=col')\n"
           "  --compile-only    compile every kernel to PTX (no driver needed) and report compile errors\n"
           "  --target T        gemmc target (default: the device's, else sm_90a; gfx942 with --backend hip)\n"
@@ -247,7 +260,7 @@ int main(int argc, char **argv) {
 
 static int run_suite(suite *s, int argc, char **argv) {
   s->seed = mh_fresh_seed();
-  bool quick = false, seed_configs = false;
+  bool quick = false, ragged = false, seed_configs = false;
   gemmc_backend backend = GEMMC_BACKEND_CUDA;
   const char *config_list = "128x128x64:g8:w4:s3,64x32x32:g8:w2:s5";
   for (int i = 1; i < argc; i++) {
@@ -256,6 +269,7 @@ static int run_suite(suite *s, int argc, char **argv) {
       usage(stdout, argv[0]);
       return 0;
     } else if (!strcmp(a, "--quick")) quick = true;
+    else if (!strcmp(a, "--ragged")) ragged = true;
     else if (!strcmp(a, "--seed-configs")) seed_configs = true;
     else if (!strcmp(a, "--compile-only")) s->compile_only = true;
     else if (v && !strcmp(a, "--tir-dir")) s->tir_dir = argv[++i];
@@ -293,7 +307,7 @@ static int run_suite(suite *s, int argc, char **argv) {
     printf("skipped: %s\n", e.message); /* "no CUDA driver (libcuda.so.1 not found)" */
     return 0;
   }
-  build_cases(s, quick);
+  build_cases(s, quick && !ragged, ragged);
   if (rt) {
     const gemmc_device_info *info = gemmc_runtime_device_info(rt);
     printf("device: %s (sm_%d%d, %d SMs), target %s, seed %llu\n", info->name, info->compute_capability_major,
@@ -361,7 +375,7 @@ static int run_suite(suite *s, int argc, char **argv) {
       else failed++;
     }
   }
-  if (rt) {
+  if (rt && !ragged) {
     /* Concurrent launches of the default config's kernel (its device-built tensor maps on sm_90a). */
     char line[160], verdict[1024];
     char cfg[64];
