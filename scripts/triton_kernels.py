@@ -392,6 +392,7 @@ class Case:
     config: Config
     warp_specialize: bool = False
     gemmc: Optional[GemmcSpec] = None   # None: gemmc has no kernel of this form
+    epilogue_subtile: bool = False      # tutorial 09's EPILOGUE_SUBTILE: reshape, permute, split, two stores
     note: str = ""
 
     @property
@@ -447,6 +448,14 @@ def all_cases() -> List[Case]:
                       warp_specialize=True, note="tl.range(k_tiles, warp_specialize=True), host descriptors"))
     cases.append(Case(f"desc_persistent_ws_f16_{PERSISTENT_WS.tag()}", "desc_persistent", "f16", "f32", PERSISTENT_WS,
                       warp_specialize=True, note="device-side tl.make_tensor_descriptor"))
+    # EPILOGUE_SUBTILE=True: the accumulator leaves in two column halves (tl.reshape, tl.permute,
+    # tl.split), each stored through a descriptor of half the tile's width.
+    for ws in (False, True):
+        cases.append(Case(f"tma_persistent{'_ws' if ws else ''}_subtile_f16_{PERSISTENT_WS.tag()}", "tma_persistent",
+                          "f16", "f32", PERSISTENT_WS, warp_specialize=ws, epilogue_subtile=True,
+                          note="EPILOGUE_SUBTILE"))
+    cases.append(Case(f"desc_persistent_ws_subtile_f16_{PERSISTENT_WS.tag()}", "desc_persistent", "f16", "f32",
+                      PERSISTENT_WS, warp_specialize=True, epilogue_subtile=True, note="EPILOGUE_SUBTILE"))
     return cases
 
 
@@ -543,16 +552,16 @@ def launch_spec(case: Case, p: Problem) -> Tuple[tuple, Dict, tuple]:
         from triton.tools.tensor_descriptor import TensorDescriptor
         a_desc = TensorDescriptor.from_tensor(p.a, [cfg.block_m, cfg.block_k])
         b_desc = TensorDescriptor.from_tensor(p.b_t, [cfg.block_n, cfg.block_k])
-        c_desc = TensorDescriptor.from_tensor(p.c, [cfg.block_m, cfg.block_n])
+        c_desc = TensorDescriptor.from_tensor(p.c, [cfg.block_m, cfg.block_n // (2 if case.epilogue_subtile else 1)])
         args = (a_desc, b_desc, c_desc, s.m, s.n, s.k)
         kw = dict(common, FP8_OUTPUT=fp8_out, WARP_SPECIALIZE=case.warp_specialize)
         if case.kind == "tma":
             return args, kw, (tiles,)
-        return args, dict(kw, EPILOGUE_SUBTILE=False, NUM_SMS=sms), (min(sms, tiles),)
+        return args, dict(kw, EPILOGUE_SUBTILE=case.epilogue_subtile, NUM_SMS=sms), (min(sms, tiles),)
     if case.kind == "desc_persistent":
         _ensure_allocator()
         args = (p.a, p.b_t, p.c, s.m, s.n, s.k)
-        kw = dict(common, EPILOGUE_SUBTILE=False, NUM_SMS=sms, WARP_SPECIALIZE=case.warp_specialize)
+        kw = dict(common, EPILOGUE_SUBTILE=case.epilogue_subtile, NUM_SMS=sms, WARP_SPECIALIZE=case.warp_specialize)
         return args, kw, (min(sms, tiles),)
     raise ValueError(case.kind)
 

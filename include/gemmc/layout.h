@@ -221,6 +221,19 @@ const ir_attr *layout_infer_reduce_result(gemmc_context *ctx, const ir_attr *ope
 /* tt.trans with permutation perm (result dim d is operand dim perm[d]): the result layout of a
  * blocked operand (Triton's inferTransOpEncoding for blocked); NULL for other layouts. */
 const ir_attr *layout_infer_trans_result(gemmc_context *ctx, const ir_attr *operand, const int *perm, int rank);
+/* The rules below give the result a #ttg.linear layout for the result's shape that keeps every
+ * element in the thread and register it had (the op lowers to a renaming of registers); NULL
+ * when the operand's layout has no linear form or the op cannot keep elements in place. */
+/* tt.trans of any distributed layout (blocked stays blocked, as above). */
+const ir_attr *layout_infer_permute_result(gemmc_context *ctx, const ir_attr *operand, const int *perm, int rank,
+                                           const int64_t *src_shape);
+/* tt.reshape (row-major) of a power-of-two shape. */
+const ir_attr *layout_infer_reshape_result(gemmc_context *ctx, const ir_attr *operand, int src_rank,
+                                           const int64_t *src_shape, int dst_rank, const int64_t *dst_shape);
+/* tt.split of `shape` (last dim 2): NULL unless the last dim is one register bit of each thread. */
+const ir_attr *layout_infer_split_result(gemmc_context *ctx, const ir_attr *operand, int rank, const int64_t *shape);
+/* tt.join of two operands of `shape` (rank dims): the new last dim is the first register bit. */
+const ir_attr *layout_infer_join_result(gemmc_context *ctx, const ir_attr *operand, int rank, const int64_t *shape);
 
 /* ------------------------------------------------------------------ builders */
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "context_internal.h"
+#include "gemmc/layout.h"
 
 /* ------------------------------------------------------------------ ptr_list */
 
@@ -604,5 +605,28 @@ void memdesc_views_follow(gemmc_context *ctx, ir_value *v) {
       view->results[0].type = ir_memdesc_type(ctx, r->rank, r->shape, r->elem, r->encoding, v->type->memspace,
                                               v->type->is_mutable, r->alloc_rank, r->alloc_shape);
     memdesc_views_follow(ctx, &view->results[0]);
+  }
+}
+
+bool op_renames_registers(const ir_op *op) {
+  return op->kind == OP_TRANS || op->kind == OP_RESHAPE || op->kind == OP_SPLIT || op->kind == OP_JOIN;
+}
+
+const ir_attr *renamed_result_layout(gemmc_context *ctx, const ir_op *op, const ir_attr *operand) {
+  if (!op_renames_registers(op) || !ir_type_is_tensor(op->operands[0].value->type) ||
+      !ir_type_is_tensor(op->results[0].type))
+    return NULL;
+  const ir_type *st = op->operands[0].value->type, *rt = op->results[0].type;
+  switch (op->kind) {
+  case OP_TRANS: {
+    const ir_attr *order = ir_op_get_attr(op, "order");
+    int perm[IR_MAX_RANK];
+    if (!order || order->kind != AT_DENSE_ARRAY || order->num_elems != rt->rank || rt->rank > IR_MAX_RANK) return NULL;
+    for (int d = 0; d < rt->rank; d++) perm[d] = (int)order->ints[d];
+    return layout_infer_permute_result(ctx, operand, perm, rt->rank, st->shape);
+  }
+  case OP_RESHAPE: return layout_infer_reshape_result(ctx, operand, st->rank, st->shape, rt->rank, rt->shape);
+  case OP_SPLIT: return layout_infer_split_result(ctx, operand, st->rank, st->shape);
+  default: return layout_infer_join_result(ctx, operand, st->rank, st->shape);
   }
 }

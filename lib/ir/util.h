@@ -152,6 +152,13 @@ bool value_is_zero_splat(const ir_value *v);
  * (choosing the operand two programs share) must agree on which load is B. */
 bool value_feeds_dot_operand(const ir_value *v, int index);
 
+/* tt.trans, tt.reshape, tt.split and tt.join: shape ops whose result layout can follow from the
+ * operand's so that no element changes thread (the op lowers to a renaming of registers). */
+bool op_renames_registers(const ir_op *op);
+/* That result layout for an operand in `operand` (layout_infer_*_result); NULL when no layout
+ * keeps the elements in place (a split whose halves are not one register bit apart). */
+const ir_attr *renamed_result_layout(gemmc_context *ctx, const ir_op *op, const ir_attr *operand);
+
 /* ttg.memdesc_trans / memdesc_reshape: views of a buffer's memory (same bytes, another shape). */
 bool op_is_memdesc_view(const ir_op *op);
 

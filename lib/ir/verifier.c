@@ -781,6 +781,26 @@ static void verify_reshape(verifier *v, const ir_op *op) {
          (long long)ir_type_num_elements(s), ts(v, r), (long long)ir_type_num_elements(r));
 }
 
+/* tt.split: a tensor whose last dim is 2 -> its two halves along that dim (same type);
+ * tt.join: the inverse. */
+static void verify_split_join(verifier *v, const ir_op *op) {
+  bool split = op->kind == OP_SPLIT;
+  const ir_type *whole = split ? operand_type(op, 0) : result_type(op, 0);
+  const ir_type *half = split ? result_type(op, 0) : operand_type(op, 0);
+  const ir_type *other = split ? result_type(op, 1) : operand_type(op, 1);
+  if (!ir_type_is_tensor(whole) || !ir_type_is_tensor(half) || other != half || whole->elem != half->elem) {
+    verr(v, op, "%s must be tensors of one element type, got %s -> %s", split ? "operand and results" : "operands and result",
+         ts(v, split ? whole : half), ts(v, split ? half : whole));
+    return;
+  }
+  bool shapes_ok = whole->rank == half->rank + 1 && whole->shape[whole->rank - 1] == 2;
+  for (int d = 0; shapes_ok && d < half->rank; d++) shapes_ok = whole->shape[d] == half->shape[d];
+  if (!shapes_ok)
+    verr(v, op, "%s must have the shape of %s with a last dim of 2 added, got %s -> %s",
+         split ? "the operand" : "the result", split ? "the results" : "the operands", ts(v, split ? whole : half),
+         ts(v, split ? half : whole));
+}
+
 static void verify_trans(verifier *v, const ir_op *op) {
   const ir_type *s = operand_type(op, 0), *r = result_type(op, 0);
   const ir_attr *order = ir_op_get_attr(op, "order");
@@ -1383,6 +1403,8 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_BROADCAST: verify_broadcast(v, op); break;
   case OP_RESHAPE: verify_reshape(v, op); break;
   case OP_TRANS: verify_trans(v, op); break;
+  case OP_SPLIT:
+  case OP_JOIN: verify_split_join(v, op); break;
   case OP_ADDPTR: verify_addptr(v, op); break;
   case OP_LOAD: verify_load(v, op); break;
   case OP_STORE: verify_store(v, op); break;

@@ -18,6 +18,8 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_BROADCAST:
   case OP_RESHAPE:
   case OP_TRANS:
+  case OP_SPLIT:
+  case OP_JOIN:
   case OP_ADDPTR:
   case OP_LOAD:
   case OP_STORE: return lower_memory(s, op);
@@ -73,6 +75,10 @@ static bool keeps_barrier_deferred(const ir_op *op) {
   case OP_SPLAT:
   case OP_EXPAND_DIMS:
   case OP_BROADCAST:
+  case OP_RESHAPE:
+  case OP_TRANS:
+  case OP_SPLIT:
+  case OP_JOIN:
   case OP_ADDPTR:
   case OP_MEMDESC_INDEX: /* a view: address arithmetic */
   case OP_MEMDESC_TRANS:

@@ -1,4 +1,4 @@
-/* Memory and shape ops: make_range, splat, expand_dims, broadcast, reshape, addptr, and vectorized, predicated tt.load / tt.store through the target. */
+/* Memory and shape ops: make_range, splat, expand_dims, broadcast, reshape, trans, split, join, addptr, and vectorized, predicated tt.load / tt.store through the target. */
 #include "lower_memory.h"
 
 #include <stdio.h>
@@ -78,6 +78,62 @@ static bool lower_shape_op(lower_state *s, ir_op *op) {
   }
   for (int r = 0; r < dli->num_regs; r++) out->v[r] = src->v[map[r]];
   return lower_set(s, &op->results[0], out);
+}
+
+/* tt.split: coordinate c of the first half is (c, 0) in the operand (the second half's registers
+ * are those XOR the operand register that holds (0, .., 0, 1)); tt.join: (c, h) is c of operand h. */
+static void project_split(const void *ctx, const int64_t *c, int64_t *p) {
+  int dst_rank = *(const int *)ctx;
+  for (int d = 0; d < dst_rank; d++) p[d] = c[d];
+  p[dst_rank] = 0;
+}
+
+static void project_join(const void *ctx, const int64_t *c, int64_t *p) {
+  int dst_rank = *(const int *)ctx;
+  for (int d = 0; d < dst_rank - 1; d++) p[d] = c[d];
+}
+
+/* tt.split and tt.join rename registers: each result register is an operand register of the same
+ * thread (the layouts assign-layouts gives them, layout_infer_split/join_result, guarantee it). */
+static bool lower_split_join(lower_state *s, ir_op *op) {
+  bool split = op->kind == OP_SPLIT;
+  const ir_type *st = op->operands[0].value->type, *dt = op->results[0].type;
+  lower_layout_info *sli = lower_layout_of(s, op, st), *dli = sli ? lower_layout_of(s, op, dt) : NULL;
+  if (!dli) return false;
+  const lower_values *src[2] = {lower_get(s, op, op->operands[0].value),
+                                split ? NULL : lower_get(s, op, op->operands[1].value)};
+  if (!src[0] || (!split && !src[1])) return false;
+  int *map = lower_alloc(s, sizeof(int) * (size_t)dli->num_regs);
+  if (!map) return false;
+  if (!split) {
+    /* The half a result register holds must not depend on the lane or warp. */
+    for (int in = LAYOUT_IN_LANE; in < LAYOUT_IN_COUNT; in++)
+      for (int i = 0; i < dli->ll.num_bases[in]; i++)
+        if (dli->ll.bases[in][i][dt->rank - 1]) goto different_threads;
+  }
+  int rank = dt->rank;
+  if (!lower_register_map(dli, sli, split ? project_split : project_join, &rank, map)) goto different_threads;
+  int64_t second = 0; /* split: the register bit between the halves */
+  if (split) {
+    int64_t unit[IR_MAX_RANK] = {0};
+    unit[st->rank - 1] = 1;
+    if ((second = layout_linear_register_at(&sli->ll, unit)) <= 0) goto different_threads;
+  }
+  for (int h = 0; h < (split ? 2 : 1); h++) {
+    lower_values *out = lower_values_new(s, op, dli->num_regs);
+    if (!out) return false;
+    for (int r = 0; r < dli->num_regs; r++) {
+      int64_t coord[IR_MAX_RANK];
+      lower_reg_coord(dli, r, coord);
+      out->v[r] = split ? src[0]->v[map[r] ^ (h ? second : 0)] : src[coord[rank - 1] & 1]->v[map[r]];
+    }
+    if (!lower_set(s, &op->results[h], out)) return false;
+  }
+  return true;
+different_threads:
+  ir_op_error(s->ctx, op, "cannot lower this '%s': its layouts place elements on different threads (%s -> %s)",
+              ir_op_name(op), ir_attr_str(s->ctx, st->encoding), ir_attr_str(s->ctx, dt->encoding));
+  return false;
 }
 
 static bool lower_make_range(lower_state *s, ir_op *op) {
@@ -325,6 +381,8 @@ bool lower_memory(lower_state *s, ir_op *op) {
   case OP_BROADCAST:
   case OP_RESHAPE:
   case OP_TRANS: return lower_shape_op(s, op);
+  case OP_SPLIT:
+  case OP_JOIN: return lower_split_join(s, op);
   case OP_ADDPTR: return lower_addptr(s, op);
   case OP_LOAD: return lower_load(s, op);
   case OP_STORE: return lower_store(s, op);

@@ -299,9 +299,10 @@ static ir_op *build_arrow(parse_state *ps, parsed_op *p, ir_loc *loc) {
     parse_error_at(ps, p->pos, "'%s' has one result type", opname(p));
     return NULL;
   }
-  ir_op tmp = {0};
-  (void)tmp;
-  ir_op *op = make(ps, p, 1, &res, loc);
+  /* tt.join's second operand has the first one's type; tt.split's two results the written one. */
+  if (p->kind == OP_JOIN && !operand_has_type(ps, p, 1, p->types.items[0])) return NULL;
+  const ir_type *results[2] = {res, res};
+  ir_op *op = make(ps, p, p->kind == OP_SPLIT ? 2 : 1, results, loc);
   if (!apply_attrs(ps, p, op)) return NULL;
   if (p->kind == OP_FP_TO_FP) {
     static const char *const modes[] = {"rtz", "rtne", NULL};

@@ -22,17 +22,16 @@
  * ttg.convert_layout, as Triton's convert-triton-to-tritongpu inserts them.
  */
 
-typedef enum { REQ_NONE, REQ_REDUCE, REQ_DOT, REQ_TRANS, REQ_EXISTING } result_req_kind;
+typedef enum { REQ_NONE, REQ_REDUCE, REQ_DOT, REQ_RENAME, REQ_EXISTING } result_req_kind;
 
 typedef struct group_info {
   int parent;   /* union-find */
   /* producer-imposed layout (first one found) */
   result_req_kind req;
   int req_value;         /* the value with the requirement */
-  int req_src;           /* REQ_REDUCE / REQ_TRANS: index of the input value */
+  int req_src;           /* REQ_REDUCE / REQ_RENAME: index of the input value */
   int req_axis;          /* REQ_REDUCE */
   const ir_attr *req_layout; /* REQ_DOT / REQ_EXISTING */
-  int req_perm[IR_MAX_RANK]; /* REQ_TRANS */
   /* first expand_dims consumer */
   bool has_slice_req;
   int slice_axis, slice_result;
@@ -112,7 +111,6 @@ static void unite(assign_state *s, ir_value *a, ir_value *b) {
     ga->req_src = gb->req_src;
     ga->req_axis = gb->req_axis;
     ga->req_layout = gb->req_layout;
-    memcpy(ga->req_perm, gb->req_perm, sizeof ga->req_perm);
   }
   if (!ga->has_slice_req && gb->has_slice_req) {
     ga->has_slice_req = true;
@@ -160,7 +158,6 @@ static void set_result_req(assign_state *s, ir_value *v, result_req_kind kind, g
   g->req_src = proto->req_src;
   g->req_axis = proto->req_axis;
   g->req_layout = proto->req_layout;
-  memcpy(g->req_perm, proto->req_perm, sizeof g->req_perm);
 }
 
 /* Triton's layout for a tt.dot result on the FMA path: 2x2 or 4x4 per thread when there are
@@ -248,13 +245,18 @@ static bool collect_constraints(ir_op *op, void *user) {
       set_result_req(s, &op->results[0], REQ_DOT, &proto);
     }
     break;
-  case OP_TRANS: {
-    const ir_attr *order = ir_op_get_attr(op, "order");
+  case OP_JOIN: /* both halves in one layout */
+    if (is_tensor(op->operands[0].value) && is_tensor(op->operands[1].value))
+      unite(s, op->operands[0].value, op->operands[1].value);
+    /* fall through */
+  case OP_TRANS:
+  case OP_RESHAPE:
+  case OP_SPLIT: {
     int src = value_find(s, op->operands[0].value);
-    if (src < 0 || !order || order->kind != AT_DENSE_ARRAY || order->num_elems != op->results[0].type->rank) break;
-    for (int d = 0; d < order->num_elems; d++) proto.req_perm[d] = (int)order->ints[d];
+    if (src < 0) break;
     proto.req_src = src;
-    set_result_req(s, &op->results[0], REQ_TRANS, &proto);
+    for (int i = 0; i < op->num_results; i++)
+      if (is_tensor(&op->results[i])) set_result_req(s, &op->results[i], REQ_RENAME, &proto);
     break;
   }
   default: break;
@@ -274,8 +276,7 @@ static const ir_attr *required_result_layout(assign_state *s, const group_info *
   case REQ_REDUCE: return layout_infer_reduce_result(s->ctx, value_layout(s, g->req_src), g->req_axis);
   case REQ_DOT:
   case REQ_EXISTING: return g->req_layout;
-  case REQ_TRANS:
-    return layout_infer_trans_result(s->ctx, value_layout(s, g->req_src), g->req_perm, s->values[g->req_value]->type->rank);
+  case REQ_RENAME: return renamed_result_layout(s->ctx, s->values[g->req_value]->def_op, value_layout(s, g->req_src));
   default: return NULL;
   }
 }
@@ -346,6 +347,18 @@ static bool fix_operands(ir_op *op, void *user) {
       const ir_attr *want = layout_dot_op_get(s->ctx, i, parent, 0);
       if (v->type->encoding != want) ir_op_set_operand(op, i, insert_convert_before(s, op, v, want));
     }
+  } else if (op->kind == OP_SPLIT && is_tensor(op->operands[0].value) && is_tensor(&op->results[0])) {
+    /* An operand whose halves are not one register bit apart: convert it to the layout that
+     * joining the results' layout gives, which splits back into it. */
+    const ir_type *st = op->operands[0].value->type, *rt = op->results[0].type;
+    if (layout_infer_split_result(s->ctx, st->encoding, st->rank, st->shape) != rt->encoding) {
+      const ir_attr *want = layout_infer_join_result(s->ctx, rt->encoding, rt->rank, rt->shape);
+      if (want && want != st->encoding) ir_op_set_operand(op, 0, insert_convert_before(s, op, op->operands[0].value, want));
+    }
+  } else if (op->kind == OP_JOIN && is_tensor(op->operands[0].value) && is_tensor(op->operands[1].value)) {
+    const ir_attr *first = op->operands[0].value->type->encoding;
+    if (op->operands[1].value->type->encoding != first)
+      ir_op_set_operand(op, 1, insert_convert_before(s, op, op->operands[1].value, first));
   } else if (op->kind == OP_CONSTANT && op->num_results == 1 && is_tensor(&op->results[0])) {
     retype_constant(s, op);
   }
@@ -456,13 +469,8 @@ bool gemmc_pass_assign_layouts(const gemmc_pass_context *pc, ir_op *module) {
                                                   (int)ir_op_get_int_attr(def, "axis", 0));
       } else if (def->kind == OP_DOT) {
         required = dot_result_layout(&s, v->type);
-      } else if (def->kind == OP_TRANS && is_tensor(def->operands[0].value)) {
-        const ir_attr *order = ir_op_get_attr(def, "order");
-        int perm[IR_MAX_RANK];
-        if (order && order->kind == AT_DENSE_ARRAY && order->num_elems == v->type->rank) {
-          for (int d = 0; d < order->num_elems; d++) perm[d] = (int)order->ints[d];
-          required = layout_infer_trans_result(ctx, def->operands[0].value->type->encoding, perm, v->type->rank);
-        }
+      } else if (op_renames_registers(def) && is_tensor(def->operands[0].value)) {
+        required = renamed_result_layout(ctx, def, def->operands[0].value->type->encoding);
       }
       if (required && required != v->type->encoding) convert_result(&s, v, required);
     }

@@ -11,7 +11,9 @@
  * The pass repeats four steps until nothing changes (at most MAX_ROUNDS times):
  *   1. fold: convert(x : L -> L) is x; convert(convert(x)) converts x directly;
  *   2. forward: for %c = convert %x : A -> B, rewrite the elementwise users of %c (transitively,
- *      in the same block) to A, switch reductions fed by them to A, and keep one conversion
+ *      in the same block) to A, switch reductions and register-renaming shape ops (trans,
+ *      reshape, split, join) fed by them to A, let stores to memory (tt.descriptor_store, a
+ *      local_alloc of the tile) take A as it is, and keep one conversion
  *      back to B only where a user really needs B; done when it removes more conversions than
  *      it adds (Triton's LayoutPropagation, greedily from one conversion at a time);
  *   3. backward: for %c = convert %x : L1 -> L2, when %x is computed by cheap ops only
@@ -404,6 +406,24 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
     forward_add_value(f, &user->results[0], result);
     return true;
   }
+  case OP_TRANS:
+  case OP_RESHAPE:
+  case OP_SPLIT:
+  case OP_JOIN: {
+    /* a renaming of registers in the new layout too (a join once both halves have it) */
+    if (user->kind == OP_JOIN && !operands_available(s, user, f, layout)) return false;
+    const ir_attr *result = renamed_result_layout(s->ctx, user, layout);
+    if (!result || !layout_can_host_clones(result)) return false;
+    ptr_list_push(&f->ops, user);
+    for (int r = 0; r < user->num_results; r++) forward_add_value(f, &user->results[r], result);
+    return true;
+  }
+  case OP_DESC_STORE:
+  case OP_LOCAL_ALLOC:
+    /* the tile goes to memory (a TMA store's shared buffer): any layout stores it */
+    if (user->num_results > 1 || (user->kind == OP_LOCAL_ALLOC && user->num_operands != 1)) return false;
+    ptr_list_push(&f->ops, user);
+    return true;
   case OP_REDUCE: {
     if (!operands_available(s, user, f, layout)) return false;
     int axis = (int)ir_op_get_int_attr(user, "axis", 0);
