@@ -1,4 +1,5 @@
-/* Layout inference rules of the shape ops (Triton's DialectInferLayoutInterface): which layout expand_dims, reduce, trans, reshape, split and join give their results, or ask of their operands. */
+/* Layout inference rules of the shape ops (Triton's DialectInferLayoutInterface): which layout expand_dims, reduce,
+ * trans, reshape, split and join give their results, or ask of their operands. */
 #include "gemmc/layout.h"
 
 #include <string.h>

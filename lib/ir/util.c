@@ -625,8 +625,11 @@ const ir_attr *renamed_result_layout(gemmc_context *ctx, const ir_op *op, const 
     for (int d = 0; d < rt->rank; d++) perm[d] = (int)order->ints[d];
     return layout_infer_permute_result(ctx, operand, perm, rt->rank, st->shape);
   }
-  case OP_RESHAPE: return layout_infer_reshape_result(ctx, operand, st->rank, st->shape, rt->rank, rt->shape);
-  case OP_SPLIT: return layout_infer_split_result(ctx, operand, st->rank, st->shape);
-  default: return layout_infer_join_result(ctx, operand, st->rank, st->shape);
+  case OP_RESHAPE:
+    return layout_infer_reshape_result(ctx, operand, st->rank, st->shape, rt->rank, rt->shape);
+  case OP_SPLIT:
+    return layout_infer_split_result(ctx, operand, st->rank, st->shape);
+  default:
+    return layout_infer_join_result(ctx, operand, st->rank, st->shape);
   }
 }

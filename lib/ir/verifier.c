@@ -789,8 +789,9 @@ static void verify_split_join(verifier *v, const ir_op *op) {
   const ir_type *half = split ? result_type(op, 0) : operand_type(op, 0);
   const ir_type *other = split ? result_type(op, 1) : operand_type(op, 1);
   if (!ir_type_is_tensor(whole) || !ir_type_is_tensor(half) || other != half || whole->elem != half->elem) {
-    verr(v, op, "%s must be tensors of one element type, got %s -> %s", split ? "operand and results" : "operands and result",
-         ts(v, split ? whole : half), ts(v, split ? half : whole));
+    verr(v, op, "%s must be tensors of one element type, got %s -> %s",
+         split ? "operand and results" : "operands and result", ts(v, split ? whole : half),
+         ts(v, split ? half : whole));
     return;
   }
   bool shapes_ok = whole->rank == half->rank + 1 && whole->shape[whole->rank - 1] == 2;
@@ -1404,7 +1405,9 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_RESHAPE: verify_reshape(v, op); break;
   case OP_TRANS: verify_trans(v, op); break;
   case OP_SPLIT:
-  case OP_JOIN: verify_split_join(v, op); break;
+  case OP_JOIN:
+    verify_split_join(v, op);
+    break;
   case OP_ADDPTR: verify_addptr(v, op); break;
   case OP_LOAD: verify_load(v, op); break;
   case OP_STORE: verify_store(v, op); break;

@@ -1,4 +1,5 @@
-/* Memory and shape ops: make_range, splat, expand_dims, broadcast, reshape, trans, split, join, addptr, and vectorized, predicated tt.load / tt.store through the target. */
+/* Memory and shape ops: make_range, splat, expand_dims, broadcast, reshape, trans, split, join, addptr, and vectorized,
+ * predicated tt.load / tt.store through the target. */
 #include "lower_memory.h"
 
 #include <stdio.h>
@@ -382,7 +383,8 @@ bool lower_memory(lower_state *s, ir_op *op) {
   case OP_RESHAPE:
   case OP_TRANS: return lower_shape_op(s, op);
   case OP_SPLIT:
-  case OP_JOIN: return lower_split_join(s, op);
+  case OP_JOIN:
+    return lower_split_join(s, op);
   case OP_ADDPTR: return lower_addptr(s, op);
   case OP_LOAD: return lower_load(s, op);
   case OP_STORE: return lower_store(s, op);

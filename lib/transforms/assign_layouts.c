@@ -276,7 +276,8 @@ static const ir_attr *required_result_layout(assign_state *s, const group_info *
   case REQ_REDUCE: return layout_infer_reduce_result(s->ctx, value_layout(s, g->req_src), g->req_axis);
   case REQ_DOT:
   case REQ_EXISTING: return g->req_layout;
-  case REQ_RENAME: return renamed_result_layout(s->ctx, s->values[g->req_value]->def_op, value_layout(s, g->req_src));
+  case REQ_RENAME:
+    return renamed_result_layout(s->ctx, s->values[g->req_value]->def_op, value_layout(s, g->req_src));
   default: return NULL;
   }
 }
@@ -353,7 +354,8 @@ static bool fix_operands(ir_op *op, void *user) {
     const ir_type *st = op->operands[0].value->type, *rt = op->results[0].type;
     if (layout_infer_split_result(s->ctx, st->encoding, st->rank, st->shape) != rt->encoding) {
       const ir_attr *want = layout_infer_join_result(s->ctx, rt->encoding, rt->rank, rt->shape);
-      if (want && want != st->encoding) ir_op_set_operand(op, 0, insert_convert_before(s, op, op->operands[0].value, want));
+      if (want && want != st->encoding)
+        ir_op_set_operand(op, 0, insert_convert_before(s, op, op->operands[0].value, want));
     }
   } else if (op->kind == OP_JOIN && is_tensor(op->operands[0].value) && is_tensor(op->operands[1].value)) {
     const ir_attr *first = op->operands[0].value->type->encoding;
