@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "util.h"
+
 const ir_attr *layout_infer_expand_dims_operand(gemmc_context *ctx, const ir_attr *result, int axis) {
   return result ? layout_slice_get(ctx, axis, result) : NULL;
 }
@@ -39,12 +41,6 @@ const ir_attr *layout_infer_trans_result(gemmc_context *ctx, const ir_attr *oper
  * inferReshapeOpEncoding / inferTransOpEncoding / inferSplitOpEncoding / inferJoinOpEncoding via
  * linear layouts): the result is a #ttg.linear attribute for the result's shape. */
 
-static int log2_of(int64_t x) {
-  int k = 0;
-  while ((INT64_C(1) << k) < x) k++;
-  return (INT64_C(1) << k) == x ? k : -1;
-}
-
 /* The operand's linear layout and an empty result of rank dst_rank over dst_shape; false when
  * either shape is not a power of two per dim or the operand has no linear form. */
 static bool begin_rename(const ir_attr *operand, int src_rank, const int64_t *src_shape, int dst_rank,
@@ -52,10 +48,12 @@ static bool begin_rename(const ir_attr *operand, int src_rank, const int64_t *sr
   if (!operand || src_rank < 1 || src_rank > IR_MAX_RANK || dst_rank < 1 || dst_rank > IR_MAX_RANK ||
       !layout_is_distributed(operand) || !layout_to_linear(operand, src_rank, src_shape, src))
     return false;
+  for (int d = 0; d < src_rank; d++)
+    if (log2_exact(src_shape[d]) < 0) return false;
   memset(dst, 0, sizeof *dst);
   dst->rank = dst_rank;
   for (int d = 0; d < dst_rank; d++)
-    if ((dst->out_log2[d] = log2_of(dst_shape[d])) < 0) return false;
+    if ((dst->out_log2[d] = log2_exact(dst_shape[d])) < 0) return false;
   return true;
 }
 
@@ -63,8 +61,6 @@ const ir_attr *layout_infer_reshape_result(gemmc_context *ctx, const ir_attr *op
                                            const int64_t *src_shape, int dst_rank, const int64_t *dst_shape) {
   layout_linear src, dst;
   if (!begin_rename(operand, src_rank, src_shape, dst_rank, dst_shape, &src, &dst)) return NULL;
-  for (int d = 0; d < src_rank; d++)
-    if (log2_of(src_shape[d]) < 0) return NULL;
   /* Row-major: with power-of-two extents a coordinate's bits are bits of the linear index. */
   for (int in = 0; in < LAYOUT_IN_COUNT; in++) {
     dst.num_bases[in] = src.num_bases[in];
