@@ -64,7 +64,12 @@ typedef struct lower_state {
   LLVMValueRef tma_maps, tma_busy, tma_ticket, tma_slot;
   LLVMTypeRef tma_maps_type;
   int tma_num_descs, tma_next_desc;
-  const ir_op *tma_claim_at; /* the descriptor op the slot is claimed before (NULL: at the start) */
+  const ir_op *tma_claim_at; /* the first descriptor of the run the slot is claimed in (NULL: at the start) */
+  /* A late claim's compare-and-swap on the block's own slot, issued at the start (thread 0: the
+   * flag's old value, 0 = won; others 1) and that slot; tma_claim_which: the first descriptor's
+   * index in the table. */
+  LLVMValueRef tma_own_slot, tma_speculative_old;
+  int tma_claim_which;
   int64_t tma_slot_word;     /* shared byte offset of the word that hands the slot over */
   int64_t tma_extra_shared;  /* bytes past the allocation the slot hand-over takes */
   bool oom; /* an allocation failed (without an out-of-memory unwind set by the caller) */

@@ -13,16 +13,21 @@
  * the flag: blocks of one launch never collide there, so one atomic round trip is the usual
  * cost), then takes tickets until the flag of slot ticket % TMA_SLOTS is free; all threads read
  * the slot through shared memory, and the flag is released when the block returns. A block waits
- * only while TMA_SLOTS other blocks hold slots (more than fit on a GPU at once). The claim comes
- * right before the descriptors when they are all made in one run that executes at most once
- * (no enclosing loop or warp-specialized region): a persistent kernel's idle blocks then leave
- * without atomics. Otherwise it comes first in the kernel. Each descriptor is written into its
- * 128 bytes of shared scratch by the first lane of one warp (tensormap.replace on a zeroed map;
- * a run of descriptors takes one warp each), copied out and released to the tensor-map proxy by
- * that warp (tensormap.cp_fenceproxy), acquired (Triton's TMAToLLVM sequence), and prefetched
- * into the TMA unit's descriptor cache.
+ * only while TMA_SLOTS other blocks hold slots (more than fit on a GPU at once). When the
+ * descriptors are all made in one run that executes at most once (no enclosing loop or
+ * warp-specialized region) the claim is late: thread 0 issues the own slot's compare-and-swap
+ * first in the kernel (blocks below %nsmid only, so a persistent kernel's idle waves do no
+ * atomics), the run's maps are filled in shared memory, and only then is the result read (tickets
+ * if it lost), so the round trip overlaps the worker count's load and the fills (perf-notes 33).
+ * Otherwise the claim comes first in the kernel. Each descriptor is written into its 128 bytes of
+ * shared scratch by the first lane of one warp (tensormap.replace on a zeroed map; a run of
+ * descriptors takes one warp each), copied out and released to the tensor-map proxy by that warp
+ * (tensormap.cp_fenceproxy), acquired (Triton's TMAToLLVM sequence), and prefetched into the TMA
+ * unit's descriptor cache.
  */
 enum { TMA_SLOTS = 1024, TMA_MAP_BYTES = 128 };
+/* A busy flag is 0 or 1; this stands for "no compare-and-swap was issued". */
+enum { SLOT_UNTRIED = 2 };
 
 static LLVMValueRef thread0(lower_state *s) {
   return LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->tid, lower_i32(s, 0), "");
@@ -98,10 +103,27 @@ static LLVMValueRef try_slot(lower_state *s, LLVMValueRef slot) {
   return LLVMBuildExtractValue(s->b, cas, 1, "");
 }
 
-/* Thread 0 claims a slot and stores it in the shared word; every thread reads it after a barrier. */
+/* The block's linear id: x + y * nx + z * nx * ny. */
+static LLVMValueRef linear_block_id(lower_state *s) {
+  LLVMValueRef linear = s->cg->program_id(&s->em, 2);
+  for (int axis = 1; axis >= 0; axis--)
+    linear = LLVMBuildAdd(s->b, LLVMBuildMul(s->b, linear, s->cg->num_programs(&s->em, axis), ""),
+                          s->cg->program_id(&s->em, axis), "");
+  return linear;
+}
+
+/* The block's own slot: one launch's blocks get distinct ones. */
+static LLVMValueRef own_slot(lower_state *s) {
+  return LLVMBuildAnd(s->b, linear_block_id(s), lower_i32(s, TMA_SLOTS - 1), "slot.own");
+}
+
+/* Thread 0 claims a slot and stores it in the shared word; every thread reads it after a barrier.
+ * It tries its own slot with one compare-and-swap, then takes tickets. A late claim finds that
+ * compare-and-swap's result from the start (SLOT_UNTRIED: the block did not issue it). */
 static void claim_slot(lower_state *s) {
   LLVMValueRef shared_slot = slot_word(s);
   LLVMBasicBlockRef acquire = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.acquire");
+  LLVMBasicBlockRef try_own = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.own");
   LLVMBasicBlockRef take = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.tickets");
   LLVMBasicBlockRef retry = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.retry");
   LLVMBasicBlockRef got = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.got");
@@ -109,12 +131,19 @@ static void claim_slot(lower_state *s) {
   LLVMBuildCondBr(s->b, thread0(s), acquire, join);
 
   LLVMPositionBuilderAtEnd(s->b, acquire);
-  /* The block's linear id (x + y * nx + z * nx * ny) spreads one launch's blocks over distinct slots. */
-  LLVMValueRef linear = s->cg->program_id(&s->em, 2);
-  for (int axis = 1; axis >= 0; axis--)
-    linear = LLVMBuildAdd(s->b, LLVMBuildMul(s->b, linear, s->cg->num_programs(&s->em, axis), ""),
-                          s->cg->program_id(&s->em, axis), "");
-  LLVMValueRef own = LLVMBuildAnd(s->b, linear, lower_i32(s, TMA_SLOTS - 1), "slot.own");
+  LLVMValueRef own = s->tma_speculative_old ? s->tma_own_slot : own_slot(s);
+  LLVMBasicBlockRef won_at_start = NULL;
+  if (s->tma_speculative_old) {
+    LLVMBasicBlockRef lost = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.own.lost");
+    LLVMBuildCondBr(s->b, LLVMBuildICmp(s->b, LLVMIntEQ, s->tma_speculative_old, lower_i32(s, 0), ""), got, lost);
+    won_at_start = acquire;
+    LLVMPositionBuilderAtEnd(s->b, lost);
+    LLVMBuildCondBr(s->b, LLVMBuildICmp(s->b, LLVMIntEQ, s->tma_speculative_old, lower_i32(s, SLOT_UNTRIED), ""),
+                    try_own, take);
+  } else {
+    LLVMBuildBr(s->b, try_own);
+  }
+  LLVMPositionBuilderAtEnd(s->b, try_own);
   LLVMBuildCondBr(s->b, try_slot(s, own), got, take);
 
   LLVMPositionBuilderAtEnd(s->b, take);
@@ -135,9 +164,9 @@ static void claim_slot(lower_state *s) {
 
   LLVMPositionBuilderAtEnd(s->b, got);
   LLVMValueRef held = LLVMBuildPhi(s->b, s->i32, "slot.held");
-  LLVMValueRef got_vals[2] = {own, slot};
-  LLVMBasicBlockRef got_blocks[2] = {acquire, retry};
-  LLVMAddIncoming(held, got_vals, got_blocks, 2);
+  LLVMValueRef got_vals[3] = {own, slot, own};
+  LLVMBasicBlockRef got_blocks[3] = {try_own, retry, won_at_start};
+  LLVMAddIncoming(held, got_vals, got_blocks, won_at_start ? 3 : 2);
   LLVMBuildStore(s->b, held, shared_slot);
   LLVMBuildBr(s->b, join);
   LLVMPositionBuilderAtEnd(s->b, join);
@@ -164,6 +193,8 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
   s->tma_next_desc = 0;
   s->tma_slot = NULL;
   s->tma_claim_at = NULL;
+  s->tma_own_slot = s->tma_speculative_old = NULL;
+  s->tma_claim_which = 0;
   ir_walk(func, count_descs, &s->tma_num_descs);
   if (!s->tma_num_descs) return true;
   if (!s->cg->tensormap_write) {
@@ -186,14 +217,34 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
     return true;
   }
   /* Claimed later, or never (a block that makes no descriptor): the word says which, for the
-   * release at the end, which thread 0 (the claimer) reads itself. */
+   * release at the end, which thread 0 (the claimer) reads itself. Thread 0 also issues the
+   * compare-and-swap on the block's own slot now, so that its round trip overlaps the worker
+   * count's load and the maps' fills instead of following them (the claim only reads the result;
+   * a block that never claims gives a won slot back at the end). Blocks past the SM ids never
+   * work in a persistent kernel and skip it: a large grid's idle blocks, which run in waves after
+   * the workers, stay free of atomics (perf-notes 22). */
+  s->tma_own_slot = own_slot(s);
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(s->b);
   LLVMBasicBlockRef mark = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.unclaimed");
+  LLVMBasicBlockRef speculate = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.speculate");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.marked");
   LLVMBuildCondBr(s->b, thread0(s), mark, join);
   LLVMPositionBuilderAtEnd(s->b, mark);
   LLVMBuildStore(s->b, lower_i32(s, -1), slot_word(s));
+  LLVMValueRef may_work = LLVMConstInt(s->i1, 1, 0);
+  if (s->cg->num_multiprocessors)
+    may_work = LLVMBuildICmp(s->b, LLVMIntULT, linear_block_id(s), s->cg->num_multiprocessors(&s->em), "");
+  LLVMBuildCondBr(s->b, may_work, speculate, join);
+  LLVMPositionBuilderAtEnd(s->b, speculate);
+  LLVMValueRef cas = LLVMBuildAtomicCmpXchg(s->b, slot_flag(s, s->tma_own_slot), lower_i32(s, 0), lower_i32(s, 1),
+                                            LLVMAtomicOrderingAcquire, LLVMAtomicOrderingMonotonic, false);
+  LLVMValueRef old = LLVMBuildExtractValue(s->b, cas, 0, "");
   LLVMBuildBr(s->b, join);
   LLVMPositionBuilderAtEnd(s->b, join);
+  s->tma_speculative_old = LLVMBuildPhi(s->b, s->i32, "slot.own.old");
+  LLVMValueRef vals[3] = {old, lower_i32(s, SLOT_UNTRIED), lower_i32(s, SLOT_UNTRIED)};
+  LLVMBasicBlockRef blocks[3] = {speculate, mark, from};
+  LLVMAddIncoming(s->tma_speculative_old, vals, blocks, 3);
   return true;
 }
 
@@ -204,9 +255,16 @@ void lower_tma_kernel_end(lower_state *s) {
   s->cg->barrier(&s->em);
   LLVMBasicBlockRef release = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.release");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.done");
-  LLVMValueRef held = s->tma_claim_at ? LLVMBuildLoad2(s->b, s->i32, slot_word(s), "") : s->tma_slot;
+  LLVMValueRef held = s->tma_slot;
   LLVMValueRef releases = thread0(s);
-  if (s->tma_claim_at) releases = LLVMBuildAnd(s->b, releases, LLVMBuildICmp(s->b, LLVMIntSGE, held, lower_i32(s, 0), ""), "");
+  if (s->tma_claim_at) {
+    /* The claimed slot, else the own slot when the start's compare-and-swap won it. */
+    LLVMValueRef word = LLVMBuildLoad2(s->b, s->i32, slot_word(s), "");
+    LLVMValueRef claimed = LLVMBuildICmp(s->b, LLVMIntSGE, word, lower_i32(s, 0), "");
+    LLVMValueRef won = LLVMBuildICmp(s->b, LLVMIntEQ, s->tma_speculative_old, lower_i32(s, 0), "");
+    held = LLVMBuildSelect(s->b, claimed, word, s->tma_own_slot, "");
+    releases = LLVMBuildAnd(s->b, releases, LLVMBuildOr(s->b, claimed, won, ""), "");
+  }
   LLVMBuildCondBr(s->b, releases, release, done);
   LLVMPositionBuilderAtEnd(s->b, release);
   LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpXchg, slot_flag(s, held), lower_i32(s, 0), LLVMAtomicOrderingRelease,
@@ -244,6 +302,55 @@ static int tma_elem_type(const ir_type *elem) {
 
 /* ------------------------------------------------------------------ ops */
 
+/* The 128 bytes of the kernel's descriptor `which` in the block's slot. */
+static LLVMValueRef slot_map(lower_state *s, int which) {
+  LLVMValueRef byte = LLVMBuildMul(s->b, s->tma_slot, lower_i32(s, s->tma_num_descs * TMA_MAP_BYTES), "");
+  byte = LLVMBuildAdd(s->b, byte, lower_i32(s, which * TMA_MAP_BYTES), "");
+  LLVMValueRef idx[2] = {lower_i32(s, 0), byte};
+  return LLVMBuildGEP2(s->b, s->tma_maps_type, s->tma_maps, idx, 2, "tensormap");
+}
+
+/* The warp of a descriptor op (one per descriptor of its run) zeroes its 128 bytes of shared
+ * scratch and lets its first lane fill them in (t), then publishes them to `map`: copies them
+ * out, releases them to the tensor-map proxy, acquires and prefetches them. Either part may be
+ * left out (NULL). */
+static void build_map(lower_state *s, const ir_op *op, const target_tensormap *t, LLVMValueRef map) {
+  int64_t scratch = lower_scratch_offset(s, op);
+  LLVMValueRef smem = lower_smem_ptr(s, scratch, s->i8, lower_i32(s, 0));
+  int warp = gemmc_tensormap_run_index(op) % s->threads->num_warps;
+  LLVMValueRef mine = LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->warp, lower_i32(s, warp), "");
+  LLVMValueRef lane0 = LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->lane, lower_i32(s, 0), "");
+  LLVMBasicBlockRef build_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, t ? "tensormap.zero" : "tensormap.publish");
+  LLVMBasicBlockRef after_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tensormap.filled");
+  LLVMBuildCondBr(s->b, mine, build_bb, after_bb);
+  LLVMPositionBuilderAtEnd(s->b, build_bb);
+  if (t) {
+    LLVMBuildStore(s->b, lower_i32(s, 0), lower_smem_ptr(s, scratch, s->i32, s->threads->lane));
+    s->cg->warp_sync(&s->em);
+    s->cg->tensormap_write(&s->em, smem, t, lane0);
+    s->cg->warp_sync(&s->em);
+  }
+  if (map) {
+    s->cg->tensormap_publish(&s->em, map, smem, NULL);
+    s->cg->tensormap_acquire(&s->em, map, NULL);
+    /* Measured 0.3-1 us off a launch's start: the first copy finds the map cached (perf-notes 27). */
+    if (s->cg->tensormap_prefetch) s->cg->tensormap_prefetch(&s->em, map, lane0);
+  }
+  LLVMBuildBr(s->b, after_bb);
+  LLVMPositionBuilderAtEnd(s->b, after_bb);
+}
+
+/* True when no op of the run that starts at `first` reads a descriptor of the run. */
+static bool fills_before_claim(const ir_op *first) {
+  const ir_op *last = gemmc_tensormap_run_last(first);
+  for (const ir_op *q = first->next; q; q = q == last ? NULL : q->next)
+    for (int i = 0; i < q->num_operands; i++) {
+      const ir_op *def = q->operands[i].value->def_op;
+      if (def && def->kind == OP_MAKE_TENSOR_DESC) return false;
+    }
+  return true;
+}
+
 static bool lower_make_desc(lower_state *s, ir_op *op) {
   const ir_type *d = op->results[0].type;
   layout_tma_box box;
@@ -269,44 +376,44 @@ static bool lower_make_desc(lower_state *s, ir_op *op) {
     if (!stride) return false;
     t.global_stride[i] = LLVMBuildMul(s->b, stride, LLVMConstInt(s->i64, (unsigned long long)box.elem_bytes, 0), "");
   }
-  if (op == s->tma_claim_at) claim_slot(s);
-  int64_t scratch = lower_scratch_offset(s, op);
-  if (scratch < 0 || !s->tma_slot) {
+  /* A late claim waits for the run's fills when nothing in the run reads one of its
+   * descriptors: the maps are written in shared memory while the slot is claimed, then
+   * published together. */
+  bool fills_first = s->tma_claim_at && fills_before_claim(s->tma_claim_at);
+  if (op == s->tma_claim_at) {
+    s->tma_claim_which = s->tma_next_desc;
+    if (!fills_first) claim_slot(s);
+  }
+  int which = s->tma_next_desc++;
+  if (lower_scratch_offset(s, op) < 0 || (!fills_first && !s->tma_slot)) {
     ir_op_error(s->ctx, op, "internal error: the tensor descriptor has no scratch or slot");
     return false;
   }
-  LLVMValueRef smem = lower_smem_ptr(s, scratch, s->i8, lower_i32(s, 0));
-  /* This descriptor's 128 bytes in the block's slot. */
-  int which = s->tma_next_desc++;
-  LLVMValueRef byte = LLVMBuildMul(s->b, s->tma_slot, lower_i32(s, s->tma_num_descs * TMA_MAP_BYTES), "");
-  byte = LLVMBuildAdd(s->b, byte, lower_i32(s, which * TMA_MAP_BYTES), "");
-  LLVMValueRef idx[2] = {lower_i32(s, 0), byte};
-  LLVMValueRef map = LLVMBuildGEP2(s->b, s->tma_maps_type, s->tma_maps, idx, 2, "tensormap");
   /* A run of descriptors is built at once, one warp each (the scratch of each lives until the
-   * run's last): barriers before the first and after the last only. The warp zeroes the map,
-   * its first lane fills it in, the warp publishes and acquires it. */
-  int index = gemmc_tensormap_run_index(op);
-  int warp = index % s->threads->num_warps;
-  if (index == 0) lower_barrier(s);
-  LLVMValueRef mine = LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->warp, lower_i32(s, warp), "");
-  LLVMValueRef lane0 = LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->lane, lower_i32(s, 0), "");
-  LLVMValueRef zero_at = lower_smem_ptr(s, scratch, s->i32, s->threads->lane);
-  LLVMBasicBlockRef zero_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tensormap.zero");
-  LLVMBasicBlockRef after_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tensormap.filled");
-  LLVMBuildCondBr(s->b, mine, zero_bb, after_bb);
-  LLVMPositionBuilderAtEnd(s->b, zero_bb);
-  LLVMBuildStore(s->b, lower_i32(s, 0), zero_at);
-  s->cg->warp_sync(&s->em);
-  s->cg->tensormap_write(&s->em, smem, &t, lane0);
-  s->cg->warp_sync(&s->em);
-  s->cg->tensormap_publish(&s->em, map, smem, NULL);
-  s->cg->tensormap_acquire(&s->em, map, NULL);
-  /* Measured 0.3-1 us off a launch's start: the first copy finds the map cached (perf-notes 27). */
-  if (s->cg->tensormap_prefetch) s->cg->tensormap_prefetch(&s->em, map, lane0);
-  LLVMBuildBr(s->b, after_bb);
-  LLVMPositionBuilderAtEnd(s->b, after_bb);
-  if (gemmc_tensormap_run_last(op) == op) lower_barrier(s);
-  return lower_set1(s, &op->results[0], map);
+   * run's last): barriers before the first and after the last only. */
+  bool last = gemmc_tensormap_run_last(op) == op;
+  if (gemmc_tensormap_run_index(op) == 0) lower_barrier(s);
+  if (!fills_first) {
+    LLVMValueRef map = slot_map(s, which);
+    build_map(s, op, &t, map);
+    if (last) lower_barrier(s);
+    return lower_set1(s, &op->results[0], map);
+  }
+  build_map(s, op, &t, NULL);
+  if (!last) return true; /* its result is set with the run's last */
+  claim_slot(s);
+  which = s->tma_claim_which;
+  bool ok = true;
+  for (ir_op *q = (ir_op *)s->tma_claim_at; ok; q = q->next) {
+    if (q->kind == OP_MAKE_TENSOR_DESC) {
+      LLVMValueRef map = slot_map(s, which++);
+      build_map(s, q, NULL, map);
+      ok = lower_set1(s, &q->results[0], map);
+    }
+    if (q == op) break;
+  }
+  lower_barrier(s);
+  return ok;
 }
 
 /* The shared buffer of a copy must hold the descriptor's block in the descriptor's layout (the
