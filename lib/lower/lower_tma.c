@@ -320,7 +320,8 @@ static void build_map(lower_state *s, const ir_op *op, const target_tensormap *t
   int warp = gemmc_tensormap_run_index(op) % s->threads->num_warps;
   LLVMValueRef mine = LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->warp, lower_i32(s, warp), "");
   LLVMValueRef lane0 = LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->lane, lower_i32(s, 0), "");
-  LLVMBasicBlockRef build_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, t ? "tensormap.zero" : "tensormap.publish");
+  LLVMBasicBlockRef build_bb =
+      LLVMAppendBasicBlockInContext(s->llctx, s->fn, t ? "tensormap.zero" : "tensormap.publish");
   LLVMBasicBlockRef after_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tensormap.filled");
   LLVMBuildCondBr(s->b, mine, build_bb, after_bb);
   LLVMPositionBuilderAtEnd(s->b, build_bb);
