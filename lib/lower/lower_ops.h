@@ -32,8 +32,9 @@ bool lower_local_memory(lower_state *s, ir_op *op);
 bool lower_async(lower_state *s, ir_op *op);
 /* lower_wgmma.c: ttng.warp_group_dot, ttng.warp_group_dot_wait. */
 bool lower_wgmma(lower_state *s, ir_op *op);
-/* lower_sched_hint.c: rocdl.s.setprio, rocdl.sched.barrier (AMD scheduling hints). */
+/* lower_sched_hint.c: rocdl.s.setprio, rocdl.sched.barrier (AMD scheduling hints); llvm.intr.assume. */
 bool lower_sched_hint(lower_state *s, ir_op *op);
+bool lower_assume(lower_state *s, ir_op *op);
 
 /* lower_tma.c: tt.make_tensor_descriptor, TMA copies, mbarriers, fence_async_shared. The kernel's
  * descriptor slot is taken at its entry and given back at its return. */

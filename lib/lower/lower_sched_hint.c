@@ -1,4 +1,4 @@
-/* Scheduling hints in TTGIR (Triton's AMD rocdl.s.setprio and rocdl.sched.barrier) through the target's hooks. */
+/* Hints in Triton's IR: AMD scheduling hints (rocdl.s.setprio, rocdl.sched.barrier) through the target's hooks, and tl.assume's llvm.intr.assume as LLVM's assume. */
 #include "lower_ops.h"
 
 bool lower_sched_hint(lower_state *s, ir_op *op) {
@@ -14,5 +14,17 @@ bool lower_sched_hint(lower_state *s, ir_op *op) {
   }
   if (priority) s->cg->set_priority(&s->em, (int)value);
   else s->cg->sched_barrier(&s->em, (int)value);
+  return true;
+}
+
+/* The condition is known true where the op runs: LLVM may use it (as Triton's lowering lets it). */
+bool lower_assume(lower_state *s, ir_op *op) {
+  const lower_values *cond = lower_get(s, op, op->operands[0].value);
+  if (!cond) return false;
+  static const char name[] = "llvm.assume";
+  unsigned id = LLVMLookupIntrinsicID(name, sizeof name - 1);
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(s->mod, id, NULL, 0);
+  LLVMValueRef arg = cond->v[0];
+  LLVMBuildCall2(s->b, LLVMIntrinsicGetType(s->llctx, id, NULL, 0), fn, &arg, 1, "");
   return true;
 }
