@@ -46,6 +46,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr,  #
                   stride_cm, stride_cn,  #
                   BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,  #
                   GROUP_SIZE_M: tl.constexpr,  #
+                  ASSUME: tl.constexpr = False,  #
                   ):
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
@@ -56,6 +57,15 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr,  #
     gsz = min(num_pid_m - first_m, GROUP_SIZE_M)
     pid_m = first_m + ((pid % num_in_group) % gsz)
     pid_n = (pid % num_in_group) // gsz
+    if ASSUME:  # the integer bound assumptions of the current tutorial 03 (llvm.intr.assume in TTIR)
+        tl.assume(pid_m >= 0)
+        tl.assume(pid_n >= 0)
+        tl.assume(stride_am > 0)
+        tl.assume(stride_ak > 0)
+        tl.assume(stride_bn > 0)
+        tl.assume(stride_bk > 0)
+        tl.assume(stride_cm > 0)
+        tl.assume(stride_cn > 0)
     offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
     offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
     offs_k = tl.arange(0, BLOCK_SIZE_K)
@@ -393,6 +403,7 @@ class Case:
     warp_specialize: bool = False
     gemmc: Optional[GemmcSpec] = None   # None: gemmc has no kernel of this form
     epilogue_subtile: bool = False      # tutorial 09's EPILOGUE_SUBTILE: reshape, permute, split, two stores
+    assume: bool = False                # tutorial: with the current tutorial's tl.assume lines
     note: str = ""
 
     @property
@@ -431,6 +442,11 @@ def all_cases() -> List[Case]:
             cases.append(_tutorial(dtype, cfg))
     for cfg in FP8_CONFIGS:
         cases.append(_tutorial("fp8e4m3", cfg))
+    # The tutorial as Triton's repository has it now: eight tl.assume lines after pid_n.
+    for cfg in TUTORIAL_CONFIGS[:2]:
+        plain = _tutorial("f16", cfg)
+        cases.append(dataclasses.replace(plain, name=f"tutorial_assume_f16_{cfg.tag()}", assume=True,
+                                         note="tl.assume (llvm.intr.assume)"))
     cases.append(Case(f"batched_f16_accf32_{BATCHED_F32.tag()}", "batched", "f16", "f32", BATCHED_F32,
                       gemmc=GemmcSpec("batched_matmul.tir", "f16", "f32", "f16")))
     cases.append(Case(f"batched_f16_accf16_{BATCHED_F16.tag()}", "batched", "f16", "f16", BATCHED_F16,
@@ -535,7 +551,7 @@ def launch_spec(case: Case, p: Problem) -> Tuple[tuple, Dict, tuple]:
     if case.kind == "tutorial":
         args = (p.a, p.b, p.c, s.m, s.n, s.k, p.a.stride(0), p.a.stride(1), p.b.stride(0), p.b.stride(1),
                 p.c.stride(0), p.c.stride(1))
-        return args, common, (tiles,)
+        return args, dict(common, ASSUME=True) if case.assume else common, (tiles,)
     if case.kind == "batched":
         args = (p.a, p.b, p.c, s.batch, s.m, s.n, s.k,
                 p.a.stride(0), p.a.stride(1), p.a.stride(2),
