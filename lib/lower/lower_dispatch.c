@@ -57,7 +57,8 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_NUM_WORKERS: return lower_num_workers(s, op);
   case OP_REPLICA_ID: return lower_set1(s, &op->results[0], s->threads->replica ? s->threads->replica : lower_i32(s, 0));
   case OP_CONSTANT: return lower_elementwise(s, op);
-  case OP_LLVM_ASSUME: return lower_assume(s, op);
+  case OP_LLVM_ASSUME:
+    return lower_assume(s, op);
   default:
     /* arith, math, casts, tt.int_to_ptr / ptr_to_int / bitcast / fp_to_fp (tt.addptr, elementwise
      * too, is lowered with the pointer ops above) */
