@@ -1,5 +1,4 @@
-/* Hints in Triton's IR: AMD scheduling hints (rocdl.s.setprio, rocdl.sched.barrier) through the target's hooks, and
- * tl.assume's llvm.intr.assume as LLVM's assume. */
+/* Hints in Triton's IR: AMD scheduling hints (rocdl.*) via the target's hooks, tl.assume as LLVM's assume. */
 #include "lower_ops.h"
 
 bool lower_sched_hint(lower_state *s, ir_op *op) {
