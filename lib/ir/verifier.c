@@ -1428,7 +1428,7 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_ROCDL_SETPRIO:
   case OP_ROCDL_SCHED_BARRIER: verify_immediate(v, op); break;
   case OP_LLVM_ASSUME:
-    if (!ir_type_is_int(operand_type(op, 0), 1) || ir_type_is_tensor(operand_type(op, 0)))
+    if (!ir_type_is_int(operand_type(op, 0), 1)) /* TY_INT: a scalar */
       verr(v, op, "the condition must be a scalar i1, got %s", ts(v, operand_type(op, 0)));
     break;
   case OP_LOCAL_ALLOC: verify_local_alloc(v, op); break;

@@ -21,10 +21,7 @@ bool lower_sched_hint(lower_state *s, ir_op *op) {
 bool lower_assume(lower_state *s, ir_op *op) {
   const lower_values *cond = lower_get(s, op, op->operands[0].value);
   if (!cond) return false;
-  static const char name[] = "llvm.assume";
-  unsigned id = LLVMLookupIntrinsicID(name, sizeof name - 1);
-  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(s->mod, id, NULL, 0);
   LLVMValueRef arg = cond->v[0];
-  LLVMBuildCall2(s->b, LLVMIntrinsicGetType(s->llctx, id, NULL, 0), fn, &arg, 1, "");
+  lower_call(s, "llvm.assume", s->voidt, &arg, 1);
   return true;
 }

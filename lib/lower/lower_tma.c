@@ -112,9 +112,9 @@ static LLVMValueRef linear_block_id(lower_state *s) {
   return linear;
 }
 
-/* The block's own slot: one launch's blocks get distinct ones. */
-static LLVMValueRef own_slot(lower_state *s) {
-  return LLVMBuildAnd(s->b, linear_block_id(s), lower_i32(s, TMA_SLOTS - 1), "slot.own");
+/* The own slot of the block of linear id `linear`: one launch's blocks get distinct ones. */
+static LLVMValueRef own_slot(lower_state *s, LLVMValueRef linear) {
+  return LLVMBuildAnd(s->b, linear, lower_i32(s, TMA_SLOTS - 1), "slot.own");
 }
 
 /* Thread 0 claims a slot and stores it in the shared word; every thread reads it after a barrier.
@@ -131,7 +131,7 @@ static void claim_slot(lower_state *s) {
   LLVMBuildCondBr(s->b, thread0(s), acquire, join);
 
   LLVMPositionBuilderAtEnd(s->b, acquire);
-  LLVMValueRef own = s->tma_speculative_old ? s->tma_own_slot : own_slot(s);
+  LLVMValueRef own = s->tma_speculative_old ? s->tma_own_slot : own_slot(s, linear_block_id(s));
   LLVMBasicBlockRef won_at_start = NULL;
   if (s->tma_speculative_old) {
     LLVMBasicBlockRef lost = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.own.lost");
@@ -223,7 +223,8 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
    * a block that never claims gives a won slot back at the end). Blocks past the SM ids never
    * work in a persistent kernel and skip it: a large grid's idle blocks, which run in waves after
    * the workers, stay free of atomics (perf-notes 22). */
-  s->tma_own_slot = own_slot(s);
+  LLVMValueRef linear = linear_block_id(s);
+  s->tma_own_slot = own_slot(s, linear);
   LLVMBasicBlockRef from = LLVMGetInsertBlock(s->b);
   LLVMBasicBlockRef mark = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.unclaimed");
   LLVMBasicBlockRef speculate = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.speculate");
@@ -233,7 +234,7 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
   LLVMBuildStore(s->b, lower_i32(s, -1), slot_word(s));
   LLVMValueRef may_work = LLVMConstInt(s->i1, 1, 0);
   if (s->cg->num_multiprocessors)
-    may_work = LLVMBuildICmp(s->b, LLVMIntULT, linear_block_id(s), s->cg->num_multiprocessors(&s->em), "");
+    may_work = LLVMBuildICmp(s->b, LLVMIntULT, linear, s->cg->num_multiprocessors(&s->em), "");
   LLVMBuildCondBr(s->b, may_work, speculate, join);
   LLVMPositionBuilderAtEnd(s->b, speculate);
   LLVMValueRef cas = LLVMBuildAtomicCmpXchg(s->b, slot_flag(s, s->tma_own_slot), lower_i32(s, 0), lower_i32(s, 1),
