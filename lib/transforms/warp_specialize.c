@@ -896,20 +896,15 @@ static ir_value *linear_block_id(ws_plan *p, ir_op *at, ir_value **programs, ir_
  * barriers and rings. Everything after `working`'s computation (at the function's top) goes under
  * `scf.if %working`. */
 static void skip_idle_blocks(ws_plan *p, ir_value *working) {
-  gemmc_context *ctx = p->ctx;
   ir_op *term = ir_block_terminator(p->entry), *first = working->def_op->next;
-  ir_op *if_op = ir_op_create(ctx, OP_SCF_IF, 1, &working, 0, NULL, 2, term->loc);
-  ir_op_insert_before(term, if_op);
-  ir_block *then_block = ir_block_create(ctx), *else_block = ir_block_create(ctx);
-  ir_region_append_block(&if_op->regions[0], then_block);
-  ir_region_append_block(&if_op->regions[1], else_block);
+  ir_op *then_end, *else_end;
+  build_if(p, term, working, &then_end, &else_end);
+  ir_op *if_op = term->prev;
   for (ir_op *op = first, *next; op != if_op; op = next) {
     next = op->next;
     ir_op_unlink(op);
-    ir_block_append_op(then_block, op);
+    ir_op_insert_before(then_end, op);
   }
-  for (int r = 0; r < 2; r++)
-    ir_block_append_op(r ? else_block : then_block, ir_op_create(ctx, OP_SCF_YIELD, 0, NULL, 0, NULL, 0, term->loc));
 }
 
 static void rewrite(ws_plan *p) {
