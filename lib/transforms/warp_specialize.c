@@ -87,6 +87,10 @@ typedef struct ws_plan {
   int num_stores;
   axis_info_analysis *axis;
   int stages, groups, warps;
+  /* K steps (iterations of L) per ring stage: 1, or 2 where one step's operands are too few
+   * bytes for a stage's barrier round trip (ring_stages): position q then holds steps 2q and
+   * 2q + 1, the second absent past the trip count. */
+  int steps;
   /* Pairs (two consumer groups of one warpgroup each): the groups run programs 2u and 2u + 1 of
    * unit u at once; when their B coordinates agree one copy of B feeds both. shared_load is the
    * load that feeds the dot's B, b_leaves the program-dependent values of P its coordinates read
@@ -428,10 +432,43 @@ static ir_value *wait_ring(ws_plan *p, ir_op *at, ir_value *bars, ir_value *base
  * feeds both groups from one copy). */
 static int ring_copies(const ws_plan *p, int l) { return p->pairs && l != p->shared_load ? 2 : 1; }
 
-/* The view of load l's buffer that consumer group `group` reads at `slot`. */
-static ir_value *operand_view(ws_plan *p, ir_op *at, int l, ir_value *slot, ir_value *group) {
+/* The view of load l's buffer that consumer group `group` reads at `slot`, K step `step` of the
+ * stage. */
+static ir_value *operand_view(ws_plan *p, ir_op *at, int l, ir_value *slot, ir_value *group, int step) {
   if (ring_copies(p, l) == 2) slot = bin(p, at, OP_ADDI, slot, bin(p, at, OP_MULI, group, c32(p, at, p->stages)));
+  if (p->steps > 1) slot = bin(p, at, OP_ADDI, bin(p, at, OP_MULI, slot, c32(p, at, p->steps)), c32(p, at, step));
   return stage_view(p, at, p->loads[l].ring, slot);
+}
+
+/* The ring positions a K loop of `ub` steps takes: ceil(ub / steps). */
+static ir_value *ring_positions(ws_plan *p, ir_op *at, ir_value *ub) {
+  if (p->steps == 1) return ub;
+  ir_value *up = bin(p, at, OP_ADDI, ub, c32(p, at, p->steps - 1));
+  return bin(p, at, OP_DIVSI, up, c32(p, at, p->steps));
+}
+
+/* K step `step` of ring position q: q * steps + step. */
+static ir_value *position_step(ws_plan *p, ir_op *at, ir_value *q, int step) {
+  if (p->steps == 1) return q;
+  return bin(p, at, OP_ADDI, bin(p, at, OP_MULI, q, c32(p, at, p->steps)), c32(p, at, step));
+}
+
+/* Whether position q holds all its steps (NULL when a position is one step). */
+static ir_value *position_whole(ws_plan *p, ir_op *at, ir_value *q, ir_value *ub) {
+  if (p->steps == 1) return NULL;
+  return build_cmpi(p->ctx, at, "slt", position_step(p, at, q, p->steps - 1), ub);
+}
+
+/* The expect-tx of a stage carrying `bytes` per K step on `full` when `pred` holds: steps *
+ * bytes at a whole position, bytes at the trip count's odd tail. */
+static void expect_stage(ws_plan *p, ir_op *at, ir_value *full, int64_t bytes, ir_value *pred, ir_value *whole) {
+  if (!whole) {
+    barrier_op(p, at, OP_BARRIER_EXPECT, full, "size", bytes, pred);
+    return;
+  }
+  ir_value *on = build_int_constant(p->ctx, at, 1, 1);
+  barrier_op(p, at, OP_BARRIER_EXPECT, full, "size", bytes * p->steps, bin(p, at, OP_ANDI, pred, whole));
+  barrier_op(p, at, OP_BARRIER_EXPECT, full, "size", bytes, bin(p, at, OP_ANDI, pred, bin(p, at, OP_XORI, whole, on)));
 }
 
 /* An scf.if %cond with no results; *then_end and *else_end get its branches' yields. */
@@ -453,6 +490,43 @@ typedef struct ws_turn {
   ir_value *first, *step, *group, *other;
 } ws_turn;
 
+/* A consumer K loop before `at` over ring positions lo .. hi - 1 (from `base`), `steps` K steps
+ * each, the accumulator from `init` (`map`: P's copies; the operands and the loop's arguments
+ * are mapped here); returns the loop's result. Each position: wait for its stage, the MMAs of its
+ * steps (asynchronous, chained on the accumulator), then release a stage (eager: this one once
+ * its MMAs are done; otherwise the previous one, its MMAs done while this one's run). */
+static ir_value *consumer_positions(ws_plan *p, ir_op *at, ir_value *lo, ir_value *hi, int steps, ir_value *base,
+                                    ir_value *group, ir_value *init, ptr_map *map, bool eager) {
+  gemmc_context *ctx = p->ctx;
+  ir_value *q, *acc;
+  ir_op *inner;
+  ir_op *k_end = build_for(p, at, lo, hi, c32(p, at, 1), &q, 1, &init, &acc, &inner);
+  ir_value *slot = wait_ring(p, k_end, p->full, base, q, false);
+  ir_op *dot = NULL;
+  for (int s = 0; s < steps; s++) {
+    for (int l = 0; l < p->num_loads; l++)
+      ptr_map_put(map, &p->loads[l].alloc->results[0], operand_view(p, k_end, l, slot, group, s));
+    ptr_map_put(map, p->body->args[0], position_step(p, k_end, q, s));
+    ptr_map_put(map, p->body->args[1], dot ? &dot->results[0] : acc);
+    dot = op_clone_deep(ctx, p->dot, map);
+    ir_op_set_attr(ctx, dot, "isAsync", ir_bool_attr(ctx, true));
+    ir_op_insert_before(k_end, dot);
+  }
+  ir_value *d = &dot->results[0];
+  ir_op *wait = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &d, 1, &d->type, 0, dot->loc);
+  ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, eager ? 0 : 1));
+  ir_op_insert_before(k_end, wait);
+  if (eager) {
+    barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, slot), "count", 1, NULL);
+  } else {
+    ir_value *prev = bin(p, k_end, OP_REMSI, bin(p, k_end, OP_ADDI, slot, c32(p, k_end, p->stages - 1)), c32(p, k_end, p->stages));
+    ir_value *not_first = build_cmpi(ctx, k_end, "sgt", q, c32(p, k_end, 0));
+    barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, prev), "count", 1, not_first);
+  }
+  ir_op_set_operand(k_end, 0, &wait->results[0]);
+  return &inner->results[0];
+}
+
 /* One tile of a consumer group before `at`: P with the program ids of tile %v, the K loop over
  * ring positions base .. base + ub - 1 (base NULL: j * ub, j the tile's number in the block),
  * then E. */
@@ -467,7 +541,8 @@ static void consumer_tile(ws_plan *p, ir_op *at, ir_value *v, ir_value *j, ir_va
     if (ptr_list_contains(&p->old_ops, op) && op->kind != OP_GET_PROGRAM_ID) copy_before(p, at, op, &map);
   ir_value *ub = ptr_map_get(&map, loop->operands[1].value);
   if (!ub) ub = loop->operands[1].value;
-  if (!base) base = bin(p, at, OP_MULI, j, ub);
+  ir_value *positions = ring_positions(p, at, ub);
+  if (!base) base = bin(p, at, OP_MULI, j, positions);
   ir_value *init = ptr_map_get(&map, loop->operands[3].value);
   if (!init) init = loop->operands[3].value;
   /* Ping-pong: the two groups' K loops take turns (CUTLASS's math order barrier), so a group
@@ -480,45 +555,24 @@ static void consumer_tile(ws_plan *p, ir_op *at, ir_value *v, ir_value *j, ir_va
     ir_value *wait_ops[2] = {stage_view(p, at, p->order, turn->group), parity};
     build_before(ctx, at, OP_WAIT_BARRIER, 2, wait_ops, NULL);
   }
-  ir_value *k, *acc;
-  ir_op *inner;
-  ir_op *k_end = build_for(p, at, c32(p, at, 0), ub, c32(p, at, 1), &k, 1, &init, &acc, &inner);
-  ir_value *slot = wait_ring(p, k_end, p->full, base, k, false);
-  for (int l = 0; l < p->num_loads; l++)
-    ptr_map_put(&map, &p->loads[l].alloc->results[0], operand_view(p, k_end, l, slot, group));
-  ptr_map_put(&map, p->body->args[0], k);
-  ptr_map_put(&map, p->body->args[1], acc);
-  ir_op *dot = op_clone_deep(ctx, p->dot, &map);
-  ir_op_set_attr(ctx, dot, "isAsync", ir_bool_attr(ctx, true));
-  ir_op_insert_before(k_end, dot);
-  ir_value *d = &dot->results[0];
   /* Pairs: a stage goes back as soon as the group's MMAs on it are done (the other group's MMAs
    * keep the tensor cores busy meanwhile), which leaves the producer two stages ahead in a ring
-   * of three; otherwise a stage goes back one K step later, its MMAs overlapping the next ones. */
+   * of three; otherwise a stage goes back one position later, its MMAs overlapping the next ones. */
   bool eager = p->pairs;
-  ir_op *wait = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &d, 1, &d->type, 0, dot->loc);
-  ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, eager ? 0 : 1));
-  ir_op_insert_before(k_end, wait);
-  if (eager) {
-    barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, slot), "count", 1, NULL);
-  } else {
-    /* The previous stage's MMAs are done: its buffers go back to the producer. */
-    ir_value *prev = bin(p, k_end, OP_REMSI, bin(p, k_end, OP_ADDI, slot, c32(p, k_end, p->stages - 1)), c32(p, k_end, p->stages));
-    ir_value *not_first = build_cmpi(ctx, k_end, "sgt", k, c32(p, k_end, 0));
-    barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, prev), "count", 1, not_first);
-  }
-  ir_op_set_operand(k_end, 0, &wait->results[0]);
+  /* The whole positions, then (two steps per stage, an odd trip count) the last one's one step. */
+  ir_value *whole = p->steps == 1 ? positions : bin(p, at, OP_DIVSI, ub, c32(p, at, p->steps));
+  ir_value *res = consumer_positions(p, at, c32(p, at, 0), whole, p->steps, base, group, init, &map, eager);
+  if (p->steps > 1) res = consumer_positions(p, at, whole, positions, 1, base, group, res, &map, eager);
   /* After the K loop: the other group's turn, all MMAs done, the last stage released, then E. */
   if (turn) barrier_op(p, at, OP_ARRIVE_BARRIER, stage_view(p, at, p->order, turn->other), "count", 1, NULL);
-  ir_value *res = &inner->results[0];
   ir_op *done = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &res, 1, &res->type, 0, loop->loc);
   ir_op_set_attr(ctx, done, "pendings", ir_i32_attr(ctx, 0));
   ir_op_insert_before(at, done);
   if (!eager) {
-    ir_value *any = build_cmpi(ctx, at, "sgt", ub, c32(p, at, 0));
-    ir_value *last_k = bin(p, at, OP_MAXSI, bin(p, at, OP_SUBI, ub, c32(p, at, 1)), c32(p, at, 0));
+    ir_value *any = build_cmpi(ctx, at, "sgt", positions, c32(p, at, 0));
+    ir_value *last_q = bin(p, at, OP_MAXSI, bin(p, at, OP_SUBI, positions, c32(p, at, 1)), c32(p, at, 0));
     ir_value *last_slot, *last_round;
-    ring_position(p, at, base, last_k, &last_slot, &last_round);
+    ring_position(p, at, base, last_q, &last_slot, &last_round);
     barrier_op(p, at, OP_ARRIVE_BARRIER, stage_view(p, at, p->empty, last_slot), "count", 1, any);
   }
   ptr_map_put(&map, &loop->results[0], &done->results[0]);
@@ -605,10 +659,10 @@ static ir_value *unit_passes(ws_plan *p, ir_op *at, ir_value *shared, ir_value *
 }
 
 /* Pairs: the loops both roles run, over the block's units and over each unit's ring passes. A
- * unit's passes take ub positions each from `base`, carried from unit to unit, so the producer
+ * unit's passes take ring_positions(ub) positions each from `base`, carried from unit to unit, so the producer
  * and the consumer groups find every position's slot and phase alike. */
 typedef struct pair_loops {
-  ir_value *ub, *u, *base, *v[2], *second, *shared, *passes, *pass, *pass_base;
+  ir_value *ub, *positions, *u, *base, *v[2], *second, *shared, *passes, *pass, *pass_base;
   ir_op *unit_end, *pass_end;
   ptr_map map[2]; /* the unit's two programs: `need` (pair_units_begin) with their program ids */
 } pair_loops;
@@ -617,6 +671,7 @@ typedef struct pair_loops {
  * caller adds what it needs per unit, then pair_passes_begin. */
 static void pair_units_begin(ws_plan *p, ir_op *at, const ptr_list *need, pair_loops *w) {
   w->ub = copy_uniform(p, at, p->loop->operands[1].value);
+  w->positions = ring_positions(p, at, w->ub);
   ir_value *zero = c32(p, at, 0);
   w->unit_end = build_for(p, at, p->start, p->units, p->workers, &w->u, 1, &zero, &w->base, NULL);
   for (int g = 0; g < 2; g++) w->map[g] = (ptr_map){p->ctx, NULL, 0, 0};
@@ -628,12 +683,12 @@ static void pair_units_begin(ws_plan *p, ir_op *at, const ptr_list *need, pair_l
 static void pair_passes_begin(ws_plan *p, pair_loops *w) {
   w->pass_end = build_for(p, w->unit_end, c32(p, w->unit_end, 0), w->passes, c32(p, w->unit_end, 1), &w->pass, 0, NULL,
                           NULL, NULL);
-  w->pass_base = bin(p, w->pass_end, OP_ADDI, w->base, bin(p, w->pass_end, OP_MULI, w->pass, w->ub));
+  w->pass_base = bin(p, w->pass_end, OP_ADDI, w->base, bin(p, w->pass_end, OP_MULI, w->pass, w->positions));
 }
 
-/* The next unit's base: this one's passes have taken passes * ub positions. */
+/* The next unit's base: this one's passes have taken passes * positions. */
 static void pair_units_end(ws_plan *p, pair_loops *w) {
-  ir_value *taken = bin(p, w->unit_end, OP_MULI, w->passes, w->ub);
+  ir_value *taken = bin(p, w->unit_end, OP_MULI, w->passes, w->positions);
   ir_op_set_operand(w->unit_end, 0, bin(p, w->unit_end, OP_ADDI, w->base, taken));
   for (int g = 0; g < 2; g++) ptr_map_free(&w->map[g]);
 }
@@ -653,9 +708,9 @@ static void build_pair_consumer(ws_plan *p, ir_op *at, ir_value *group) {
   ir_op *then_end, *else_end;
   build_if(p, w.pass_end, active, &then_end, &else_end);
   consumer_tile(p, then_end, mine, NULL, w.pass_base, group, NULL);
-  ir_value *k;
-  ir_op *k_end = build_for(p, else_end, c32(p, else_end, 0), w.ub, c32(p, else_end, 1), &k, 0, NULL, NULL, NULL);
-  ir_value *slot = wait_ring(p, k_end, p->full, w.pass_base, k, false);
+  ir_value *q;
+  ir_op *k_end = build_for(p, else_end, c32(p, else_end, 0), w.positions, c32(p, else_end, 1), &q, 0, NULL, NULL, NULL);
+  ir_value *slot = wait_ring(p, k_end, p->full, w.pass_base, q, false);
   barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, slot), "count", 1, NULL);
   pair_units_end(p, &w);
 }
@@ -768,25 +823,34 @@ static void build_pair_producer(ws_plan *p, ir_op *at) {
   ir_value *for_second = build_cmpi(ctx, pass_end, "eq", w.pass, c32(p, pass_end, 1));
   ir_value *for_first = bin(p, pass_end, OP_XORI, for_second, on);
   ir_value *second_copy = bin(p, pass_end, OP_ORI, shared, for_second);
-  ir_value *k;
-  ir_op *k_end = build_for(p, pass_end, c32(p, pass_end, 0), w.ub, c32(p, pass_end, 1), &k, 0, NULL, NULL, NULL);
-  ir_value *slot = wait_ring(p, k_end, p->empty, w.pass_base, k, true);
+  ir_value *q;
+  ir_op *k_end = build_for(p, pass_end, c32(p, pass_end, 0), w.positions, c32(p, pass_end, 1), &q, 0, NULL, NULL, NULL);
+  ir_value *slot = wait_ring(p, k_end, p->empty, w.pass_base, q, true);
   ir_value *full = stage_view(p, k_end, p->full, slot);
-  barrier_op(p, k_end, OP_BARRIER_EXPECT, full, "size", 2 * own + common, shared);
-  barrier_op(p, k_end, OP_BARRIER_EXPECT, full, "size", own + common, unshared);
-  for (int g = 0; g < 2; g++) {
-    ptr_map_put(&map[g], p->body->args[0], k);
-    for (ir_op *op = p->body->first; op; op = op->next)
-      if (ptr_list_contains(&coord_ops, op)) copy_before(p, k_end, op, &map[g]);
-  }
-  ir_value *group1 = c32(p, k_end, 1), *group0 = c32(p, k_end, 0);
-  for (int l = 0; l < p->num_loads; l++) {
-    if (l == p->shared_load) {
-      tma_copy(p, k_end, l, &map[0], &map[1], for_second, full, operand_view(p, k_end, l, slot, group0), on);
-      continue;
+  ir_value *whole = position_whole(p, k_end, q, w.ub);
+  expect_stage(p, k_end, full, 2 * own + common, shared, whole);
+  expect_stage(p, k_end, full, own + common, unshared, whole);
+  ir_value *group1 = NULL, *group0 = NULL;
+  for (int s = 0; s < p->steps; s++) {
+    ir_value *k = position_step(p, k_end, q, s);
+    for (int g = 0; g < 2; g++) {
+      ptr_map_put(&map[g], p->body->args[0], k);
+      for (ir_op *op = p->body->first; op; op = op->next)
+        if (ptr_list_contains(&coord_ops, op)) copy_before(p, k_end, op, &map[g]);
     }
-    tma_copy(p, k_end, l, &map[0], NULL, NULL, full, operand_view(p, k_end, l, slot, group0), for_first);
-    tma_copy(p, k_end, l, &map[1], NULL, NULL, full, operand_view(p, k_end, l, slot, group1), second_copy);
+    if (s == 0) group1 = c32(p, k_end, 1), group0 = c32(p, k_end, 0);
+    /* A step past the trip count (the odd tail's second) copies nothing. */
+    ir_value *present = s == 0 ? on : whole;
+    ir_value *first_copy = s == 0 ? for_first : bin(p, k_end, OP_ANDI, for_first, whole);
+    ir_value *second = s == 0 ? second_copy : bin(p, k_end, OP_ANDI, second_copy, whole);
+    for (int l = 0; l < p->num_loads; l++) {
+      if (l == p->shared_load) {
+        tma_copy(p, k_end, l, &map[0], &map[1], for_second, full, operand_view(p, k_end, l, slot, group0, s), present);
+        continue;
+      }
+      tma_copy(p, k_end, l, &map[0], NULL, NULL, full, operand_view(p, k_end, l, slot, group0, s), first_copy);
+      tma_copy(p, k_end, l, &map[1], NULL, NULL, full, operand_view(p, k_end, l, slot, group1, s), second);
+    }
   }
   pair_units_end(p, &w);
   ptr_list_free(&need);
@@ -807,18 +871,23 @@ static void build_producer(ws_plan *p, ir_op *at) {
     if (ptr_list_contains(&need, op) && op->kind != OP_GET_PROGRAM_ID) copy_before(p, tile_end, op, &map);
   ir_value *ub = ptr_map_get(&map, loop->operands[1].value);
   if (!ub) ub = loop->operands[1].value;
-  ir_value *base = bin(p, tile_end, OP_MULI, j, ub);
-  ir_value *k;
-  ir_op *k_end = build_for(p, tile_end, c32(p, tile_end, 0), ub, c32(p, tile_end, 1), &k, 0, NULL, NULL, NULL);
-  ir_value *slot = wait_ring(p, k_end, p->empty, base, k, true);
+  ir_value *positions = ring_positions(p, tile_end, ub);
+  ir_value *base = bin(p, tile_end, OP_MULI, j, positions);
+  ir_value *q;
+  ir_op *k_end = build_for(p, tile_end, c32(p, tile_end, 0), positions, c32(p, tile_end, 1), &q, 0, NULL, NULL, NULL);
+  ir_value *slot = wait_ring(p, k_end, p->empty, base, q, true);
   ir_value *full = stage_view(p, k_end, p->full, slot);
   ir_value *on = build_int_constant(ctx, k_end, 1, 1);
-  barrier_op(p, k_end, OP_BARRIER_EXPECT, full, "size", stage_bytes(p), on);
-  ptr_map_put(&map, p->body->args[0], k);
-  for (ir_op *op = p->body->first; op; op = op->next)
-    if (ptr_list_contains(&coord_ops, op)) copy_before(p, k_end, op, &map);
-  for (int l = 0; l < p->num_loads; l++)
-    tma_copy(p, k_end, l, &map, NULL, NULL, full, stage_view(p, k_end, p->loads[l].ring, slot), on);
+  ir_value *whole = position_whole(p, k_end, q, ub);
+  expect_stage(p, k_end, full, stage_bytes(p), on, whole);
+  for (int s = 0; s < p->steps; s++) {
+    ptr_map_put(&map, p->body->args[0], position_step(p, k_end, q, s));
+    for (ir_op *op = p->body->first; op; op = op->next)
+      if (ptr_list_contains(&coord_ops, op)) copy_before(p, k_end, op, &map);
+    /* A step past the trip count (the odd tail's second) copies nothing. */
+    for (int l = 0; l < p->num_loads; l++)
+      tma_copy(p, k_end, l, &map, NULL, NULL, full, operand_view(p, k_end, l, slot, NULL, s), s == 0 ? on : whole);
+  }
   ptr_list_free(&need);
   ptr_list_free(&coord_ops);
   ptr_map_free(&map);
@@ -976,7 +1045,8 @@ static void rewrite(ws_plan *p) {
   for (int l = 0; l < p->num_loads; l++) {
     /* The operand's shape (a descriptor may add a leading batch dim of size 1). */
     const ir_type *d = p->loads[l].alloc->results[0].type;
-    p->loads[l].ring = alloc_ring(p, at, (int64_t)p->stages * ring_copies(p, l), d->rank, d->shape, d->elem, d->encoding);
+    int64_t slots = (int64_t)p->stages * ring_copies(p, l) * p->steps;
+    p->loads[l].ring = alloc_ring(p, at, slots, d->rank, d->shape, d->elem, d->encoding);
   }
   int order0 = 0;
   int64_t one = 1;
@@ -1059,15 +1129,18 @@ bool gemmc_warp_specialized_pairs(int mode) { return mode == GEMMC_WS_MODE_PAIRS
  * inside a ttg.warp_specialize live for the whole op (lib/analysis/allocation.c), so the
  * epilogue's buffers are all alive together: their sizes add up. */
 static int ring_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes,
-                       int64_t shared_bytes, bool pairs) {
+                       int64_t shared_bytes, bool pairs, int *steps) {
   int groups = consumer_groups(warps);
   int wanted = pc->num_stages;
+  *steps = 1;
   if (groups == 2) {
-    if (stage_bytes < GEMMC_PING_PONG_MIN_STAGE_BYTES) return 0;
+    /* Too few bytes per K step (128x128x32 f16: 16 KiB): a stage takes two steps. */
+    if (stage_bytes < GEMMC_PING_PONG_MIN_STAGE_BYTES) *steps = 2;
+    if (*steps * stage_bytes < GEMMC_PING_PONG_MIN_STAGE_BYTES) return 0;
     if (!pairs && wanted < GEMMC_PING_PONG_MIN_STAGES) wanted = GEMMC_PING_PONG_MIN_STAGES;
   }
   int64_t max_shared = pc->max_shared > 0 ? pc->max_shared : pc->target ? pc->target->shared_mem_per_block : 0;
-  int64_t per_stage = 16 + (pairs ? 2 * stage_bytes - shared_bytes : stage_bytes);
+  int64_t per_stage = 16 + *steps * (pairs ? 2 * stage_bytes - shared_bytes : stage_bytes);
   int64_t scratch = 0;
   for (const ir_op *op = loop->next; op; op = op->next) {
     int64_t b = gemmc_allocation_scratch_bytes(op);
@@ -1083,7 +1156,8 @@ static int ring_stages(const gemmc_pass_context *pc, const ir_op *loop, int warp
 int gemmc_warp_specialized_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes,
                                   int64_t shared_bytes) {
   bool pairs = consumer_groups(warps) == 2 && gemmc_warp_specialized_pairs(pc->warp_specialize);
-  return ring_stages(pc, loop, warps, stage_bytes, shared_bytes, pairs);
+  int steps;
+  return ring_stages(pc, loop, warps, stage_bytes, shared_bytes, pairs, &steps);
 }
 
 bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
@@ -1109,7 +1183,7 @@ bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
     if (plan(&p)) {
       p.axis = axis_info_run(ctx, module);
       if (p.axis) plan_stores(&p);
-      p.stages = ring_stages(pc, p.loop, warps, stage_bytes(&p), p.loads[p.shared_load].bytes, p.pairs);
+      p.stages = ring_stages(pc, p.loop, warps, stage_bytes(&p), p.loads[p.shared_load].bytes, p.pairs, &p.steps);
       if (p.stages >= 2) rewrite(&p);
       if (p.axis) axis_info_free(p.axis);
     }
