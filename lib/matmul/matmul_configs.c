@@ -27,8 +27,11 @@
  * ping-pong at 4096^3-8192^3, perf-notes 29: efficiency scaled from ping-pong's) or, path 1,
  * persistent ping-pong ones (two consumer warpgroups on alternate tiles, a 4-stage TMA ring):
  * 603 / 623 TFLOP/s at 4096^3 / 8192^3 f16 against 596 / 536 for the same tile on cp.async rings
- * (perf-notes 20, same run); 4-warp kernels with 16 KiB stages (BK 32) keep cp.async rings. The
- * rest are guesses scaled from those.
+ * (perf-notes 20, same run). 4-warp 128x128x32 kernels (16 KiB per K step) become pairs kernels
+ * with two K steps per ring stage since 2026-11-25 (perf-notes 34: 606-652 TFLOP/s at
+ * 4096^3-8192^3 f16, 672 on the seed's batched f16-accumulation shape, against 530-540 and 502
+ * on cp.async rings in the same run); the cp.async row stays for small shapes. The rest are
+ * guesses scaled from those.
  */
 const matmul_config matmul_configs[] = {
     /* name                template              class          cc       BM   BN   BK  G  W  S  split  eff   b/SM  defines path setup_us */
@@ -37,7 +40,8 @@ const matmul_config matmul_configs[] = {
     {"wgmma_pairs_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.66, 1, NULL, 0, 3.0},
     {"wgmma_pp_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.64, 1, NULL, 1, 3.0},
     {"wgmma_128x128x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.60, 2, NULL, 2, 0},
-    {"wgmma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.60, 2, NULL, 0, 0},
+    {"wgmma_pairs_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.64, 1, NULL, 0, 3.0},
+    {"wgmma_128x128x32_s4_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.56, 2, NULL, 2, 0},
     {"wgmma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 64, 128, 32, 8, 4, 4, 16, 0.45, 4, NULL, 0, 0},
     {"wgmma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 64, 32, 8, 4, 4, 16, 0.45, 4, NULL, 0, 0},
     {"mma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 32, 8, 4, 4, 16, 0.46, 2, NULL, 0, 0},

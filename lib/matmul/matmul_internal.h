@@ -30,7 +30,8 @@ typedef struct matmul_config {
   int blocks_per_sm;    /* blocks resident per SM (registers and shared memory allow) */
   const char *defines;  /* extra "NAME=VALUE NAME=VALUE" constants for the template, or NULL */
   /* sm_90 operand path: 0 what the compiler chooses (wgmma kernels of 8 warps, or of 4 with
-   * 32 KiB stages: TMA + persistent warp specialization, 4-warp ones as pairs), 1 the same with
+   * 32 KiB stages, two 16 KiB K steps per stage at 128x128x32: TMA + persistent warp
+   * specialization, 4-warp ones as pairs), 1 the same with
    * ping-pong consumer groups (warp_specialize = GEMMC_WARP_SPECIALIZE_PING_PONG), 2 cp.async
    * rings only (gemmc_compile_options tma = warp_specialize = -1). */
   int path;
