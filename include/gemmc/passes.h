@@ -54,16 +54,20 @@ static inline bool gemmc_warp_specialized_warps(int warps, int mode) {
   return mode > 0 && (warps == GEMMC_WS_CONSUMER_WARPS || warps == GEMMC_WS_PING_PONG_WARPS);
 }
 
-/* Ping-pong groups pay when a ring stage carries at least this many operand bytes (128x128x64
- * f16: 32 KiB): measured 1.0-1.16x the cp.async ring there, but 0.76x at 128x128x32 (16 KiB per
- * stage), where each stage's barrier round trip feeds too few MMAs (docs/perf-notes.md, 20). */
+/* Two-group (ping-pong, pairs) stages pay when they carry at least this many operand bytes
+ * (128x128x64 f16: 32 KiB): measured 1.0-1.16x the cp.async ring there, but 0.76x at 128x128x32
+ * (16 KiB per stage), where each stage's barrier round trip feeds too few MMAs (docs/perf-notes.md,
+ * 20). A K step of fewer bytes fills a stage with two steps (pairs at 128x128x32: 1.27x the
+ * cp.async ring on the seed's batched shape, perf-notes 34); under this in two steps, the
+ * kernel is not specialized. */
 enum { GEMMC_PING_PONG_MIN_STAGE_BYTES = 32 * 1024 };
 
 /* Ring stages the warp-specialized kernel of K loop `loop` (in a kernel of `warps` warps, each
  * stage carrying stage_bytes of one program's operands, shared_bytes of them its dot's B tile)
  * gets: pc->num_stages (ping-pong: at least GEMMC_PING_PONG_MIN_STAGES), lowered until the ring
  * and every consumer group's epilogue scratch fit in pc->max_shared (0: the target's shared
- * memory per block); 0 for two-group stages under GEMMC_PING_PONG_MIN_STAGE_BYTES. A pairs
+ * memory per block); 0 for two-group stages under GEMMC_PING_PONG_MIN_STAGE_BYTES in two K steps
+ * (one step under it: two steps per stage, each stage twice the bytes). A pairs
  * stage holds two programs' operands with one B tile. Below 2 the kernel is not specialized,
  * and tma-loads (auto) leaves its loads to cp.async. */
 int gemmc_warp_specialized_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes,

@@ -39,7 +39,10 @@
  *         "previous phase" counts as complete), expect the stage's bytes on full[i % S], TMA copies } }
  *
  * Tile j of a block occupies ring positions j * ub .. j * ub + ub - 1 (ub must not depend on the
- * program id), so every role finds each stage's slot and phase from (j, k) alone.
+ * program id), so every role finds each stage's slot and phase from (j, k) alone. Where one K
+ * step carries too few bytes for a stage (ring_stages), a position holds two steps: a tile then
+ * takes ceil(ub / 2) positions, the consumer runs both steps' MMAs per position and an odd ub's
+ * last step in a loop of its own, the producer copies the second step only where it exists.
  *
  * Pairs (one-warpgroup kernels by default) replace the tile loops: unit u holds programs 2u and
  * 2u + 1 (or one, see rewrite); every role computes both programs' B coordinates and, when they
