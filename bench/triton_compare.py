@@ -401,6 +401,24 @@ def tflops(shape, ms):
     return shape.flops() / (ms * 1e-3) / 1e12 if ms else None
 
 
+def triton_arguments(case, p):
+    """The values of the case's Triton kernel arguments by name (what Gemmc.launcher binds to the
+    compiled kernel's parameters) and its 3-D grid, for problem p."""
+    shape = p.shape
+    values = {"a_ptr": p.a.data_ptr(), "b_ptr": p.b.data_ptr(), "c_ptr": p.c.data_ptr(),
+              "A_ptr": p.a.data_ptr(), "B_ptr": p.b.data_ptr(), "C_ptr": p.c.data_ptr()}
+    if p.b_t is not None:  # host-built descriptors (tutorial 09's TMA kernels): A, B as N x K, C
+        values.update(a_desc=p.a, b_desc=p.b_t, c_desc=p.c)
+    values.update({"M": shape.m, "N": shape.n, "K": shape.k, "B": shape.batch})
+    a_s, b_s, c_s = p.a.stride(), p.b.stride(), p.c.stride()
+    values.update(stride_am=a_s[-2], stride_ak=a_s[-1], stride_bk=b_s[-2], stride_bn=b_s[-1],
+                  stride_cm=c_s[-2], stride_cn=c_s[-1])
+    if case.kind == "batched":
+        values.update(stride_ab=a_s[0], stride_bb=b_s[0], stride_cb=c_s[0])
+    _, _, tgrid = tk.launch_spec(case, p)
+    return values, tuple(tgrid) + (1,) * (3 - len(tgrid))
+
+
 def run_row(case, shape, gemmc, examples, quick, f16_batched, log):
     import torch
     row = {"kernel": case.kind + ("_ws" if case.warp_specialize else ""), "case": case.name,
@@ -502,17 +520,7 @@ def run_row(case, shape, gemmc, examples, quick, f16_batched, log):
             log("  gemmc: " + first_line(e))
     # gemmc on Triton's own TTIR and TTGIR of this kernel
     if ck is not None:
-        _, _, tgrid = tk.launch_spec(case, p)
-        triton_values = dict(ptrs)
-        if p.b_t is not None:  # host-built descriptors (tutorial 09's TMA kernels): A, B as N x K, C
-            triton_values.update(a_desc=p.a, b_desc=p.b_t, c_desc=p.c)
-        triton_values.update({"M": shape.m, "N": shape.n, "K": shape.k, "B": shape.batch})
-        a_s, b_s, c_s = strides
-        triton_values.update(stride_am=a_s[-2], stride_ak=a_s[-1], stride_bk=b_s[-2], stride_bn=b_s[-1],
-                             stride_cm=c_s[-2], stride_cn=c_s[-1])
-        if case.kind == "batched":
-            triton_values.update(stride_ab=a_s[0], stride_bb=b_s[0], stride_cb=c_s[0])
-        grid3 = tuple(tgrid) + (1,) * (3 - len(tgrid))
+        triton_values, grid3 = triton_arguments(case, p)
         for stage in ("ttir", "ttgir"):
             key = "gemmc_" + stage
             try:

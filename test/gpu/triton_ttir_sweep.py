@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Triton 3.6's own TTIR and TTGIR of the tutorial matmul at every config of the tutorial's autotune lists, and of the seed's batched kernel, compiled by libgemmc and run on ragged shapes against torch (GPU machine only)."""
+# What a user of Triton would hand gemmc: the kernel printed for the shape's argument
+# specialization (a K of 70 gives strides without tt.divisibility, so the TTIR differs), launched
+# on Triton's grid with Triton's arguments. Every output is poisoned with NaN first; a result is
+# correct when C is finite everywhere and within the dtype's tolerance of a float32 torch
+# reference (scripts/triton_kernels.py: check). Fresh random inputs per run (--seed to repeat).
+# Not timed: bench/triton_compare.py measures.
+#
+# Usage (after `source scripts/device-unpack.sh`):
+#   python3 test/gpu/triton_ttir_sweep.py [--cases REGEX] [--stages ttir,ttgir] [--seed N]
+# Exit 0 when every row is correct, 1 otherwise; without torch, Triton or a GPU: "skipped", exit 0.
+import argparse
+import os
+import random
+import re
+import sys
+import time
+import traceback
+
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(root, "scripts"))
+sys.path.insert(0, os.path.join(root, "bench"))
+
+# Triton's tutorial 03, get_cuda_autotune_config() and get_autotune_config()'s fp8 list.
+TUTORIAL_CONFIGS = [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+                    (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2),
+                    (128, 128, 64, 3, 4)]
+FP8_CONFIGS = [(128, 256, 128, 3, 8), (256, 128, 128, 3, 8), (256, 64, 128, 4, 4), (64, 256, 128, 4, 4),
+               (128, 128, 128, 4, 4), (128, 64, 64, 4, 4), (64, 128, 64, 4, 4), (128, 32, 64, 4, 4)]
+# The seed's batched kernel at its two configs and the 8-warp tile.
+BATCHED_CONFIGS = [(128, 128, 64, 4, 4, "f32"), (128, 128, 32, 4, 4, "f16"), (128, 256, 64, 3, 8, "f32"),
+                   (128, 256, 64, 3, 8, "f16")]
+# Tiles cut at every edge; K tile counts odd and even, below one tile, and K steps of 32 that leave
+# a two-step ring stage half full; strides that are and are not 16-byte aligned (K = 70, N = 300).
+SHAPES = [(512, 512, 96), (257, 129, 1000), (1000, 300, 70), (33, 65, 2048), (2048, 2048, 8), (1536, 768, 160),
+          (4096, 4096, 4096)]
+FP8_SHAPES = [(512, 512, 96), (257, 144, 1024), (1536, 768, 160)]
+BATCHED_SHAPES = [(3, 100, 70, 96), (4, 256, 256, 160), (2, 65, 33, 1000), (16, 512, 512, 512)]
+
+
+def cases_and_shapes(tk):
+    out = []
+    for dtype in ("f16", "bf16"):
+        for bm, bn, bk, s, w in TUTORIAL_CONFIGS:
+            case = tk._tutorial(dtype, tk.Config(bm, bn, bk, s, w))
+            out += [(case, tk.Shape(m, n, k)) for m, n, k in SHAPES]
+    for bm, bn, bk, s, w in FP8_CONFIGS:
+        case = tk._tutorial("fp8e4m3", tk.Config(bm, bn, bk, s, w))
+        out += [(case, tk.Shape(m, n, k)) for m, n, k in FP8_SHAPES]
+    for bm, bn, bk, s, w, acc in BATCHED_CONFIGS:
+        cfg = tk.Config(bm, bn, bk, s, w)
+        case = tk.Case(f"batched_f16_acc{acc}_{cfg.tag()}", "batched", "f16", acc, cfg)
+        out += [(case, tk.Shape(m, n, k, b)) for b, m, n, k in BATCHED_SHAPES]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--cases", default=None, help="regex over 'case shape' (e.g. '128x128x32|x70$')")
+    ap.add_argument("--stages", default="ttir,ttgir", help="which of Triton's IRs gemmc compiles")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--libgemmc", default=None)
+    ap.add_argument("--budget-s", type=float, default=0, help="stop starting rows after this many seconds")
+    args = ap.parse_args()
+    try:
+        import torch
+        import triton_kernels as tk
+        import triton_compare as tc
+        if not tk.HAVE_TRITON or not torch.cuda.is_available():
+            raise ImportError("Triton or a CUDA device missing")
+    except ImportError as e:
+        print(f"skipped: {e}")
+        return 0
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    lib = args.libgemmc or tc.default_lib()
+    gemmc = tc.Gemmc(lib)
+    gemmc.open_runtime()
+    stages = [s for s in args.stages.split(",") if s]
+    todo = cases_and_shapes(tk)
+    if args.cases:
+        todo = [(c, s) for c, s in todo if re.search(args.cases, f"{c.name} {s.tag()}")]
+    print(f"device: {torch.cuda.get_device_name(0)}; libgemmc {lib}; {len(todo)} rows x {stages}; seed {seed}",
+          flush=True)
+    passed = failed = 0
+    t0 = time.time()
+    for i, (case, shape) in enumerate(todo):
+        if args.budget_s and time.time() - t0 > args.budget_s:
+            print(f"time budget spent: {len(todo) - i} rows left out")
+            break
+        try:
+            p = tk.make_problem(case, shape, seed=seed + i)
+            ref = tk.reference(p)
+            ck = tk.compile_only(case, p)
+            values, grid = tc.triton_arguments(case, p)
+        except Exception as e:  # noqa: BLE001 - Triton itself could not build the row: not gemmc's
+            print(f"SKIP  {case.name:44s} {shape.tag():18s} triton: {tc.first_line(e)}", flush=True)
+            continue
+        for stage in stages:
+            try:
+                ptx, meta, _ = gemmc.compile(ck.asm[stage], f"{case.name}.{stage}", case.config.num_warps,
+                                             case.config.num_stages)
+                fn, _ = gemmc.load(ptx, meta)
+                run = gemmc.launcher(fn, meta, values, grid)
+                p.c.fill_(float("nan"))
+                run()
+                torch.cuda.synchronize()
+                ok, why = tk.check(case, p.c, ref)
+            except Exception as e:  # noqa: BLE001 - a compile or launch error fails the row
+                ok, why = False, "error: " + tc.first_line(e)
+                traceback.print_exc(limit=1)
+            passed += ok
+            failed += not ok
+            print(f"{'PASS' if ok else 'FAIL'}  {case.name:44s} {shape.tag():18s} {stage:5s} {why}", flush=True)
+        del p, ref
+        torch.cuda.empty_cache()
+    print(f"{time.time() - t0:.0f} s, seed {seed}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
