@@ -53,7 +53,11 @@ static bool lower_async_copy(lower_state *s, ir_op *op) {
 
 bool lower_async(lower_state *s, ir_op *op) {
   switch (op->kind) {
-  case OP_ASYNC_COPY: return lower_async_copy(s, op);
+  case OP_ASYNC_COPY:
+    /* Other threads may still be reading the bytes this copy overwrites: Triton's pipeliner
+     * refills the buffer an iteration has just read (its membar analysis puts a barrier here). */
+    if (s->smem_read_pending) lower_barrier(s);
+    return lower_async_copy(s, op);
   case OP_ASYNC_COMMIT_GROUP:
     s->cg->async_commit(&s->em);
     return lower_set1(s, &op->results[0], LLVMGetUndef(s->i32));

@@ -92,6 +92,9 @@ static bool keeps_barrier_deferred(const ir_op *op) {
 
 ir_op *lower_block(lower_state *s, ir_block *block, bool *ok) {
   *ok = true;
+  /* A nested block is entered from before its op and, for a loop, from its own end. */
+  const ir_op *owner = block->parent ? block->parent->parent : NULL;
+  if (owner && owner->kind != OP_FUNC) s->smem_read_pending = true;
   for (ir_op *op = block->first; op; op = op->next) {
     if (!keeps_barrier_deferred(op)) lower_barrier_settle(s);
     if (ir_op_info_of(op->kind)->traits & TRAIT_TERMINATOR) return op;
@@ -100,6 +103,7 @@ ir_op *lower_block(lower_state *s, ir_block *block, bool *ok) {
       *ok = false;
       return NULL;
     }
+    if (op->num_regions) s->smem_read_pending = true; /* its blocks' reads join here */
   }
   return NULL;
 }

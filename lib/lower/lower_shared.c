@@ -238,6 +238,7 @@ bool lower_smem_loader_init_map(lower_state *s, ir_op *op, lower_smem_loader *ld
   memset(ld, 0, sizeof *ld);
   lower_layout_info *li = lower_layout_of(s, op, tensor);
   if (!li) return false;
+  s->smem_read_pending = true; /* the loader's reads come before the next op */
   ld->m = *m;
   ld->li = li;
   ld->base = base;

@@ -158,6 +158,7 @@ LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMV
 
 void lower_barrier(lower_state *s) {
   s->barrier_deferred = false;
+  s->smem_read_pending = false;
   if (s->threads && s->threads->barrier_id > 0)
     s->cg->barrier_named(&s->em, s->threads->barrier_value ? s->threads->barrier_value : lower_i32(s, s->threads->barrier_id),
                          s->threads->num_warps * s->threads_per_warp);

@@ -76,6 +76,10 @@ typedef struct lower_state {
   /* A barrier of s->threads is owed before the next op that may touch shared memory or leave
    * the block (lower_barrier_defer). */
   bool barrier_deferred;
+  /* Threads may have read shared memory (ld.shared, ldmatrix) since the last barrier: an
+   * asynchronous copy into shared memory waits for a barrier first (write after read). Unknown,
+   * so set, where control flow joins (region entries, after region ops). */
+  bool smem_read_pending;
   /* The ttng.warp_group_dot_wait whose wait the dot before it already emitted (lower_wgmma.c). */
   const ir_op *folded_wgmma_wait;
   /* cached types */
