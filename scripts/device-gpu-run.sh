@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repo root: runs the GPU checks and benchmarks from the carried
 # bundle (scripts/build-device.sh) and writes one log per step into ${OUT:-/tmp/gemmc-out}.
-# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only|triton|triton-quick|product|sanitize[-TOOL]]
+# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only|triton|triton-quick|triton-sweep|product|sanitize[-TOOL]]
+#   triton-sweep: test/gpu/triton_ttir_sweep.py (Triton's TTIR and TTGIR at every tutorial autotune
+#           config and the seed's batched kernel, through libgemmc on ragged shapes, against torch).
 #   triton: Triton 3.6's IR of the kernels gemmc must match (triton-dumps.tar.gz) and gemmc beside
 #           Triton and cuBLAS in one process (triton_compare.csv/.txt); triton-quick: 3 rows only.
 #   product: gemmc_matmul (issue 12): the correctness suite and a 1000-case random sweep, warm-call
@@ -61,6 +63,18 @@ if [ "$mode" = triton ] || [ "$mode" = triton-quick ]; then
   # Rows run most important first; none starts after 360 s, so dump + compare fit one 10-minute call.
   step triton-compare python3 bench/triton_compare.py --out "$out" --libgemmc "$(ls "$GEMMC_BIN"/libgemmc.so* | head -1)" \
     --budget-s 360 "${quick[@]}"
+  exit $status
+fi
+if [ "$mode" = triton-sweep ]; then
+  # Triton's TTIR and TTGIR of the tutorial at every autotune config, and of the seed's batched
+  # kernel, through libgemmc on ragged shapes (four processes at once: Triton's compiles dominate).
+  pids=()
+  for group in tutorial_f16 tutorial_bf16 tutorial_fp8 batched; do
+    python3 test/gpu/triton_ttir_sweep.py --cases "^$group" > "$out/sweep-$group.log" 2>&1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+  for log in "$out"/sweep-*.log; do printf '%-40s %s\n' "$(basename "$log")" "$(tail -1 "$log")" | tee -a "$out/summary.txt"; done
   exit $status
 fi
 if [ "$mode" = product ]; then
