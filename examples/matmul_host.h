@@ -637,6 +637,17 @@ static inline bool mh_read_file(const char *path, char **text, size_t *len, mh_e
   return true;
 }
 
+/* The compile options a config sets: warps, stages (when given) and its sm_90 operand path (every
+ * build of a config goes through here, so ":cp" means cp.async wherever a config is compiled). */
+static inline void mh_config_options(const mh_config *c, gemmc_compile_options *opts) {
+  opts->num_warps = c->num_warps;
+  if (c->num_stages > 0) opts->num_stages = c->num_stages;
+  if (c->path == 1 || c->path == 2) opts->warp_specialize = -1;
+  if (c->path == 3) opts->warp_specialize = GEMMC_WARP_SPECIALIZE_PING_PONG;
+  if (c->path == 1) opts->tma = 1;
+  if (c->path == 2) opts->tma = -1;
+}
+
 /* The .tir of a kernel kind: `explicit_path` when given, else NAME.tir in $GEMMC_EXAMPLES_DIR
  * (binaries that travel to another machine), else examples/ of the current folder (the
  * repository root), else the source tree's examples/ the build recorded. */
@@ -707,14 +718,9 @@ static inline bool mh_kernel_build(gemmc_runtime *rt, const char *path, const mh
   const gemmc_target *t = gemmc_target_lookup(target, NULL, 0);
   bool amd = t && t->arch == GEMMC_ARCH_AMDGPU;
   if (amd) opts.stage = GEMMC_STAGE_HSACO;
-  opts.num_warps = c->num_warps;
+  mh_config_options(c, &opts);
   opts.defines = d->items;
   opts.num_defines = d->count;
-  if (c->num_stages > 0) opts.num_stages = c->num_stages;
-  if (c->path == 1 || c->path == 2) opts.warp_specialize = -1;
-  if (c->path == 3) opts.warp_specialize = GEMMC_WARP_SPECIALIZE_PING_PONG;
-  if (c->path == 1) opts.tma = 1;
-  if (c->path == 2) opts.tma = -1;
   double t0 = mh_now_seconds();
   bool ok = gemmc_compile(k->ctx, text, len, path, &opts, &k->compiled);
   k->compile_seconds = mh_now_seconds() - t0;
@@ -950,8 +956,7 @@ static inline bool mh_tune(gemmc_runtime *rt, gemmc_cache *cache, const mh_gemm 
     src[i].filename = path;
     gemmc_compile_options_init(&src[i].options);
     src[i].options.target = target;
-    src[i].options.num_warps = configs[i].num_warps;
-    if (configs[i].num_stages > 0) src[i].options.num_stages = configs[i].num_stages;
+    mh_config_options(&configs[i], &src[i].options);
     src[i].options.defines = defs[i].items;
     src[i].options.num_defines = defs[i].count;
   }

@@ -426,10 +426,10 @@ def _tutorial(dtype: str, cfg: Config) -> Case:
                 note="fp8: B column-major (K-contiguous), C f16" if dtype == "fp8e4m3" else "")
 
 
-# The tutorial's autotune list has 128x128x32 s4 w4 too: 16 KiB of operands per K step, the
-# stage gemmc's warp-specialized pairs fill with two K steps.
+# The tutorial's autotune list has 128x128x32 and 64x256x32 s4 w4 too: 16 and 20 KiB of operands
+# per K step, stages gemmc's warp-specialized pairs fill with two K steps.
 TUTORIAL_CONFIGS = [Config(128, 128, 64, 3, 4), Config(128, 256, 64, 3, 8), Config(64, 128, 32, 4, 4),
-                    Config(128, 128, 32, 4, 4)]
+                    Config(128, 128, 32, 4, 4), Config(64, 256, 32, 4, 4)]
 FP8_CONFIGS = [Config(128, 256, 128, 3, 8), Config(128, 128, 128, 3, 4)]
 BATCHED_F32 = Config(128, 128, 64, 4, 4)
 BATCHED_F16 = Config(128, 128, 32, 4, 4)
