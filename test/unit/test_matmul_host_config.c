@@ -19,7 +19,7 @@ int main(void) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const path_case *pc = &cases[i];
-    mh_config c;
+    mh_config c = mh_default_config;
     CHECK(mh_config_parse(pc->text, &c), "%s does not parse", pc->text);
     CHECK(c.path == pc->path, "%s: path %d, want %d", pc->text, c.path, pc->path);
     char back[64];
