@@ -522,7 +522,8 @@ static ir_value *consumer_positions(ws_plan *p, ir_op *at, ir_value *lo, ir_valu
   if (eager) {
     barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, slot), "count", 1, NULL);
   } else {
-    ir_value *prev = bin(p, k_end, OP_REMSI, bin(p, k_end, OP_ADDI, slot, c32(p, k_end, p->stages - 1)), c32(p, k_end, p->stages));
+    ir_value *prev =
+        bin(p, k_end, OP_REMSI, bin(p, k_end, OP_ADDI, slot, c32(p, k_end, p->stages - 1)), c32(p, k_end, p->stages));
     ir_value *not_first = build_cmpi(ctx, k_end, "sgt", q, c32(p, k_end, 0));
     barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, prev), "count", 1, not_first);
   }

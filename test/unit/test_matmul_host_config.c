@@ -30,8 +30,8 @@ int main(void) {
     mh_config_options(&c, &o);
     CHECK(o.num_warps == c.num_warps && o.num_stages == c.num_stages, "%s: warps %d stages %d", pc->text, o.num_warps,
           o.num_stages);
-    CHECK(o.tma == pc->tma && o.warp_specialize == pc->warp_specialize, "%s: tma %d warp_specialize %d", pc->text, o.tma,
-          o.warp_specialize);
+    CHECK(o.tma == pc->tma && o.warp_specialize == pc->warp_specialize, "%s: tma %d warp_specialize %d", pc->text,
+          o.tma, o.warp_specialize);
   }
   mh_config bad;
   CHECK(!mh_config_parse("128x128", &bad), "a config without BLOCK_K parses");
