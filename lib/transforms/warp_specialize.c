@@ -532,8 +532,7 @@ static ir_value *consumer_positions(ws_plan *p, ir_op *at, ir_value *lo, ir_valu
 }
 
 /* One tile of a consumer group before `at`: P with the program ids of tile %v, the K loop over
- * ring positions base .. base + ub - 1 (base NULL: j * ub, j the tile's number in the block),
- * then E. */
+ * its ring positions from base (NULL: j * positions, j the tile's number in the block), then E. */
 static void consumer_tile(ws_plan *p, ir_op *at, ir_value *v, ir_value *j, ir_value *base, ir_value *group,
                           const ws_turn *turn) {
   gemmc_context *ctx = p->ctx;
@@ -663,8 +662,8 @@ static ir_value *unit_passes(ws_plan *p, ir_op *at, ir_value *shared, ir_value *
 }
 
 /* Pairs: the loops both roles run, over the block's units and over each unit's ring passes. A
- * unit's passes take ring_positions(ub) positions each from `base`, carried from unit to unit, so the producer
- * and the consumer groups find every position's slot and phase alike. */
+ * unit's passes take ring_positions(ub) positions each from `base`, carried from unit to unit,
+ * so the producer and the consumer groups find every position's slot and phase alike. */
 typedef struct pair_loops {
   ir_value *ub, *positions, *u, *base, *v[2], *second, *shared, *passes, *pass, *pass_base;
   ir_op *unit_end, *pass_end;
