@@ -67,10 +67,12 @@ if [ "$mode" = triton ] || [ "$mode" = triton-quick ]; then
 fi
 if [ "$mode" = triton-sweep ]; then
   # Triton's TTIR and TTGIR of the tutorial at every autotune config, and of the seed's batched
-  # kernel, through libgemmc on ragged shapes (four processes at once: Triton's compiles dominate).
+  # kernel, through libgemmc on ragged shapes (five processes at once: Triton's compiles dominate).
   pids=()
-  for group in tutorial_f16 tutorial_bf16 tutorial_fp8 batched; do
-    python3 test/gpu/triton_ttir_sweep.py --cases "^$group" > "$out/sweep-$group.log" 2>&1 &
+  for group in tutorial_f16 tutorial_bf16 tutorial_fp8 batched descriptors; do
+    cases="^$group"
+    [ "$group" = descriptors ] && cases='^(persistent|tma|desc)'
+    python3 test/gpu/triton_ttir_sweep.py --cases "$cases" > "$out/sweep-$group.log" 2>&1 &
     pids+=($!)
   done
   for pid in "${pids[@]}"; do wait "$pid" || status=1; done
