@@ -430,12 +430,16 @@ static inline void mh_check_str(const mh_check_result *r, char *buf, size_t n) {
 
 /* One point of the seed's autotuning space; num_stages is the depth of the K loop's cp.async
  * ring (gemmc_compile_options.num_stages). */
+/* A config's sm_90+ operand path: whatever the compiler proves legal (TMA, warp specialization),
+ * TMA without warp specialization (":tma"), cp.async only (":cp"), or warp-specialized with
+ * ping-pong consumer groups instead of pairs (":pp", 4-warp kernels). */
+typedef enum mh_path { MH_PATH_AUTO, MH_PATH_TMA, MH_PATH_CP, MH_PATH_PING_PONG, MH_NUM_PATHS } mh_path;
+/* Each path's config-string suffix (after ':'). */
+static const char *const mh_path_suffix[MH_NUM_PATHS] = {"", "tma", "cp", "pp"};
+
 typedef struct mh_config {
   int block_m, block_n, block_k, group_m, num_warps, num_stages;
-  /* sm_90+ operand path: 0 whatever the compiler proves legal (TMA, warp specialization),
-   * 1 TMA without warp specialization (":tma"), 2 cp.async only (":cp"), 3 warp-specialized with
-   * ping-pong consumer groups instead of pairs (":pp", 4-warp kernels). */
-  int path;
+  mh_path path;
 } mh_config;
 
 /* The seed's CUDA config list (triton.Config(...) in the tutorial's autotune decorator). */
@@ -456,9 +460,12 @@ static inline bool mh_config_parse(const char *s, mh_config *c) {
   int position = 0;
   while (*p == ':') {
     p++;
-    if (!strncmp(p, "tma", 3) || !strncmp(p, "cp", 2) || !strncmp(p, "pp", 2)) {
-      r.path = p[0] == 't' ? 1 : p[0] == 'c' ? 2 : 3;
-      p += p[0] == 't' ? 3 : 2;
+    mh_path path = MH_PATH_AUTO;
+    for (int k = MH_PATH_TMA; k < MH_NUM_PATHS && !path; k++)
+      if (!strncmp(p, mh_path_suffix[k], strlen(mh_path_suffix[k]))) path = (mh_path)k;
+    if (path) {
+      r.path = path;
+      p += strlen(mh_path_suffix[path]);
       continue;
     }
     char tag = 0;
@@ -479,8 +486,8 @@ static inline bool mh_config_parse(const char *s, mh_config *c) {
 }
 
 static inline void mh_config_str(const mh_config *c, char *buf, size_t n) {
-  snprintf(buf, n, "%dx%dx%d:g%d:w%d:s%d%s", c->block_m, c->block_n, c->block_k, c->group_m, c->num_warps,
-           c->num_stages, c->path == 1 ? ":tma" : c->path == 2 ? ":cp" : c->path == 3 ? ":pp" : "");
+  snprintf(buf, n, "%dx%dx%d:g%d:w%d:s%d%s%s", c->block_m, c->block_n, c->block_k, c->group_m, c->num_warps,
+           c->num_stages, c->path ? ":" : "", mh_path_suffix[c->path]);
 }
 
 enum { MH_MAX_DEFINES = 64, MH_DEFINE_CHARS = 48 };
@@ -642,10 +649,10 @@ static inline bool mh_read_file(const char *path, char **text, size_t *len, mh_e
 static inline void mh_config_options(const mh_config *c, gemmc_compile_options *opts) {
   opts->num_warps = c->num_warps;
   if (c->num_stages > 0) opts->num_stages = c->num_stages;
-  if (c->path == 1 || c->path == 2) opts->warp_specialize = -1;
-  if (c->path == 3) opts->warp_specialize = GEMMC_WARP_SPECIALIZE_PING_PONG;
-  if (c->path == 1) opts->tma = 1;
-  if (c->path == 2) opts->tma = -1;
+  if (c->path == MH_PATH_TMA || c->path == MH_PATH_CP) opts->warp_specialize = -1;
+  if (c->path == MH_PATH_PING_PONG) opts->warp_specialize = GEMMC_WARP_SPECIALIZE_PING_PONG;
+  if (c->path == MH_PATH_TMA) opts->tma = 1;
+  if (c->path == MH_PATH_CP) opts->tma = -1;
 }
 
 /* The .tir of a kernel kind: `explicit_path` when given, else NAME.tir in $GEMMC_EXAMPLES_DIR

@@ -5,17 +5,18 @@
 
 typedef struct path_case {
   const char *text;
-  int path, tma, warp_specialize;
+  mh_path path;
+  int tma, warp_specialize;
 } path_case;
 
 int main(void) {
   gemmc_compile_options defaults;
   gemmc_compile_options_init(&defaults);
   const path_case cases[] = {
-      {"128x128x32:g8:w4:s4", 0, defaults.tma, defaults.warp_specialize},
-      {"128x128x32:g8:w4:s4:cp", 2, -1, -1},
-      {"128x128x32:g8:w4:s4:tma", 1, 1, -1},
-      {"128x128x64:g8:w4:s3:pp", 3, defaults.tma, GEMMC_WARP_SPECIALIZE_PING_PONG},
+      {"128x128x32:g8:w4:s4", MH_PATH_AUTO, defaults.tma, defaults.warp_specialize},
+      {"128x128x32:g8:w4:s4:cp", MH_PATH_CP, -1, -1},
+      {"128x128x32:g8:w4:s4:tma", MH_PATH_TMA, 1, -1},
+      {"128x128x64:g8:w4:s3:pp", MH_PATH_PING_PONG, defaults.tma, GEMMC_WARP_SPECIALIZE_PING_PONG},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const path_case *pc = &cases[i];
