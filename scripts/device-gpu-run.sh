@@ -3,7 +3,8 @@
 # bundle (scripts/build-device.sh) and writes one log per step into ${OUT:-/tmp/gemmc-out}.
 # Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only|triton|triton-quick|triton-sweep|product|sanitize[-TOOL]]
 #   triton-sweep: test/gpu/triton_ttir_sweep.py (Triton's TTIR and TTGIR at every tutorial autotune
-#           config and the seed's batched kernel, through libgemmc on ragged shapes, against torch).
+#           config, the seed's batched kernel, tutorial 09's kernels and the tutorial's kernel with
+#           other layouts, dtypes and epilogues, through libgemmc on ragged shapes, against torch).
 #   triton: Triton 3.6's IR of the kernels gemmc must match (triton-dumps.tar.gz) and gemmc beside
 #           Triton and cuBLAS in one process (triton_compare.csv/.txt); triton-quick: 3 rows only.
 #   product: gemmc_matmul (issue 12): the correctness suite and a 1000-case random sweep, warm-call
@@ -67,11 +68,16 @@ if [ "$mode" = triton ] || [ "$mode" = triton-quick ]; then
 fi
 if [ "$mode" = triton-sweep ]; then
   # Triton's TTIR and TTGIR of the tutorial at every autotune config, and of the seed's batched
-  # kernel, through libgemmc on ragged shapes (five processes at once: Triton's compiles dominate).
+  # kernel, through libgemmc on ragged shapes (nine processes at once: Triton's compiles dominate).
   pids=()
-  for group in tutorial_f16 tutorial_bf16 tutorial_fp8 batched descriptors; do
+  for group in tutorial_f16 tutorial_bf16 tutorial_fp8 batched descriptors variant_f16_ab variant_f16_epi variant_wide \
+    variant_int; do
     cases="^$group"
     [ "$group" = descriptors ] && cases='^(persistent|tma|desc)'
+    [ "$group" = variant_f16_ab ] && cases='^variant_f16_(acol|bcol|abcol)_'
+    [ "$group" = variant_f16_epi ] && cases='^variant_f16_(bias|outf32)'
+    [ "$group" = variant_wide ] && cases='^variant_(bf16|tf32)'
+    [ "$group" = variant_int ] && cases='^variant_(i8|fp8)'
     python3 test/gpu/triton_ttir_sweep.py --cases "$cases" > "$out/sweep-$group.log" 2>&1 &
     pids+=($!)
   done

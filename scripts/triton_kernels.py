@@ -10,6 +10,9 @@ Kernels:
   matmul_kernel_tma              tutorial 09: host tensor descriptors, tl.range(k_tiles, warp_specialize=WS)
   matmul_kernel_tma_persistent   tutorial 09: host tensor descriptors, persistent, warp_specialize=WS
   matmul_kernel_descriptor_persistent  tutorial 09: device-side tl.make_tensor_descriptor, persistent, WS
+  matmul_variant_kernel          the tutorial's kernel with what users add to it: any operand layout
+                                 (strides), f32 (tf32) and int8 inputs, a bias, tutorial 03's
+                                 leaky_relu, any output type (test/gpu/triton_ttir_sweep.py's variants)
 """
 import dataclasses
 from typing import Callable, Dict, List, Optional, Tuple
@@ -132,6 +135,60 @@ def batched_matmul_kernel(A_ptr, B_ptr, C_ptr,  #
     C_ptr = C_ptr + (offs_b * stride_cb + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn)
     c_mask = (offs_b < B) & (offs_m[:, None] < M) & (offs_n[None, :] < N)
     tl.store(C_ptr, c, mask=c_mask)
+
+
+@triton.jit
+def matmul_variant_kernel(a_ptr, b_ptr, c_ptr, bias_ptr,  #
+                          M, N, K,  #
+                          stride_am, stride_ak,  #
+                          stride_bk, stride_bn,  #
+                          stride_cm, stride_cn,  #
+                          BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,  #
+                          GROUP_SIZE_M: tl.constexpr,  #
+                          ACTIVATION: tl.constexpr, HAS_BIAS: tl.constexpr, ACC_INT: tl.constexpr,  #
+                          ):
+    # Tutorial 03 as users change it: the operands' layouts come with the strides (Triton
+    # specializes a stride of 1 into the TTIR), int8 accumulates in int32, a bias row and the
+    # tutorial's leaky_relu run on the f32 accumulator before the cast to C's type.
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    if ACC_INT:
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.int32)
+    else:
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        if ACC_INT:
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0)
+            acc = tl.dot(a, b, acc, out_dtype=tl.int32)
+        else:
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+            acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    if HAS_BIAS:
+        bias = tl.load(bias_ptr + offs_cn, mask=offs_cn < N, other=0.0)
+        acc = acc + bias[None, :].to(tl.float32)
+    if ACTIVATION == "leaky_relu":
+        acc = tl.where(acc >= 0, acc, 0.01 * acc)
+    c = acc.to(c_ptr.dtype.element_ty)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
 
 
 @triton.jit
@@ -476,6 +533,111 @@ def all_cases() -> List[Case]:
     cases.append(Case(f"desc_persistent_ws_subtile_f16_{PERSISTENT_WS.tag()}", "desc_persistent", "f16", "f32",
                       PERSISTENT_WS, warp_specialize=True, epilogue_subtile=True, note="EPILOGUE_SUBTILE"))
     return cases
+
+
+# matmul_variant_kernel's variants:
+# (name, input dtype, C dtype, A column-major, B column-major, leaky_relu, bias). A column-major
+# operand makes Triton specialize its unit stride into the TTIR (stride_am or stride_bn gone);
+# K-major B is the layout of `x @ W.T`; tf32 and int8 take other MMA instructions.
+VARIANTS = [("f16_acol", "f16", "f16", True, False, False, False),
+            ("f16_bcol", "f16", "f16", False, True, False, False),
+            ("f16_abcol", "f16", "f16", True, True, False, False),
+            ("f16_bias_leaky", "f16", "f16", False, False, True, True),
+            ("bf16_bcol_bias_leaky", "bf16", "bf16", False, True, True, True),
+            ("f16_outf32", "f16", "f32", False, False, False, False),
+            ("tf32", "f32", "f32", False, False, False, False),
+            ("tf32_bcol", "f32", "f32", False, True, False, False),
+            ("i8_bcol", "i8", "i32", False, True, False, False),
+            ("i8", "i8", "i32", False, False, False, False),
+            ("fp8_brow", "fp8e4m3", "f16", False, False, False, False)]
+
+
+class Variant:
+    """One of VARIANTS at one config: its problems, reference, check and arguments (Triton's and
+    gemmc's by name)."""
+
+    def __init__(self, spec, cfg):
+        (self.vname, self.dtype, self.out, self.a_col, self.b_col, self.leaky, self.bias) = spec
+        self.config = Config(*cfg)
+        self.name = f"variant_{self.vname}_{self.config.tag()}"
+        self.kind = "variant"
+
+    def torch_dtype(self, name):
+        return {"i8": torch.int8, "i32": torch.int32}.get(name) or torch_dtype(name)
+
+    def problem(self, shape, seed):
+        """Fresh inputs in the variant's layouts (a column-major operand is a transposed view of a
+        contiguous tensor), a bias row, C poisoned (NaN; int32: a value no product reaches)."""
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        m, n, k = shape.m, shape.n, shape.k
+
+        def operand(rows, cols, col_major):
+            dims = (cols, rows) if col_major else (rows, cols)
+            if self.dtype == "i8":
+                t = torch.randint(-8, 9, dims, device="cuda", generator=g, dtype=torch.int8)
+            else:
+                t = torch.randn(dims, device="cuda", generator=g, dtype=torch.float32).to(self.torch_dtype(self.dtype))
+            return t.t() if col_major else t
+        a, b = operand(m, k, self.a_col), operand(k, n, self.b_col)
+        bias_dt = torch.float16 if self.dtype in ("i8", "fp8e4m3") else self.torch_dtype(self.dtype)
+        bias = torch.randn(n, device="cuda", generator=g, dtype=torch.float32).to(bias_dt)
+        if self.out == "i32":
+            c = torch.full((m, n), -(2 ** 31) + 7, device="cuda", dtype=torch.int32)
+        else:
+            c = torch.full((m, n), float("nan"), device="cuda", dtype=self.torch_dtype(self.out))
+        return {"shape": shape, "a": a, "b": b, "bias": bias, "c": c}
+
+    def reference(self, p):
+        prev = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = False
+        try:
+            r = torch.matmul(p["a"].double(), p["b"].double()) if self.dtype == "i8" else \
+                torch.matmul(p["a"].float(), p["b"].float())
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = prev
+        if self.bias:
+            r = r + p["bias"].float()[None, :]
+        if self.leaky:
+            r = torch.where(r >= 0, r, 0.01 * r)
+        return r
+
+    def poison(self, p):
+        p["c"].fill_(-(2 ** 31) + 7 if self.out == "i32" else float("nan"))
+
+    def check(self, p, ref):
+        c = p["c"]
+        if self.out == "i32":
+            bad = (c.double() != ref).sum().item()
+            return bad == 0, f"{bad} elements differ" if bad else "exact"
+        cf = c.float()
+        if not torch.isfinite(cf).all():
+            return False, f"{(~torch.isfinite(cf)).sum().item()} non-finite elements (unwritten NaN poison or overflow)"
+        err = (cf - ref).abs().max().item() / (ref.abs().max().item() or 1.0)
+        tol = {"f16": 1e-2, "bf16": 2e-2, "f32": 1e-2, "fp8e4m3": 1e-2}[self.dtype]
+        return err <= tol, f"max|err|/max|ref| = {err:.2e}"
+
+    def arguments(self, p):
+        s = p["shape"]
+        a, b, c = p["a"], p["b"], p["c"]
+        values = {"a_ptr": a.data_ptr(), "b_ptr": b.data_ptr(), "c_ptr": c.data_ptr(), "bias_ptr": p["bias"].data_ptr(),
+                  "M": s.m, "N": s.n, "K": s.k, "stride_am": a.stride(0), "stride_ak": a.stride(1),
+                  "stride_bk": b.stride(0), "stride_bn": b.stride(1), "stride_cm": c.stride(0), "stride_cn": c.stride(1)}
+        cfg = self.config
+        tiles = -(-s.m // cfg.block_m) * -(-s.n // cfg.block_n)
+        args = (a, b, c, p["bias"], s.m, s.n, s.k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                c.stride(1))
+        kw = dict(BLOCK_SIZE_M=cfg.block_m, BLOCK_SIZE_N=cfg.block_n, BLOCK_SIZE_K=cfg.block_k,
+                  GROUP_SIZE_M=cfg.group_m, ACTIVATION="leaky_relu" if self.leaky else "", HAS_BIAS=self.bias,
+                  ACC_INT=self.dtype == "i8", num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+        return values, (tiles, 1, 1), args, kw
+
+    def compile_only(self, p):
+        _, grid, args, kw = self.arguments(p)
+        return matmul_variant_kernel.warmup(*args, grid=grid[:1], **kw)
+
+    def launcher(self, p):
+        _, grid, args, kw = self.arguments(p)
+        return lambda: matmul_variant_kernel[grid[:1]](*args, **kw)
 
 
 def find_case(name: str) -> Case:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Triton 3.6's own TTIR and TTGIR of the tutorial matmul at every config of the tutorial's autotune lists, of the seed's batched kernel and of tutorial 09's persistent and descriptor kernels, compiled by libgemmc and run on ragged shapes against torch (GPU machine only)."""
+"""Triton 3.6's own TTIR and TTGIR of the tutorial matmul at every config of the tutorial's autotune lists, of the seed's batched kernel, of tutorial 09's persistent and descriptor kernels and of the tutorial's kernel with other layouts, dtypes and epilogues, compiled by libgemmc and run on ragged shapes against torch (GPU machine only)."""
 # What a user of Triton would hand gemmc: the kernel printed for the shape's argument
 # specialization (a K of 70 gives strides without tt.divisibility, so the TTIR differs), launched
 # on Triton's grid with Triton's arguments. Every output is poisoned with NaN first; a result is
@@ -49,6 +49,23 @@ DESCRIPTOR_SHAPES = [(1000, 296, 72), (257, 136, 1000), (1536, 768, 160), (2048,
 # does not lower yet: those rows are reported as not run, not counted.
 NOT_LOWERED = {("desc_persistent", "ttgir"): "ttg.global_scratch_alloc is not lowered"}
 
+# The tutorial's kernel as users change it: scripts/triton_kernels.py's VARIANTS, at these configs
+# (by input element size) and shapes.
+VARIANT_CONFIGS = {1: [(128, 128, 128, 3, 4), (128, 256, 128, 3, 8), (64, 128, 64, 4, 4)],
+                   2: [(128, 128, 64, 3, 4), (128, 256, 64, 3, 8), (64, 128, 32, 4, 4), (128, 128, 32, 4, 4)],
+                   4: [(128, 128, 32, 3, 4), (128, 256, 32, 3, 8), (64, 64, 32, 4, 4)]}
+VARIANT_SHAPES = [(512, 512, 96), (257, 129, 1000), (1000, 304, 72), (2048, 2048, 512)]
+
+
+def variant_rows(tk):
+    out = []
+    for spec in tk.VARIANTS:
+        size = {"i8": 1, "fp8e4m3": 1, "f32": 4}.get(spec[1], 2)
+        for cfg in VARIANT_CONFIGS[size]:
+            v = tk.Variant(spec, cfg)
+            out += [(v, tk.Shape(m, n, k)) for m, n, k in VARIANT_SHAPES]
+    return out
+
 
 def cases_and_shapes(tk):
     out = []
@@ -66,7 +83,41 @@ def cases_and_shapes(tk):
     for case in tk.all_cases():
         if case.kind in DESCRIPTOR_KINDS:
             out += [(case, tk.Shape(m, n, k)) for m, n, k in DESCRIPTOR_SHAPES]
-    return out
+    return out + variant_rows(tk)
+
+
+def run_triton(tk, tc, case, shape, seed):
+    """(problem, reference, Triton's compiled kernel, gemmc's argument values, grid, Triton's verdict)."""
+    import torch
+    if isinstance(case, tk.Variant):
+        p = case.problem(shape, seed)
+        ref = case.reference(p)
+        values, grid, _, _ = case.arguments(p)
+        ck = case.compile_only(p)
+        case.launcher(p)()
+        torch.cuda.synchronize()
+        return p, ref, ck, values, grid, case.check(p, ref)
+    p = tk.make_problem(case, shape, seed=seed)
+    ref = tk.reference(p)
+    ck = tk.compile_only(case, p)
+    values, grid = tc.triton_arguments(case, p)
+    tk.launcher(case, p)()
+    torch.cuda.synchronize()
+    return p, ref, ck, values, grid, tk.check(case, p.c, ref)
+
+
+def poison_and_check(tk, case, p, ref, run):
+    """Poisons C, runs gemmc's launch and checks it."""
+    import torch
+    if isinstance(case, tk.Variant):
+        case.poison(p)
+        run()
+        torch.cuda.synchronize()
+        return case.check(p, ref)
+    p.c.fill_(float("nan"))
+    run()
+    torch.cuda.synchronize()
+    return tk.check(case, p.c, ref)
 
 
 def main():
@@ -103,13 +154,7 @@ def main():
             print(f"time budget spent: {len(todo) - i} rows left out")
             break
         try:
-            p = tk.make_problem(case, shape, seed=seed + i)
-            ref = tk.reference(p)
-            ck = tk.compile_only(case, p)
-            values, grid = tc.triton_arguments(case, p)
-            tk.launcher(case, p)()
-            torch.cuda.synchronize()
-            triton_ok, triton_why = tk.check(case, p.c, ref)
+            p, ref, ck, values, grid, (triton_ok, triton_why) = run_triton(tk, tc, case, shape, seed + i)
         except Exception as e:  # noqa: BLE001 - Triton itself could not build the row: not gemmc's
             print(f"SKIP  {case.name:44s} {shape.tag():18s} triton: {tc.first_line(e)}", flush=True)
             continue
@@ -126,10 +171,7 @@ def main():
                                              case.config.num_stages)
                 fn, _ = gemmc.load(ptx, meta)
                 run = gemmc.launcher(fn, meta, values, grid)
-                p.c.fill_(float("nan"))
-                run()
-                torch.cuda.synchronize()
-                ok, why = tk.check(case, p.c, ref)
+                ok, why = poison_and_check(tk, case, p, ref, run)
             except Exception as e:  # noqa: BLE001 - a compile or launch error fails the row
                 ok, why = False, "error: " + tc.first_line(e)
                 traceback.print_exc(limit=1)
