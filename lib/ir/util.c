@@ -576,8 +576,12 @@ bool value_is_zero_splat(const ir_value *v) {
 bool value_feeds_dot_operand(const ir_value *v, int index) {
   for (const ir_operand *u = v->first_use; u; u = u->next_use) {
     if (u->owner->kind != OP_LOCAL_ALLOC) continue;
-    for (const ir_operand *w = u->owner->results[0].first_use; w; w = w->next_use)
+    for (const ir_operand *w = u->owner->results[0].first_use; w; w = w->next_use) {
       if (w->owner->kind == OP_WARP_GROUP_DOT && w->index == index) return true;
+      if (!op_is_memdesc_view(w->owner)) continue;
+      for (const ir_operand *x = w->owner->results[0].first_use; x; x = x->next_use)
+        if (x->owner->kind == OP_WARP_GROUP_DOT && x->index == index) return true;
+    }
   }
   return false;
 }

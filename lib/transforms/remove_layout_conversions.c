@@ -139,7 +139,14 @@ typedef struct remat_plan {
   int num_ops;                         /* cheap ops to clone */
   int num_converts;                    /* new conversions at the slice's leaves */
   int num_converts_in_loop;            /* of those, inside the loop the root is in */
+  int64_t max_convert_elems;           /* the largest tensor one of them converts */
 } remat_plan;
+
+static void plan_convert(remat_plan *p, const ir_value *v) {
+  p->num_converts++;
+  int64_t n = ir_type_num_elements(v->type);
+  if (n > p->max_convert_elems) p->max_convert_elems = n;
+}
 
 static bool plan_seen(remat_plan *p, const ir_value *v, const ir_attr *layout) {
   for (int i = 0; i < p->seen_values.count; i++)
@@ -155,14 +162,14 @@ static bool plan_remat(rlc_state *s, ir_value *v, const ir_attr *layout, const i
   if (!is_tensor(v) || v->type->encoding == layout || memo_find(s, v, layout)) return true;
   if (plan_seen(p, v, layout)) return true;
   if (loop && !value_is_inside(v, loop)) {
-    p->num_converts++;
+    plan_convert(p, v);
     return true;
   }
   ir_op *def = v->def_op;
   if (!def) return false; /* loop-carried value or tensor argument: an anchor */
   if (is_convert(def)) {
     if (encoding_of(def->operands[0].value) == layout) return true;
-    p->num_converts++;
+    plan_convert(p, def->operands[0].value);
     if (loop) p->num_converts_in_loop++;
     return true;
   }
@@ -274,7 +281,7 @@ static bool loop_carried_one(rlc_state *s, ir_op *cvt) {
   const ir_type *old_type = arg->type;
   /* plan with the argument already in the new layout */
   arg->type = ir_type_with_encoding(s->ctx, old_type, layout);
-  remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0};
+  remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
   bool ok = plan_remat(s, yield->operands[k].value, layout, loop, &plan) && plan.num_converts_in_loop == 0;
   /* Every other user must die once the yielded value is rebuilt: a user that keeps needing the
    * old layout would make the next round carry the argument back (and so on). */
@@ -302,7 +309,7 @@ static bool loop_carried_one(rlc_state *s, ir_op *cvt) {
   ir_value_replace_all_uses(&cvt->results[0], arg);
   ir_op_set_operand(yield, k, remat(s, yield->operands[k].value, layout, loop));
   ir_value *init = loop->operands[3 + k].value;
-  remat_plan init_plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0};
+  remat_plan init_plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
   bool cheap_init = plan_remat(s, init, layout, NULL, &init_plan) && init_plan.num_converts == 0;
   plan_free(&init_plan);
   ir_op_set_operand(loop, 3 + k, cheap_init ? remat(s, init, layout, NULL) : convert_after_def(s->ctx, init, layout));
@@ -319,7 +326,7 @@ static bool backward_one(rlc_state *s, ir_op *cvt) {
   const ir_attr *to = encoding_of(&cvt->results[0]);
   if (!cvt->results[0].first_use || !layout_can_host_clones(to) || encoding_of(src) == to) return false;
   const ir_op *loop = enclosing_loop(cvt);
-  remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0};
+  remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
   bool ok = plan_remat(s, src, to, loop, &plan);
   /* Worth it when no conversion is left, or every one left was hoisted out of the loop. */
   ok = ok && (plan.num_converts == 0 || (loop && plan.num_converts_in_loop == 0));
@@ -355,8 +362,13 @@ static void forward_add_value(forward_set *f, ir_value *v, const ir_attr *layout
   ptr_list_push(&f->layouts, (void *)layout);
 }
 
+/* A leaf conversion this many times smaller than the tile an op computes is as good as none:
+ * a bias row converted and broadcast in the accumulator's layout instead of the accumulator
+ * converted to the row's (Triton's cost model weighs conversions by their size too). */
+#define SMALL_CONVERT_RATIO 16
+
 /* Every tensor operand of op can be had in `layout`: it moves to it with the set, or its
- * producers can be cloned in it without a conversion. */
+ * producers can be cloned in it without a conversion, or with small ones at the leaves only. */
 static bool operands_available(rlc_state *s, const ir_op *op, const forward_set *f, const ir_attr *layout) {
   for (int i = 0; i < op->num_operands; i++) {
     ir_value *o = op->operands[i].value;
@@ -366,8 +378,10 @@ static bool operands_available(rlc_state *s, const ir_op *op, const forward_set 
       if (moving != layout) return false;
       continue;
     }
-    remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0};
-    bool ok = plan_remat(s, o, layout, NULL, &plan) && plan.num_converts == 0;
+    remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
+    bool ok = plan_remat(s, o, layout, NULL, &plan) &&
+              (plan.num_converts == 0 ||
+               plan.max_convert_elems * SMALL_CONVERT_RATIO <= ir_type_num_elements(o->type));
     plan_free(&plan);
     if (!ok) return false;
   }

@@ -39,14 +39,14 @@
 
 enum { TMA_MIN_ALIGN = 16, TMA_MAX_BOX = 256 };
 
-/* The wgmma operand buffer the load's only use fills: local_alloc into an nvmma_shared layout
- * whose contiguous dim is the tile's inner dim. */
+/* The wgmma operand buffer the load's only use fills: local_alloc into a swizzled nvmma_shared
+ * layout (transposed: the tile's dim 0 is the contiguous one). */
 static ir_op *nvmma_alloc_of(const ir_op *load) {
   if (!ir_value_has_one_use(&load->results[0])) return NULL;
   ir_op *alloc = load->results[0].first_use->owner;
   if (alloc->kind != OP_LOCAL_ALLOC || alloc->parent != load->parent) return NULL;
   const ir_attr *enc = alloc->results[0].type->encoding;
-  if (!enc || enc->kind != AT_NVMMA_SHARED || enc->layout.transposed || enc->layout.fp4_padded) return NULL;
+  if (!enc || enc->kind != AT_NVMMA_SHARED || enc->layout.fp4_padded) return NULL;
   if (enc->layout.swizzling_byte_width < 32) return NULL;
   return alloc;
 }
@@ -93,6 +93,12 @@ typedef struct tma_plan {
   tile_access acc;
   ir_op *load, *alloc;
   ir_value *extent[2]; /* NULL: unbounded */
+  /* The tile's contiguous dim: 1, or 0 for a column-major operand (B of `x @ W.T`, A of
+   * `x.T @ y`), whose descriptor and TMA box are the transposed tile [dim 1, dim 0]: TMA fills
+   * a non-transposed buffer (buffer_layout) that the dot reads through a ttg.memdesc_trans view
+   * with the alloc's own (transposed) layout. */
+  int inner;
+  const ir_attr *buffer_layout;
   /* A scalar offset index * stride whose index differs between programs (the batch of a
    * batched GEMM: a_ptr + pid_b * stride_ab) becomes a leading descriptor dim of block size 1,
    * so that the descriptor is the same for every program. */
@@ -133,7 +139,23 @@ static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *l
   if (bytes != 1 && bytes != 2 && bytes != 4) return false;
   tile_access *a = &p->acc;
   static const tile_coef unit = {1, 0, {NULL}};
-  if (!tile_coef_equal(&a->dim[1].stride, &unit)) return false; /* the inner dim must be contiguous */
+  /* The contiguous dim must be the one the buffer's rows run along. */
+  const ir_attr *enc = p->alloc->results[0].type->encoding;
+  p->inner = enc->layout.transposed ? 0 : 1;
+  int outer = 1 - p->inner;
+  if (!tile_coef_equal(&a->dim[p->inner].stride, &unit)) return false;
+  p->buffer_layout = enc;
+  if (p->inner == 0) {
+    /* TMA writes the transposed tile into a non-transposed buffer; the dot's view of it must
+     * address every element where the alloc's layout has it. */
+    int64_t shape[2] = {t->shape[1], t->shape[0]};
+    static const int order[2] = {1, 0}, perm[2] = {1, 0};
+    p->buffer_layout = layout_nvmma_shared_get(ctx, 2, shape, order, bytes * 8, false);
+    if (!p->buffer_layout || p->buffer_layout->kind != AT_NVMMA_SHARED || p->buffer_layout->layout.transposed ||
+        p->buffer_layout->layout.swizzling_byte_width < 32 ||
+        !layout_shared_is_permuted_view(enc, t->shape, p->buffer_layout, shape, 2, perm))
+      return false;
+  }
   /* 16-byte aligned base (tt.divisibility of a pointer counts bytes) and strides. */
   if (axis_info_divisibility(axis_info_of(ai, a->base), 0) < TMA_MIN_ALIGN) return false;
   for (int i = 0; i < a->num_offsets; i++) {
@@ -148,10 +170,10 @@ static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *l
     }
     if ((coef_divisibility(ai, &a->offsets[i]) * bytes) % TMA_MIN_ALIGN != 0) return false;
   }
-  if ((coef_divisibility(ai, &a->dim[0].stride) * bytes) % TMA_MIN_ALIGN != 0) return false;
+  if ((coef_divisibility(ai, &a->dim[outer].stride) * bytes) % TMA_MIN_ALIGN != 0) return false;
   /* Everything the descriptor is made of exists before the loop. */
   const ir_op *at = a->loop ? a->loop : load;
-  if (!defined_outside(a->base, at) || !coef_outside(&a->dim[0].stride, at)) return false;
+  if (!defined_outside(a->base, at) || !coef_outside(&a->dim[outer].stride, at)) return false;
   for (int i = 0; i < a->num_offsets; i++)
     if (!coef_outside(&a->offsets[i], at)) return false;
   if (p->batch_offset >= 0 && !defined_outside(p->batch_index, at)) return false;
@@ -164,8 +186,8 @@ static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *l
     if (td->start && !defined_outside(td->start, a->loop ? a->loop : load)) return false;
   }
   /* Boxes: rows of at most 256, inner runs of the swizzle width. */
-  int swizzle = p->alloc->results[0].type->encoding->layout.swizzling_byte_width;
-  if (t->shape[0] > TMA_MAX_BOX || (t->shape[1] * bytes) % swizzle != 0) return false;
+  int swizzle = p->buffer_layout->layout.swizzling_byte_width;
+  if (t->shape[outer] > TMA_MAX_BOX || (t->shape[p->inner] * bytes) % swizzle != 0) return false;
   return true;
 }
 
@@ -183,25 +205,28 @@ static void rewrite_load(gemmc_context *ctx, tma_plan *p) {
     ir_value *ops[2] = {base, build_coef_i64(ctx, at, &a->offsets[i])};
     base = build_before(ctx, at, OP_ADDPTR, 2, ops, base->type);
   }
+  /* Descriptor dims in the buffer's order: the outer (strided) tile dim, then the contiguous one. */
+  int dims[2] = {1 - p->inner, p->inner};
   ir_value *operands[7];
   operands[0] = base;
   if (batched) {
     operands[1] = build_int_constant(ctx, at, INT32_MAX, 32);
     operands[1 + rank] = build_coef_i64(ctx, at, &p->batch_stride);
   }
-  for (int d = 0; d < 2; d++)
-    operands[1 + lead + d] = p->extent[d] ? p->extent[d] : build_int_constant(ctx, at, INT32_MAX, 32);
-  operands[1 + rank + lead] = build_coef_i64(ctx, at, &a->dim[0].stride);
+  for (int i = 0; i < 2; i++)
+    operands[1 + lead + i] = p->extent[dims[i]] ? p->extent[dims[i]] : build_int_constant(ctx, at, INT32_MAX, 32);
+  operands[1 + rank + lead] = build_coef_i64(ctx, at, &a->dim[dims[0]].stride);
   operands[1 + rank + lead + 1] = build_int_constant(ctx, at, 1, 64);
-  const ir_attr *enc = p->alloc->results[0].type->encoding;
-  int64_t shape[3] = {1, t->shape[0], t->shape[1]};
+  const ir_attr *enc = p->buffer_layout;
+  int64_t shape[3] = {1, t->shape[dims[0]], t->shape[dims[1]]};
   const ir_type *desc_type = ir_tensordesc_type(ctx, rank, batched ? shape : shape + 1, t->elem, enc);
   ir_value *desc = build_before(ctx, at, OP_MAKE_TENSOR_DESC, 1 + 2 * rank, operands, desc_type);
-  /* The tile's coordinates: [batch,] start + iv * advance. */
+  /* The tile's coordinates: [batch,] start + iv * advance, in the descriptor's dim order. */
   ir_value *idx[4];
   idx[0] = desc;
   if (batched) idx[1] = p->batch_index;
-  for (int d = 0; d < 2; d++) {
+  for (int i = 0; i < 2; i++) {
+    int d = dims[i];
     const tile_dim *td = &a->dim[d];
     ir_value *c = td->start;
     if (td->advance && a->loop) {
@@ -209,11 +234,32 @@ static void rewrite_load(gemmc_context *ctx, tma_plan *p) {
       ir_value *moved = build_binary(ctx, load, OP_MULI, iv, build_int_constant(ctx, load, td->advance, 32));
       c = c ? build_binary(ctx, load, OP_ADDI, c, moved) : moved;
     }
-    idx[1 + lead + d] = c ? c : build_int_constant(ctx, load, 0, 32);
+    idx[1 + lead + i] = c ? c : build_int_constant(ctx, load, 0, 32);
   }
-  ir_op *dl = ir_op_create(ctx, OP_DESC_LOAD, 1 + rank, idx, 1, &t, 0, load->loc);
+  if (p->inner == 1) {
+    ir_op *dl = ir_op_create(ctx, OP_DESC_LOAD, 1 + rank, idx, 1, &t, 0, load->loc);
+    ir_op_insert_before(load, dl);
+    ir_value_replace_all_uses(&load->results[0], &dl->results[0]);
+    ir_op_erase(load);
+    return;
+  }
+  /* Column-major: the transposed tile (in the transposed blocked layout, should it ever live in
+   * registers), a buffer of it, and the alloc's view for the dot. */
+  static const int perm[2] = {1, 0};
+  const ir_type *loaded = ir_tensor_type(ctx, 2, shape + 1, t->elem, layout_infer_trans_result(ctx, t->encoding, perm, 2));
+  ir_op *dl = ir_op_create(ctx, OP_DESC_LOAD, 1 + rank, idx, 1, &loaded, 0, load->loc);
   ir_op_insert_before(load, dl);
-  ir_value_replace_all_uses(&load->results[0], &dl->results[0]);
+  ir_op *old_alloc = p->alloc;
+  const ir_type *view_type = old_alloc->results[0].type;
+  const ir_type *buf_type =
+      ir_memdesc_type(ctx, 2, shape + 1, t->elem, enc, view_type->memspace, view_type->is_mutable, 0, NULL);
+  ir_value *loaded_value = &dl->results[0];
+  ir_value *buf = build_before(ctx, old_alloc, OP_LOCAL_ALLOC, 1, &loaded_value, buf_type);
+  ir_value *view = build_before(ctx, old_alloc, OP_MEMDESC_TRANS, 1, &buf, view_type);
+  static const int64_t order[2] = {1, 0};
+  ir_op_set_attr(ctx, view->def_op, "order", ir_dense_int_array_attr(ctx, ir_int_type(ctx, 32), 2, order));
+  ir_value_replace_all_uses(&old_alloc->results[0], view);
+  ir_op_erase(old_alloc);
   ir_op_erase(load);
 }
 

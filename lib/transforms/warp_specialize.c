@@ -75,6 +75,7 @@ typedef struct ws_store {
 
 typedef struct ws_load {
   ir_op *load, *alloc;
+  ir_op *view; /* the ttg.memdesc_trans the dot reads the buffer through (column-major operands), or NULL */
   ir_value *ring;
   const ir_type *slot_type;
   int64_t bytes;
@@ -198,10 +199,14 @@ static bool plan(ws_plan *p) {
       if (alloc->kind != OP_LOCAL_ALLOC || alloc->parent != body || !desc->encoding ||
           alloc->results[0].type->encoding != desc->encoding || !ir_value_has_one_use(&alloc->results[0]))
         return false;
-      p->loads[p->num_loads++] = (ws_load){op, alloc, NULL, NULL, ir_type_num_bytes(desc)};
+      ir_op *view = alloc->results[0].first_use->owner;
+      if (view->kind != OP_MEMDESC_TRANS) view = NULL;
+      else if (view->parent != body || !ir_value_has_one_use(&view->results[0])) return false;
+      p->loads[p->num_loads++] = (ws_load){op, alloc, view, NULL, NULL, ir_type_num_bytes(desc)};
       break;
     }
-    case OP_LOCAL_ALLOC: break; /* checked with its load */
+    case OP_LOCAL_ALLOC:
+    case OP_MEMDESC_TRANS: break; /* checked with its load */
     case OP_WARP_GROUP_DOT:
       if (p->dot) return false;
       p->dot = op;
@@ -219,7 +224,8 @@ static bool plan(ws_plan *p) {
   p->shared_load = -1;
   for (int i = 0; i < 2; i++) {
     bool from_load = false;
-    for (int j = 0; j < p->num_loads; j++) from_load |= dot->operands[i].value == &p->loads[j].alloc->results[0];
+    for (int j = 0; j < p->num_loads; j++)
+      from_load |= dot->operands[i].value == &(p->loads[j].view ? p->loads[j].view : p->loads[j].alloc)->results[0];
     if (!from_load) return false;
   }
   /* B, as tma-loads decided when it sized the ring (the loop has one dot). */
@@ -242,7 +248,7 @@ static bool plan(ws_plan *p) {
     ptr_list_free(&coords);
     if (!ok) return false;
   }
-  if (p->pairs) p->pairs = plan_shared_operand(p);
+  if (p->pairs) p->pairs = p->shared_load >= 0 && plan_shared_operand(p);
   return true;
 }
 
@@ -507,8 +513,13 @@ static ir_value *consumer_positions(ws_plan *p, ir_op *at, ir_value *lo, ir_valu
   ir_value *slot = wait_ring(p, k_end, p->full, base, q, false);
   ir_op *dot = NULL;
   for (int s = 0; s < steps; s++) {
-    for (int l = 0; l < p->num_loads; l++)
-      ptr_map_put(map, &p->loads[l].alloc->results[0], operand_view(p, k_end, l, slot, group, s));
+    for (int l = 0; l < p->num_loads; l++) {
+      ir_value *buffer = operand_view(p, k_end, l, slot, group, s);
+      ptr_map_put(map, &p->loads[l].alloc->results[0], buffer);
+      if (!p->loads[l].view) continue;
+      copy_before(p, k_end, p->loads[l].view, map);
+      memdesc_views_follow(ctx, buffer); /* the view of a ring stage is mutable like it */
+    }
     ptr_map_put(map, p->body->args[0], position_step(p, k_end, q, s));
     ptr_map_put(map, p->body->args[1], dot ? &dot->results[0] : acc);
     dot = op_clone_deep(ctx, p->dot, map);
