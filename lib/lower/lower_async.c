@@ -40,6 +40,19 @@ static bool lower_async_copy(lower_state *s, ir_op *op) {
   int gvec = lower_global_vector_width(s, ptr, mask, 8 * bytes);
   if (gvec < vec) vec = gvec;
   int chunk = vec * bytes;
+  if (chunk < 4) {
+    /* Too few contiguous bytes on one side for cp.async (a 1-byte operand whose shared layout
+     * runs along the other dim: fp8 or int8 B that is N-major in memory but K-major for the
+     * MMA): vectorized loads into registers and ordinary stores, fenced for the tensor cores
+     * like a local_store (the wait's barrier then publishes them). */
+    const ir_type *pt = ptr->type;
+    const ir_type *values_type = ir_tensor_type(s->ctx, pt->rank, pt->shape, mt->elem, pt->encoding);
+    lower_values *vals;
+    if (!lower_global_load_values(s, op, ptr, mask, NULL, values_type, &vals)) return false;
+    lower_smem_store_values(s, mem->v[0], &map, li, et, bytes, vals);
+    if (mt->encoding->kind == AT_NVMMA_SHARED && s->cg->fence_async_shared) s->cg->fence_async_shared(&s->em);
+    return lower_set1(s, &op->results[0], LLVMGetUndef(s->i32));
+  }
   for (int r0 = 0; r0 < li->num_regs; r0 += vec) {
     if (r0 & li->reg_dup_mask) continue; /* a broadcast copy of a register copied already */
     LLVMValueRef off = lower_smem_offset(s, map.lw, map.lw_mask, lower_smem_reg_offset(&map, r0));

@@ -286,11 +286,9 @@ static LLVMValueRef and_pred(lower_state *s, LLVMValueRef a, LLVMValueRef b) {
   return LLVMBuildAnd(s->b, a, b, "");
 }
 
-static bool lower_load(lower_state *s, ir_op *op) {
-  const ir_value *ptr = op->operands[0].value;
-  const ir_value *mask = op->num_operands > 1 ? op->operands[1].value : NULL;
-  const ir_value *other = op->num_operands > 2 ? op->operands[2].value : NULL;
-  const ir_type *rty = op->results[0].type, *elem = ir_type_element(rty);
+bool lower_global_load_values(lower_state *s, const ir_op *op, const ir_value *ptr, const ir_value *mask,
+                              const ir_value *other, const ir_type *rty, lower_values **result) {
+  const ir_type *elem = ir_type_element(rty);
   LLVMTypeRef et = lower_elem_type(s, rty);
   const lower_values *p = lower_get(s, op, ptr), *m = mask ? lower_get(s, op, mask) : NULL,
                      *o = other ? lower_get(s, op, other) : NULL;
@@ -333,6 +331,15 @@ static bool lower_load(lower_state *s, ir_op *op) {
     s->cg->load_global(&s->em, &access, words);
     unpack_words(s, words, nw, vec, bits, et, out->v + r0);
   }
+  *result = out;
+  return true;
+}
+
+static bool lower_load(lower_state *s, ir_op *op) {
+  const ir_value *mask = op->num_operands > 1 ? op->operands[1].value : NULL;
+  const ir_value *other = op->num_operands > 2 ? op->operands[2].value : NULL;
+  lower_values *out;
+  if (!lower_global_load_values(s, op, op->operands[0].value, mask, other, op->results[0].type, &out)) return false;
   return lower_set(s, &op->results[0], out);
 }
 
