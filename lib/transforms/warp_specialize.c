@@ -71,6 +71,10 @@ typedef struct ws_store {
   ir_value *batch_index;
   tile_coef batch_stride;
   ir_value *batch_bound; /* the mask's `batch_index < bound`, or NULL */
+  /* 2: the tile goes out in two column halves through a buffer of half the tile (split in
+   * registers: reshape, trans, split), when that leaves room for more ring stages; else 1. */
+  int chunks;
+  bool halves_in_registers; /* the value's layout splits into column halves without moving data */
 } ws_store;
 
 typedef struct ws_load {
@@ -270,6 +274,24 @@ static int64_t divisibility_of(const ws_plan *p, const tile_coef *c) {
   return d;
 }
 
+/* The column halves of a 2-D tile [R, C] as Triton's EPILOGUE_SUBTILE makes them: reshape to
+ * [R, 2, C/2], trans to [R, C/2, 2], split. The layouts of the three results (out[0..2]) when
+ * every step renames registers; NULL otherwise. */
+static const ir_attr *column_halves_layout_steps(gemmc_context *ctx, const ir_type *t, const ir_attr *out[3]) {
+  if (!ir_type_is_tensor(t) || t->rank != 2 || t->shape[1] % 2 || !t->encoding) return NULL;
+  int64_t wide[3] = {t->shape[0], 2, t->shape[1] / 2}, swapped[3] = {t->shape[0], t->shape[1] / 2, 2};
+  static const int perm[3] = {0, 2, 1};
+  out[0] = layout_infer_reshape_result(ctx, t->encoding, 2, t->shape, 3, wide);
+  out[1] = out[0] ? layout_infer_permute_result(ctx, out[0], perm, 3, wide) : NULL;
+  out[2] = out[1] ? layout_infer_split_result(ctx, out[1], 3, swapped) : NULL;
+  return out[2];
+}
+
+static const ir_attr *column_halves_layout(gemmc_context *ctx, const ir_type *t) {
+  const ir_attr *steps[3];
+  return column_halves_layout_steps(ctx, t, steps);
+}
+
 static void plan_stores(ws_plan *p) {
   static const tile_coef unit = {1, 0, {NULL}};
   for (ir_op *op = p->loop->next; op && p->num_stores < MAX_WS_STORES; op = op->next) {
@@ -325,6 +347,9 @@ static void plan_stores(ws_plan *p) {
       continue;
     st.value = op->operands[1].value;
     if (st.value->def_op && st.value->def_op->kind == OP_CONVERT_LAYOUT) st.value = st.value->def_op->operands[0].value;
+    st.chunks = 1;
+    st.halves_in_registers = column_halves_layout(p->ctx, st.value->type) != NULL && t->shape[1] % 2 == 0 &&
+                             ((t->shape[1] / 2) * bytes) % st.shared->layout.swizzling_byte_width == 0;
     p->stores[p->num_stores++] = st;
   }
 }
@@ -343,6 +368,34 @@ static void store_wait(ws_plan *p, ir_op *at, const ir_op *source) {
   ir_op *wait = ir_op_create(p->ctx, OP_TMA_STORE_WAIT, 0, NULL, 0, NULL, 0, source->loc);
   ir_op_set_attr(p->ctx, wait, "pendings", ir_i32_attr(p->ctx, 0));
   ir_op_insert_before(at, wait);
+}
+
+static const ir_attr *column_halves_layout_steps(gemmc_context *ctx, const ir_type *t, const ir_attr *out[3]);
+
+/* The column halves of tile v in registers before `at` (reshape, trans, split at source's
+ * location); plan_stores checked that each step renames registers. */
+static void column_halves(ws_plan *p, ir_op *at, ir_value *v, const ir_op *source, ir_value *halves[2]) {
+  gemmc_context *ctx = p->ctx;
+  const ir_type *t = v->type;
+  const ir_attr *layouts[3];
+  column_halves_layout_steps(ctx, t, layouts);
+  int64_t wide[3] = {t->shape[0], 2, t->shape[1] / 2}, swapped[3] = {t->shape[0], t->shape[1] / 2, 2};
+  const ir_type *wide_t = ir_tensor_type(ctx, 3, wide, t->elem, layouts[0]);
+  const ir_type *swapped_t = ir_tensor_type(ctx, 3, swapped, t->elem, layouts[1]);
+  const ir_type *half_t = ir_tensor_type(ctx, 2, swapped, t->elem, layouts[2]);
+  ir_op *reshape = ir_op_create(ctx, OP_RESHAPE, 1, &v, 1, &wide_t, 0, source->loc);
+  ir_op_insert_before(at, reshape);
+  ir_value *w = &reshape->results[0];
+  ir_op *trans = ir_op_create(ctx, OP_TRANS, 1, &w, 1, &swapped_t, 0, source->loc);
+  static const int64_t order[3] = {0, 2, 1};
+  ir_op_set_attr(ctx, trans, "order", ir_dense_int_array_attr(ctx, ir_int_type(ctx, 32), 3, order));
+  ir_op_insert_before(at, trans);
+  ir_value *x = &trans->results[0];
+  const ir_type *two[2] = {half_t, half_t};
+  ir_op *split = ir_op_create(ctx, OP_SPLIT, 1, &x, 2, two, 0, source->loc);
+  ir_op_insert_before(at, split);
+  halves[0] = &split->results[0];
+  halves[1] = &split->results[1];
 }
 
 /* One element of a ring of stages (rings of buffers or of mbarriers). */
@@ -599,14 +652,10 @@ static void consumer_tile(ws_plan *p, ir_op *at, ir_value *v, ir_value *j, ir_va
       copy_before(p, at, op, &map);
       continue;
     }
-    /* The previous tile's copy has read the buffer; this tile's goes out behind the next MMAs. */
-    store_wait(p, at, op);
     ir_value *val = ptr_map_get(&map, st->value);
-    ir_value *ls_ops[2] = {val ? val : st->value, st->buffer};
-    build_before(ctx, at, OP_LOCAL_STORE, 2, ls_ops, NULL);
-    ir_op *fence = ir_op_create(ctx, OP_FENCE_ASYNC_SHARED, 0, NULL, 0, NULL, 0, op->loc);
-    ir_op_set_attr(ctx, fence, "bCluster", ir_bool_attr(ctx, false));
-    ir_op_insert_before(at, fence);
+    if (!val) val = st->value;
+    ir_value *parts[2] = {val, NULL};
+    if (st->chunks == 2) column_halves(p, at, val, op, parts);
     int lead = st->batch_offset >= 0 ? 1 : 0;
     ir_value *copy_ops[5] = {st->desc};
     if (lead) {
@@ -619,7 +668,20 @@ static void consumer_tile(ws_plan *p, ir_op *at, ir_value *v, ir_value *j, ir_va
       copy_ops[1 + lead + dim] = start ? (m ? m : start) : c32(p, at, 0);
     }
     copy_ops[3 + lead] = st->buffer;
-    build_before(ctx, at, OP_TMA_STORE, 4 + lead, copy_ops, NULL);
+    ir_value *column = copy_ops[2 + lead];
+    for (int c = 0; c < st->chunks; c++) {
+      /* The previous copy has read the buffer (the previous tile's, or this tile's first half);
+       * the last one goes out behind the next MMAs. */
+      store_wait(p, at, op);
+      ir_value *ls_ops[2] = {parts[c], st->buffer};
+      build_before(ctx, at, OP_LOCAL_STORE, 2, ls_ops, NULL);
+      ir_op *fence = ir_op_create(ctx, OP_FENCE_ASYNC_SHARED, 0, NULL, 0, NULL, 0, op->loc);
+      ir_op_set_attr(ctx, fence, "bCluster", ir_bool_attr(ctx, false));
+      ir_op_insert_before(at, fence);
+      int64_t half = st->store->operands[1].value->type->shape[1] / 2;
+      copy_ops[2 + lead] = c ? bin(p, at, OP_ADDI, column, c32(p, at, half)) : column;
+      build_before(ctx, at, OP_TMA_STORE, 4 + lead, copy_ops, NULL);
+    }
   }
   ptr_map_free(&map);
 }
@@ -741,7 +803,7 @@ static void build_consumer(ws_plan *p, ir_op *at) {
     ws_store *st = &p->stores[i];
     const ir_type *t = st->store->operands[1].value->type;
     /* One buffer per group: the groups' epilogues overlap. */
-    int64_t shape[3] = {p->groups, t->shape[0], t->shape[1]};
+    int64_t shape[3] = {p->groups, t->shape[0], t->shape[1] / st->chunks};
     int rank = p->groups == 2 ? 3 : 2;
     const ir_type *bt = ir_memdesc_type(ctx, rank, shape + 3 - rank, t->elem, st->shared, smem_space, true, 0, NULL);
     st->buffer = build_before(ctx, at, OP_LOCAL_ALLOC, 0, NULL, bt);
@@ -1051,7 +1113,7 @@ static void rewrite(ws_plan *p) {
     }
     operands[1 + rank + lead] = strides[1];
     operands[1 + rank + lead + 1] = build_int_constant(ctx, top, 1, 64);
-    int64_t shape[3] = {1, t->shape[0], t->shape[1]};
+    int64_t shape[3] = {1, t->shape[0], t->shape[1] / st->chunks};
     const ir_type *dt = ir_tensordesc_type(ctx, rank, batched ? shape : shape + 1, t->elem, st->shared);
     st->desc = build_before(ctx, top, OP_MAKE_TENSOR_DESC, 1 + 2 * rank, operands, dt);
   }
@@ -1143,7 +1205,7 @@ bool gemmc_warp_specialized_pairs(int mode) { return mode == GEMMC_WS_MODE_PAIRS
  * inside a ttg.warp_specialize live for the whole op (lib/analysis/allocation.c), so the
  * epilogue's buffers are all alive together: their sizes add up. */
 static int ring_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes,
-                       int64_t shared_bytes, bool pairs, int *steps) {
+                       int64_t shared_bytes, bool pairs, int64_t relief, int *steps) {
   int groups = consumer_groups(warps);
   int wanted = pc->num_stages;
   *steps = 1;
@@ -1161,17 +1223,47 @@ static int ring_stages(const gemmc_pass_context *pc, const ir_op *loop, int warp
     if (op->kind == OP_LOCAL_ALLOC && op->num_results) b = ir_type_num_elements(op->results[0].type) * 4;
     scratch += (b + 15) / 16 * 16;
   }
+  /* relief: the bytes per group that epilogue stores going out in column halves save. */
+  scratch = scratch > relief ? scratch - relief : 0;
   int64_t budget = max_shared - groups * scratch - 2048;
   int s = wanted;
   while (s >= 2 && s * per_stage > budget) s--;
   return s;
 }
 
+/* Epilogue stores whose tiles split into column halves in registers go out in halves through
+ * half the buffer when that frees room for more ring stages: the pairs kernel with f32 or i32
+ * outputs gets 3 stages instead of 2, and 4 where a one-step kernel asks for 4 (measured on an
+ * H100: 128x128x64 w4 +4% at 4096^3, 8192^3 and 16 x 4096^3). The second half's copy waits for
+ * the first's to have read the buffer. Two-step kernels (128x128x32) keep 3 whole-tile stages
+ * when they have them: their fourth stage measured -1 to -2% on the seed's batched shape
+ * (docs/perf-notes.md, 35). */
+static void plan_store_halves(const gemmc_pass_context *pc, ws_plan *p) {
+  if (p->steps > 1 && p->stages >= 3) return;
+  int64_t relief = 0;
+  for (int i = 0; i < p->num_stores; i++)
+    if (p->stores[i].halves_in_registers) relief += ir_type_num_bytes(p->stores[i].store->operands[1].value->type) / 2;
+  if (!relief || p->stages < 1) return;
+  int steps;
+  int stages = ring_stages(pc, p->loop, p->warps, stage_bytes(p), p->loads[p->shared_load].bytes, p->pairs, relief, &steps);
+  if (stages <= p->stages || steps != p->steps) return;
+  p->stages = stages;
+  for (int i = 0; i < p->num_stores; i++) {
+    ws_store *st = &p->stores[i];
+    if (!st->halves_in_registers) continue;
+    const ir_type *t = st->store->operands[1].value->type;
+    int64_t half[2] = {t->shape[0], t->shape[1] / 2};
+    int order[2] = {1, 0};
+    st->shared = layout_nvmma_shared_get(p->ctx, 2, half, order, (int)ir_type_bits(ir_type_element(t)), false);
+    st->chunks = 2;
+  }
+}
+
 int gemmc_warp_specialized_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes,
                                   int64_t shared_bytes) {
   bool pairs = consumer_groups(warps) == 2 && gemmc_warp_specialized_pairs(pc->warp_specialize);
   int steps;
-  return ring_stages(pc, loop, warps, stage_bytes, shared_bytes, pairs, &steps);
+  return ring_stages(pc, loop, warps, stage_bytes, shared_bytes, pairs, 0, &steps);
 }
 
 bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
@@ -1197,7 +1289,8 @@ bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
     if (plan(&p)) {
       p.axis = axis_info_run(ctx, module);
       if (p.axis) plan_stores(&p);
-      p.stages = ring_stages(pc, p.loop, warps, stage_bytes(&p), p.loads[p.shared_load].bytes, p.pairs, &p.steps);
+      p.stages = ring_stages(pc, p.loop, warps, stage_bytes(&p), p.loads[p.shared_load].bytes, p.pairs, 0, &p.steps);
+      plan_store_halves(pc, &p);
       if (p.stages >= 2) rewrite(&p);
       if (p.axis) axis_info_free(p.axis);
     }
