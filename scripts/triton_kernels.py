@@ -146,10 +146,12 @@ def matmul_variant_kernel(a_ptr, b_ptr, c_ptr, bias_ptr,  #
                           BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,  #
                           GROUP_SIZE_M: tl.constexpr,  #
                           ACTIVATION: tl.constexpr, HAS_BIAS: tl.constexpr, ACC_INT: tl.constexpr,  #
+                          MASKED: tl.constexpr = False,  #
                           ):
     # Tutorial 03 as users change it: the operands' layouts come with the strides (Triton
     # specializes a stride of 1 into the TTIR), int8 accumulates in int32, a bias row and the
-    # tutorial's leaky_relu run on the f32 accumulator before the cast to C's type.
+    # tutorial's leaky_relu run on the f32 accumulator before the cast to C's type; MASKED loads
+    # rows and columns under masks instead of wrapping their indices with % M and % N.
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -159,8 +161,12 @@ def matmul_variant_kernel(a_ptr, b_ptr, c_ptr, bias_ptr,  #
     group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
     pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
     pid_n = (pid % num_pid_in_group) // group_size_m
-    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
-    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    if MASKED:
+        offs_am = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+        offs_bn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    else:
+        offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+        offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
     offs_k = tl.arange(0, BLOCK_SIZE_K)
     a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
     b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
@@ -169,13 +175,18 @@ def matmul_variant_kernel(a_ptr, b_ptr, c_ptr, bias_ptr,  #
     else:
         acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        a_mask = offs_k[None, :] < K - k * BLOCK_SIZE_K
+        b_mask = offs_k[:, None] < K - k * BLOCK_SIZE_K
+        if MASKED:
+            a_mask = a_mask & (offs_am[:, None] < M)
+            b_mask = b_mask & (offs_bn[None, :] < N)
         if ACC_INT:
-            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0)
-            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0)
+            a = tl.load(a_ptrs, mask=a_mask, other=0)
+            b = tl.load(b_ptrs, mask=b_mask, other=0)
             acc = tl.dot(a, b, acc, out_dtype=tl.int32)
         else:
-            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
-            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+            a = tl.load(a_ptrs, mask=a_mask, other=0.0)
+            b = tl.load(b_ptrs, mask=b_mask, other=0.0)
             acc = tl.dot(a, b, acc)
         a_ptrs += BLOCK_SIZE_K * stride_ak
         b_ptrs += BLOCK_SIZE_K * stride_bk
@@ -536,7 +547,8 @@ def all_cases() -> List[Case]:
 
 
 # matmul_variant_kernel's variants:
-# (name, input dtype, C dtype, A column-major, B column-major, leaky_relu, bias). A column-major
+# (name, input dtype, C dtype, A column-major, B column-major, leaky_relu, bias[, masked rows and
+# columns instead of % M / % N]). A column-major
 # operand makes Triton specialize its unit stride into the TTIR (stride_am or stride_bn gone);
 # K-major B is the layout of `x @ W.T`; tf32 and int8 take other MMA instructions.
 VARIANTS = [("f16_acol", "f16", "f16", True, False, False, False),
@@ -549,7 +561,9 @@ VARIANTS = [("f16_acol", "f16", "f16", True, False, False, False),
             ("tf32_bcol", "f32", "f32", False, True, False, False),
             ("i8_bcol", "i8", "i32", False, True, False, False),
             ("i8", "i8", "i32", False, False, False, False),
-            ("fp8_brow", "fp8e4m3", "f16", False, False, False, False)]
+            ("fp8_brow", "fp8e4m3", "f16", False, False, False, False),
+            ("f16_masked", "f16", "f16", False, False, False, False, True),
+            ("bf16_bcol_masked", "bf16", "bf16", False, True, False, False, True)]
 
 
 class Variant:
@@ -557,7 +571,8 @@ class Variant:
     gemmc's by name)."""
 
     def __init__(self, spec, cfg):
-        (self.vname, self.dtype, self.out, self.a_col, self.b_col, self.leaky, self.bias) = spec
+        (self.vname, self.dtype, self.out, self.a_col, self.b_col, self.leaky, self.bias) = spec[:7]
+        self.masked = len(spec) > 7 and spec[7]
         self.config = Config(*cfg)
         self.name = f"variant_{self.vname}_{self.config.tag()}"
         self.kind = "variant"
@@ -628,7 +643,7 @@ class Variant:
                 c.stride(1))
         kw = dict(BLOCK_SIZE_M=cfg.block_m, BLOCK_SIZE_N=cfg.block_n, BLOCK_SIZE_K=cfg.block_k,
                   GROUP_SIZE_M=cfg.group_m, ACTIVATION="leaky_relu" if self.leaky else "", HAS_BIAS=self.bias,
-                  ACC_INT=self.dtype == "i8", num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+                  ACC_INT=self.dtype == "i8", MASKED=self.masked, num_warps=cfg.num_warps, num_stages=cfg.num_stages)
         return values, (tiles, 1, 1), args, kw
 
     def compile_only(self, p):
