@@ -68,10 +68,10 @@ if [ "$mode" = triton ] || [ "$mode" = triton-quick ]; then
 fi
 if [ "$mode" = triton-sweep ]; then
   # Triton's TTIR and TTGIR of the tutorial at every autotune config, and of the seed's batched
-  # kernel, through libgemmc on ragged shapes (nine processes at once: Triton's compiles dominate).
+  # kernel, through libgemmc on ragged shapes (ten processes at once: Triton's compiles dominate).
   pids=()
   for group in tutorial_f16 tutorial_bf16 tutorial_fp8 batched descriptors variant_f16_ab variant_f16_epi variant_wide \
-    variant_int; do
+    variant_int grouped; do
     cases="^$group"
     [ "$group" = descriptors ] && cases='^(persistent|tma|desc)'
     [ "$group" = variant_f16_ab ] && cases='^variant_f16_(acol|bcol|abcol)_'

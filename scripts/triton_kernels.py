@@ -10,6 +10,8 @@ Kernels:
   matmul_kernel_tma              tutorial 09: host tensor descriptors, tl.range(k_tiles, warp_specialize=WS)
   matmul_kernel_tma_persistent   tutorial 09: host tensor descriptors, persistent, warp_specialize=WS
   matmul_kernel_descriptor_persistent  tutorial 09: device-side tl.make_tensor_descriptor, persistent, WS
+  grouped_matmul_kernel          tutorial 08: grouped GEMM, a persistent loop over problems whose
+                                 pointers come from device tables (scf.while, tt.int_to_ptr)
   matmul_variant_kernel          the tutorial's kernel with what users add to it: any operand layout
                                  (strides), f32 (tf32) and int8 inputs, a bias, tutorial 03's
                                  leaky_relu, any output type (test/gpu/triton_ttir_sweep.py's variants)
@@ -200,6 +202,54 @@ def matmul_variant_kernel(a_ptr, b_ptr, c_ptr, bias_ptr,  #
     c = acc.to(c_ptr.dtype.element_ty)
     c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
     tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@triton.jit
+def grouped_matmul_kernel(group_a_ptrs, group_b_ptrs, group_c_ptrs, group_gemm_sizes, g_lds, group_size,  #
+                          NUM_SM: tl.constexpr, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,  #
+                          BLOCK_SIZE_K: tl.constexpr):
+    # Triton's tutorial 08 (grouped GEMM), as written there: no masks (sizes are tile multiples).
+    tile_idx = tl.program_id(0)
+    last_problem_end = 0
+    for g in range(group_size):
+        gm = tl.load(group_gemm_sizes + g * 3)
+        gn = tl.load(group_gemm_sizes + g * 3 + 1)
+        gk = tl.load(group_gemm_sizes + g * 3 + 2)
+        num_m_tiles = tl.cdiv(gm, BLOCK_SIZE_M)
+        num_n_tiles = tl.cdiv(gn, BLOCK_SIZE_N)
+        num_tiles = num_m_tiles * num_n_tiles
+        while (tile_idx >= last_problem_end and tile_idx < last_problem_end + num_tiles):
+            k = gk
+            lda = tl.load(g_lds + g * 3)
+            ldb = tl.load(g_lds + g * 3 + 1)
+            ldc = tl.load(g_lds + g * 3 + 2)
+            a_ptr = tl.load(group_a_ptrs + g).to(tl.pointer_type(tl.float16))
+            b_ptr = tl.load(group_b_ptrs + g).to(tl.pointer_type(tl.float16))
+            c_ptr = tl.load(group_c_ptrs + g).to(tl.pointer_type(tl.float16))
+            tile_idx_in_gemm = tile_idx - last_problem_end
+            tile_m_idx = tile_idx_in_gemm // num_n_tiles
+            tile_n_idx = tile_idx_in_gemm % num_n_tiles
+            offs_am = tile_m_idx * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+            offs_bn = tile_n_idx * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+            offs_k = tl.arange(0, BLOCK_SIZE_K)
+            a_ptrs = a_ptr + offs_am[:, None] * lda + offs_k[None, :]
+            b_ptrs = b_ptr + offs_k[:, None] * ldb + offs_bn[None, :]
+            accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+            for kk in range(0, tl.cdiv(k, BLOCK_SIZE_K)):
+                tl.multiple_of(a_ptrs, [16, 16])
+                tl.multiple_of(b_ptrs, [16, 16])
+                a = tl.load(a_ptrs)
+                b = tl.load(b_ptrs)
+                accumulator += tl.dot(a, b)
+                a_ptrs += BLOCK_SIZE_K
+                b_ptrs += BLOCK_SIZE_K * ldb
+            c = accumulator.to(tl.float16)
+            offs_cm = tile_m_idx * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+            offs_cn = tile_n_idx * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+            c_ptrs = c_ptr + ldc * offs_cm[:, None] + offs_cn[None, :]
+            tl.store(c_ptrs, c)
+            tile_idx += NUM_SM
+        last_problem_end = last_problem_end + num_tiles
 
 
 @triton.jit
@@ -653,6 +703,73 @@ class Variant:
     def launcher(self, p):
         _, grid, args, kw = self.arguments(p)
         return lambda: matmul_variant_kernel[grid[:1]](*args, **kw)
+
+
+class Grouped:
+    """Tutorial 08's grouped GEMM at one config over one list of problem sizes (f16): the same
+    interface as Variant."""
+
+    def __init__(self, cfg, sizes):
+        self.config = Config(*cfg)
+        self.sizes = sizes
+        self.name = f"grouped_f16_{self.config.tag()}"
+        self.kind = "grouped"
+
+    def problem(self, shape, seed):
+        """Fresh A, B per problem, C poisoned, and the device tables the kernel reads (`shape` only
+        names the row)."""
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        p = {"shape": shape, "a": [], "b": [], "c": []}
+        for m, n, k in self.sizes:
+            p["a"].append(torch.randn(m, k, device="cuda", generator=g, dtype=torch.float32).half())
+            p["b"].append(torch.randn(k, n, device="cuda", generator=g, dtype=torch.float32).half())
+            p["c"].append(torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16))
+        dev = dict(device="cuda")
+        p["tables"] = [torch.tensor([t.data_ptr() for t in p[x]], **dev) for x in ("a", "b", "c")]
+        p["sizes"] = torch.tensor([d for s in self.sizes for d in s], dtype=torch.int32, **dev)
+        p["lds"] = torch.tensor([t.stride(0) for i in range(len(self.sizes)) for t in (p["a"][i], p["b"][i], p["c"][i])],
+                                dtype=torch.int32, **dev)
+        return p
+
+    def reference(self, p):
+        prev = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = False
+        try:
+            return [torch.matmul(a.float(), b.float()) for a, b in zip(p["a"], p["b"])]
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = prev
+
+    def poison(self, p):
+        for c in p["c"]:
+            c.fill_(float("nan"))
+
+    def check(self, p, ref):
+        worst = 0.0
+        for c, r in zip(p["c"], ref):
+            cf = c.float()
+            if not torch.isfinite(cf).all():
+                return False, f"{(~torch.isfinite(cf)).sum().item()} non-finite elements (unwritten NaN poison)"
+            worst = max(worst, (cf - r).abs().max().item() / (r.abs().max().item() or 1.0))
+        return worst <= 1e-2, f"max|err|/max|ref| = {worst:.2e} over {len(ref)} problems"
+
+    def arguments(self, p):
+        sms = num_sms()
+        values = {"group_a_ptrs": p["tables"][0].data_ptr(), "group_b_ptrs": p["tables"][1].data_ptr(),
+                  "group_c_ptrs": p["tables"][2].data_ptr(), "group_gemm_sizes": p["sizes"].data_ptr(),
+                  "g_lds": p["lds"].data_ptr(), "group_size": len(self.sizes)}
+        cfg = self.config
+        args = (p["tables"][0], p["tables"][1], p["tables"][2], p["sizes"], p["lds"], len(self.sizes))
+        kw = dict(NUM_SM=sms, BLOCK_SIZE_M=cfg.block_m, BLOCK_SIZE_N=cfg.block_n, BLOCK_SIZE_K=cfg.block_k,
+                  num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+        return values, (sms, 1, 1), args, kw
+
+    def compile_only(self, p):
+        _, grid, args, kw = self.arguments(p)
+        return grouped_matmul_kernel.warmup(*args, grid=grid[:1], **kw)
+
+    def launcher(self, p):
+        _, grid, args, kw = self.arguments(p)
+        return lambda: grouped_matmul_kernel[grid[:1]](*args, **kw)
 
 
 def find_case(name: str) -> Case:

@@ -326,6 +326,8 @@ typedef enum {
   FMT_DOT,           /* %a, %b, %c[, inputPrecision = p] {attrs} : A * B -> D */
   FMT_FOR,           /* scf.for %iv = %lb to %ub step %s [iter_args(..) -> (..)] [: T] { } */
   FMT_IF,            /* scf.if %c [-> (T..)] { } [else { }] */
+  FMT_WHILE,         /* scf.while (%a = %x, ..) : (T..) -> (R..) { .. scf.condition } do { ^bb0(..): .. } */
+  FMT_CONDITION,     /* scf.condition(%c) [%a, .. : R, ..] */
   FMT_LOCAL_ALLOC,   /* [%x] {attrs} : ([T]) -> M */
   FMT_LOCAL_LOAD,    /* %m [token %t] {attrs} : M -> T */
   FMT_LOCAL_STORE,   /* %v, %m {attrs} : T -> M */

@@ -1548,6 +1548,35 @@ static void print_for(printer *p, const ir_op *op) {
   print_attr_dict(p, op, NULL);
 }
 
+/* scf.while (%a = %x) : (T) -> R { before } do { ^bb0(%b: R): after }, as MLIR prints it (one
+ * result type without parentheses). */
+static void print_while(printer *p, const ir_op *op) {
+  const ir_block *before = op->num_regions > 0 ? op->regions[0].first : NULL;
+  w_puts(p->w, " (");
+  for (int i = 0; i < op->num_operands; i++) {
+    if (i) w_puts(p->w, ", ");
+    print_value(p, before && i < before->num_args ? before->args[i] : NULL);
+    w_puts(p->w, " = ");
+    print_operand(p, op, i);
+  }
+  w_puts(p->w, ") : (");
+  print_operand_types(p, op, 0, op->num_operands);
+  w_puts(p->w, ") -> ");
+  if (op->num_results != 1) w_putc(p->w, '(');
+  for (int i = 0; i < op->num_results; i++) {
+    if (i) w_puts(p->w, ", ");
+    print_type(p, result_type(op, i));
+  }
+  if (op->num_results != 1) w_putc(p->w, ')');
+  w_putc(p->w, ' ');
+  if (before) print_region(p, &op->regions[0], false, true);
+  else w_puts(p->w, "{\n}");
+  w_puts(p->w, " do ");
+  if (op->num_regions > 1 && op->regions[1].first) print_region(p, &op->regions[1], true, true);
+  else w_puts(p->w, "{\n}");
+  print_attr_dict(p, op, NULL);
+}
+
 /* An scf.if without results whose else holds nothing but an operand-less yield prints without
  * it, as the parser reads `scf.if %c {..}` (so printed TTGIR re-parses to the same text). */
 static bool else_is_empty(const ir_op *op) {
@@ -1957,6 +1986,19 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
   case FMT_DOT: print_dot(p, op); break;
   case FMT_FOR: print_for(p, op); break;
   case FMT_IF: print_if(p, op); break;
+  case FMT_WHILE: print_while(p, op); break;
+  case FMT_CONDITION:
+    w_putc(p->w, '(');
+    print_operand(p, op, 0);
+    w_putc(p->w, ')');
+    print_attr_dict(p, op, NULL);
+    if (op->num_operands > 1) {
+      w_putc(p->w, ' ');
+      print_operands(p, op, 1, op->num_operands);
+      w_puts(p->w, " : ");
+      print_operand_types(p, op, 1, op->num_operands);
+    }
+    break;
   case FMT_LOCAL_ALLOC:
     if (op->num_operands) w_putc(p->w, ' ');
     print_operands(p, op, 0, op->num_operands);

@@ -423,7 +423,8 @@ static ir_op_kind expected_parent_of_terminator(ir_op_kind kind, const char **al
   *also = NULL;
   switch (kind) {
   case OP_RETURN: return OP_FUNC;
-  case OP_SCF_YIELD: *also = "scf.if"; return OP_SCF_FOR;
+  case OP_SCF_YIELD: *also = "scf.if"; return OP_SCF_FOR; /* or scf.while's after region */
+  case OP_SCF_CONDITION: return OP_SCF_WHILE;
   case OP_REDUCE_RETURN: return OP_REDUCE;
   case OP_SCAN_RETURN: return OP_SCAN;
   case OP_WARP_YIELD:
@@ -439,9 +440,12 @@ static void verify_terminator_position(verifier *v, const ir_op *op) {
   ir_op_kind want = expected_parent_of_terminator(op->kind, &also);
   if (want == OP_COUNT) return;
   const ir_op *parent = ir_op_parent_op(op);
-  bool ok = parent && (parent->kind == want || (also && parent->kind == OP_SCF_IF));
+  bool ok = parent && (parent->kind == want || (also && parent->kind == OP_SCF_IF) ||
+                       (op->kind == OP_SCF_YIELD && parent->kind == OP_SCF_WHILE));
   if (op->parent && !ok) {
-    if (also)
+    if (op->kind == OP_SCF_YIELD)
+      verr(v, op, "expects parent op 'scf.for', 'scf.if' or 'scf.while', found '%s'", parent ? ir_op_name(parent) : "none");
+    else if (also)
       verr(v, op, "expects parent op '%s' or '%s', found '%s'", ir_op_info_of(want)->name, also,
            parent ? ir_op_name(parent) : "none");
     else
@@ -1046,6 +1050,58 @@ static void verify_reduce_or_scan(verifier *v, const ir_op *op, bool is_reduce) 
 
 /* ------------------------------------------------------------------ scf */
 
+/* scf.while: the before region takes the operands and ends in scf.condition(%c) forwarding the
+ * results' types; the after region takes those and yields the operands' types. */
+static void verify_while(verifier *v, const ir_op *op) {
+  int n = op->num_operands, m = op->num_results;
+  const char *names[2] = {"before region", "after region"};
+  ir_op_kind terms[2] = {OP_SCF_CONDITION, OP_SCF_YIELD};
+  ir_block *blocks[2];
+  for (int r = 0; r < 2; r++) {
+    blocks[r] = single_block_region(v, op, r, names[r], terms[r]);
+    if (!blocks[r]) {
+      const ir_block *b = op->regions[r].first;
+      if (b && b == op->regions[r].last && b->last && b->last->kind != terms[r])
+        verr(v, op, "%s must end with '%s', found '%s'", names[r], ir_op_info_of(terms[r])->name, ir_op_name(b->last));
+      return;
+    }
+  }
+  const int counts[2] = {n, m};
+  for (int r = 0; r < 2; r++) {
+    if (blocks[r]->num_args != counts[r]) {
+      verr(v, op, "%s must take %d arguments, found %d", names[r], counts[r], blocks[r]->num_args);
+      return;
+    }
+    for (int i = 0; i < counts[r]; i++) {
+      const ir_type *want = r == 0 ? operand_type(op, i) : result_type(op, i);
+      if (blocks[r]->args[i]->type != want) {
+        verr(v, op, "%s argument #%d type %s does not match %s", names[r], i, ts(v, blocks[r]->args[i]->type),
+             ts(v, want));
+        return;
+      }
+    }
+  }
+  const ir_op *cond = blocks[0]->last;
+  if (!ir_type_is_int(operand_type(cond, 0), 1)) {
+    verr(v, cond, "condition must be i1, found %s", ts(v, operand_type(cond, 0)));
+    return;
+  }
+  if (cond->num_operands - 1 != m) {
+    verr(v, cond, "forwards %d values but the enclosing 'scf.while' has %d results", cond->num_operands - 1, m);
+    return;
+  }
+  for (int i = 0; i < m; i++)
+    if (operand_type(cond, 1 + i) != result_type(op, i)) {
+      verr(v, cond, "value #%d has type %s but the enclosing 'scf.while' result is %s", i, ts(v, operand_type(cond, 1 + i)),
+           ts(v, result_type(op, i)));
+      return;
+    }
+  const ir_type *want[256];
+  if (n > 256) return;
+  for (int i = 0; i < n; i++) want[i] = operand_type(op, i);
+  check_yield_types(v, op, blocks[1]->last, n, want, "the before region's arguments");
+}
+
 static void verify_for(verifier *v, const ir_op *op) {
   const ir_type *lb = operand_type(op, 0), *ub = operand_type(op, 1), *step = operand_type(op, 2);
   if (!is_intlike(lb) || lb != ub || lb != step) {
@@ -1396,6 +1452,7 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_CALL: verify_call(v, op); break;
   case OP_SCF_FOR: verify_for(v, op); break;
   case OP_SCF_IF: verify_if(v, op); break;
+  case OP_SCF_WHILE: verify_while(v, op); break;
   case OP_GET_PROGRAM_ID:
   case OP_GET_NUM_PROGRAMS: verify_program_axis(v, op); break;
   case OP_MAKE_RANGE: verify_make_range(v, op); break;

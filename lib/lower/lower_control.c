@@ -1,4 +1,4 @@
-/* Structured control flow: scf.for (iter_args as phis per element) and scf.if with results, through scf.yield. */
+/* Structured control flow: scf.for (iter_args as phis per element), scf.while (before and after regions, phis at both) and scf.if with results, through scf.yield. */
 #include "lower_dispatch.h"
 #include "lower_index.h"
 #include "lower_ops.h"
@@ -64,6 +64,87 @@ static bool lower_for(lower_state *s, ir_op *op) {
   LLVMPositionBuilderAtEnd(s->b, exit);
   return true;
 fail: /* the detached block must belong to the function to be freed with it */
+  LLVMAppendExistingBasicBlock(s->fn, exit);
+  return false;
+}
+
+/* Phis for the values of `types` (a block's arguments) at the builder's block, each element
+ * with its incoming value from `from` (NULL: none yet). */
+static lower_values **phis_for(lower_state *s, ir_op *op, ir_value **args, int n, const lower_values *const *init,
+                               LLVMBasicBlockRef from) {
+  lower_values **phis = lower_alloc(s, sizeof(lower_values *) * (size_t)(n + 1));
+  if (!phis) return NULL;
+  for (int k = 0; k < n; k++) {
+    int count = count_of(s, op, args[k]->type);
+    if (count < 0 || !(phis[k] = lower_values_new(s, op, count))) return NULL;
+    for (int i = 0; i < count; i++) {
+      LLVMValueRef x = lower_elem(init[k], i);
+      phis[k]->v[i] = LLVMBuildPhi(s->b, LLVMTypeOf(x), "");
+      LLVMAddIncoming(phis[k]->v[i], &x, &from, 1);
+    }
+    if (!lower_set(s, args[k], phis[k])) return NULL;
+  }
+  return phis;
+}
+
+/* The operands of terminator `term` from `first` as lowered values (NULL on failure). */
+static const lower_values **terminator_values(lower_state *s, ir_op *term, int first) {
+  int n = term->num_operands - first;
+  const lower_values **vals = lower_alloc(s, sizeof(lower_values *) * (size_t)(n + 1));
+  if (!vals) return NULL;
+  for (int k = 0; k < n; k++)
+    if (!(vals[k] = lower_get(s, term, term->operands[first + k].value))) return NULL;
+  return vals;
+}
+
+/* scf.while: before (phis of the loop-carried values, then the condition) branches to after (phis
+ * of the forwarded values) or to the exit, where the results are the forwarded values; after's
+ * yield goes back to before. */
+static bool lower_while(lower_state *s, ir_op *op) {
+  ir_block *before = ir_region_entry(&op->regions[0]), *after = ir_region_entry(&op->regions[1]);
+  int n = op->num_operands, m = op->num_results;
+  if (!before || !after || before->num_args != n || after->num_args != m) {
+    ir_op_error(s->ctx, op, "malformed scf.while");
+    return false;
+  }
+  const lower_values **inits = terminator_values(s, op, 0);
+  if (!inits) return false;
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(s->b);
+  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "while.before");
+  LLVMBasicBlockRef body = LLVMCreateBasicBlockInContext(s->llctx, "while.after");
+  LLVMBasicBlockRef exit = LLVMCreateBasicBlockInContext(s->llctx, "while.exit");
+  bool body_attached = false;
+  LLVMBuildBr(s->b, head);
+  LLVMPositionBuilderAtEnd(s->b, head);
+  lower_values **carried = phis_for(s, op, before->args, n, inits, pre);
+  ir_op *cond_op = carried ? lower_block_until(s, op, before, OP_SCF_CONDITION, m + 1, "scf.while before region") : NULL;
+  const lower_values *cond = cond_op ? lower_get(s, cond_op, cond_op->operands[0].value) : NULL;
+  const lower_values **forwarded = cond ? terminator_values(s, cond_op, 1) : NULL;
+  if (!forwarded) goto fail;
+  LLVMBasicBlockRef test = LLVMGetInsertBlock(s->b);
+  LLVMBuildCondBr(s->b, cond->v[0], body, exit);
+  LLVMAppendExistingBasicBlock(s->fn, body);
+  body_attached = true;
+  LLVMPositionBuilderAtEnd(s->b, body);
+  if (!phis_for(s, op, after->args, m, forwarded, test)) goto fail;
+  ir_op *yield = lower_block_until(s, op, after, OP_SCF_YIELD, n, "scf.while after region");
+  const lower_values **next = yield ? terminator_values(s, yield, 0) : NULL;
+  if (!next) goto fail;
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(s->b);
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < carried[k]->n; i++) {
+      LLVMValueRef x = lower_elem(next[k], i);
+      LLVMAddIncoming(carried[k]->v[i], &x, &latch, 1);
+    }
+  LLVMBuildBr(s->b, head);
+  LLVMAppendExistingBasicBlock(s->fn, exit);
+  LLVMPositionBuilderAtEnd(s->b, exit);
+  /* The results: the forwarded values, which dominate the exit (it is only reached from the test). */
+  for (int k = 0; k < m; k++)
+    if (!lower_set(s, &op->results[k], (lower_values *)forwarded[k])) return false;
+  return true;
+fail: /* detached blocks must belong to the function to be freed with it */
+  if (!body_attached) LLVMAppendExistingBasicBlock(s->fn, body);
   LLVMAppendExistingBasicBlock(s->fn, exit);
   return false;
 }
@@ -137,5 +218,6 @@ fail: /* detached blocks must belong to the function to be freed with it */
 
 bool lower_control(lower_state *s, ir_op *op) {
   if (op->kind == OP_SCF_FOR) return lower_for(s, op);
+  if (op->kind == OP_SCF_WHILE) return lower_while(s, op);
   return lower_if(s, op);
 }

@@ -24,6 +24,7 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_LOAD:
   case OP_STORE: return lower_memory(s, op);
   case OP_SCF_FOR:
+  case OP_SCF_WHILE:
   case OP_SCF_IF: return lower_control(s, op);
   case OP_REDUCE: return lower_reduce(s, op);
   case OP_CONVERT_LAYOUT: return lower_is_convert_to_mma_operand(op) ? lower_convert_to_dot_operand(s, op) : lower_convert(s, op);

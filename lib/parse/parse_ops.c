@@ -605,6 +605,37 @@ static ir_op *build_for(parse_state *ps, parsed_op *p, ir_loc *loc) {
   return op;
 }
 
+static ir_op *build_while(parse_state *ps, parsed_op *p, ir_loc *loc) {
+  ir_op *op = make(ps, p, p->result_types.n, (const ir_type *const *)p->result_types.items, loc);
+  if (!apply_attrs(ps, p, op) || !attach_regions(ps, p, op)) return NULL;
+  return op;
+}
+
+/* scf.condition(%c) %a, .. : R, ..: the types name the forwarded values, not the condition. */
+static ir_op *build_condition(parse_state *ps, parsed_op *p, ir_loc *loc) {
+  int forwarded = p->operands.n - 1;
+  int typed = p->type_form == TYPES_NONE ? 0 : p->types.n;
+  if (p->type_form != TYPES_NONE && p->type_form != TYPES_PLAIN) {
+    parse_error_at(ps, p->pos, "'scf.condition' takes a plain type list");
+    return NULL;
+  }
+  if (typed != forwarded) {
+    parse_error_at(ps, p->pos, "'scf.condition' forwards %d values but lists %d types", forwarded, typed);
+    return NULL;
+  }
+  for (int i = 0; i < forwarded; i++) {
+    const ir_value *v = p->operands.items[1 + i];
+    if (v->type != p->types.items[i]) {
+      parse_error_at(ps, operand_pos(p, 1 + i), "'scf.condition' value %d has type '%s' but is listed as '%s'", i,
+                     tstr(ps, v->type), tstr(ps, (const ir_type *)p->types.items[i]));
+      return NULL;
+    }
+  }
+  ir_op *op = make(ps, p, 0, NULL, loc);
+  if (!op || !apply_attrs(ps, p, op)) return NULL;
+  return op;
+}
+
 static ir_op *build_if(parse_state *ps, parsed_op *p, ir_loc *loc) {
   ir_value *c = p->operands.items[0];
   if (!ir_type_is_int(c->type, 1)) {
@@ -633,6 +664,8 @@ ir_op *parse_build_op(parse_state *ps, parsed_op *p, ir_loc *loc) {
     case FMT_CALL: op = build_call(ps, p, loc); break;
     case FMT_FOR: op = build_for(ps, p, loc); break;
     case FMT_IF: op = build_if(ps, p, loc); break;
+    case FMT_WHILE: op = build_while(ps, p, loc); break;
+    case FMT_CONDITION: op = build_condition(ps, p, loc); break;
     case FMT_CONSTANT: op = build_constant(ps, p, loc); break;
     case FMT_ATOMIC_RMW:
     case FMT_ATOMIC_CAS: op = build_atomic(ps, p, loc); break;
@@ -743,6 +776,32 @@ bool parse_for_entry(parse_state *ps, parsed_op *p, const char *iv_name, src_pos
     ir_value *v = ir_block_add_arg(ps->ctx, b, a->type, NULL);
     if (!parse_bind_value(ps, a->name, v, a->pos)) return false;
   }
+  p->entry = b;
+  ps->pending_entry = b;
+  return true;
+}
+
+bool parse_while_entry(parse_state *ps, parsed_op *p, pvec *bindings, pvec *types, src_pos types_pos, pvec *results) {
+  if (bindings->n != types->n) {
+    parse_error_at(ps, types_pos, "scf.while has %d initial values but %d argument types", bindings->n, types->n);
+    return false;
+  }
+  ir_block *b = ir_block_create(ps->ctx);
+  for (int i = 0; i < bindings->n; i++) {
+    parsed_arg *a = bindings->items[i];
+    const ir_type *t = types->items[i];
+    if (a->init->type != t) {
+      parse_error_at(ps, a->pos, "scf.while argument '%%%s' is initialized with a value of type '%s' but declared '%s'",
+                     a->name, tstr(ps, a->init->type), tstr(ps, t));
+      return false;
+    }
+    pv_push(ps, &p->operands, a->init);
+    pv_push(ps, &p->operand_pos, NULL);
+    p->operand_pos.n--;
+    ir_value *v = ir_block_add_arg(ps->ctx, b, t, NULL);
+    if (!parse_bind_value(ps, a->name, v, a->pos)) return false;
+  }
+  for (int i = 0; i < results->n; i++) pv_push(ps, &p->result_types, results->items[i]);
   p->entry = b;
   ps->pending_entry = b;
   return true;

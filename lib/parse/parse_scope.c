@@ -159,6 +159,8 @@ int parse_classify_word(parse_state *ps, const char *text, int len, void *lval) 
     case FMT_CONSTANT: return OPTOK_CONSTANT;
     case FMT_FOR: return OPTOK_FOR;
     case FMT_IF: return OPTOK_IF;
+    case FMT_WHILE: return OPTOK_WHILE;
+    case FMT_CONDITION: return OPTOK_CONDITION;
     case FMT_IMMEDIATE: return OPTOK_IMMEDIATE;
     case FMT_ATOMIC_RMW:
     case FMT_ATOMIC_CAS: return OPTOK_ATOMIC;

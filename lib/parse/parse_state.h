@@ -247,6 +247,9 @@ bool parse_resolve_locs(parse_state *ps);
 parsed_op *parse_new_op(parse_state *ps, int kind, src_pos pos);
 ir_op *parse_build_op(parse_state *ps, parsed_op *p, ir_loc *loc);
 bool parse_func_entry(parse_state *ps, parsed_op *p, pvec *args);
+/* scf.while's header: the inits become operands, the before region's entry block gets arguments
+ * of `types` bound to the binding names, `results` the op's result types. */
+bool parse_while_entry(parse_state *ps, parsed_op *p, pvec *bindings, pvec *types, src_pos types_pos, pvec *results);
 bool parse_for_entry(parse_state *ps, parsed_op *p, const char *iv_name, src_pos iv_pos, pvec *bindings,
                      const ir_type *iv_type);
 bool parse_finish_module(parse_state *ps);

@@ -82,7 +82,9 @@ static type_sig *sig_new(parse_state *ps, int form) {
 }
 }
 
-%expect 5
+/* Two of these: after `scf.while .. ->`, `(i32)` and `()` are read as the result list (shift),
+ * never as the start of a function type `(i32) -> T`, which a result cannot be. */
+%expect 7
 %define api.pure full
 %define api.prefix {tir_}
 %define parse.error detailed
@@ -131,14 +133,15 @@ static type_sig *sig_new(parse_state *ps, int form) {
 %token <ival> OPTOK_IMMEDIATE "operation with an immediate"
 %token <ival> OPTOK_SEG "operation with bracketed operands" OPTOK_WS "'ttg.warp_specialize'"
 %token <ival> OPTOK_YIELD "terminator"
+%token <ival> OPTOK_WHILE "'scf.while'" OPTOK_CONDITION "'scf.condition'"
 %token LEX_ERROR "invalid token"
 
-%type <op> op_body plain_op opt_operands operand_items func_header for_header
+%type <op> op_body plain_op opt_operands operand_items func_header for_header while_header
 %type <vec> clauses value_list opt_attr_dict attr_dict dict_entries opt_dict_entries result_groups
 %type <vec> op_results_opt type_list opt_type_list attr_list opt_attr_list region_list opt_generic_regions
 %type <vec> opt_props func_args opt_func_args opt_func_results iter_bindings
 %type <vec> atomic_words block_args opt_block_args dims_params opt_if_results loc_list number_list dense_list
-%type <vec> opt_iter_args
+%type <vec> opt_iter_args while_bindings while_types
 %type <clause> clause opt_trailing_kv
 %type <entry> dict_entry
 %type <arg> func_arg iter_binding block_arg
@@ -257,6 +260,22 @@ op_body:
   | for_header region opt_attr_dict {
       $$ = $1; pv_push(ps, &$$->regions, $2);
       if ($3) $$->attrs = *$3;
+    }
+  | while_header region BARE_ID region opt_attr_dict {
+      if (strcmp($3, "do") != 0) { parse_error_at(ps, POS(@3), "expected 'do', found '%s'", $3); YYABORT; }
+      $$ = $1; pv_push(ps, &$$->regions, $2); pv_push(ps, &$$->regions, $4);
+      if ($5) $$->attrs = *$5;
+    }
+  | OPTOK_CONDITION '(' value_use ')' opt_operands opt_type_sig {
+      $$ = parse_new_op(ps, $1, POS(@1));
+      pv_push(ps, &$$->operands, $3);
+      pv_push(ps, &$$->operand_pos, pos_copy(ps, POS(@3)));
+      for (int i = 0; i < $5->operands.n; i++) {
+        pv_push(ps, &$$->operands, $5->operands.items[i]);
+        pv_push(ps, &$$->operand_pos, i < $5->operand_pos.n ? $5->operand_pos.items[i] : NULL);
+      }
+      if ($6) { $$->type_form = $6->form; $$->types = $6->types; $$->result_types = $6->results; }
+      else $$->type_form = TYPES_NONE;
     }
   | OPTOK_IF value_use opt_if_results region opt_else opt_attr_dict {
       $$ = parse_new_op(ps, $1, POS(@1));
@@ -547,6 +566,28 @@ for_header:
       const ir_type *iv_type = $10 ? ir_int_type(ps->ctx, (unsigned)$10) : ir_index_type(ps->ctx);
       CHECK(parse_for_entry(ps, $$, $2, POS(@2), $9 ? $9 : vec_new(ps), iv_type));
     }
+  ;
+
+/* scf.while (%a = %x, ..) : (T..) -> (R..): the before region's arguments, like iter_args. */
+while_header:
+    OPTOK_WHILE while_bindings ':' while_types ARROW while_types {
+      $$ = parse_new_op(ps, $1, POS(@1));
+      CHECK(parse_while_entry(ps, $$, $2, $4, POS(@4), $6));
+    }
+  | OPTOK_WHILE while_bindings ':' while_types ARROW type {
+      $$ = parse_new_op(ps, $1, POS(@1));
+      CHECK(parse_while_entry(ps, $$, $2, $4, POS(@4), vec1(ps, (void *)$6)));
+    }
+  ;
+
+while_bindings:
+    '(' ')'                  { $$ = vec_new(ps); }
+  | '(' iter_bindings ')'    { $$ = $2; }
+  ;
+
+while_types:
+    '(' ')'                  { $$ = vec_new(ps); }
+  | '(' type_list ')'        { $$ = $2; }
   ;
 
 opt_colon_int:

@@ -209,6 +209,23 @@ static bool collect_constraints(ir_op *op, void *user) {
     }
     break;
   }
+  case OP_SCF_WHILE: {
+    /* inits, before's arguments and after's yield; forwarded values, after's arguments and results */
+    ir_block *before = op->num_regions > 1 ? op->regions[0].first : NULL;
+    ir_block *after = op->num_regions > 1 ? op->regions[1].first : NULL;
+    ir_op *cond = before ? ir_block_terminator(before) : NULL;
+    ir_op *yield = after ? ir_block_terminator(after) : NULL;
+    for (int i = 0; i < op->num_operands; i++) {
+      ir_value *init = op->operands[i].value;
+      if (before && i < before->num_args) unite(s, init, before->args[i]);
+      if (yield && i < yield->num_operands) unite(s, init, yield->operands[i].value);
+    }
+    for (int i = 0; i < op->num_results; i++) {
+      if (cond && 1 + i < cond->num_operands) unite(s, &op->results[i], cond->operands[1 + i].value);
+      if (after && i < after->num_args) unite(s, &op->results[i], after->args[i]);
+    }
+    break;
+  }
   case OP_SCF_IF:
     for (int r = 0; r < op->num_regions && r < 2; r++) {
       ir_op *yield = op->regions[r].first ? ir_block_terminator(op->regions[r].first) : NULL;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Triton 3.6's own TTIR and TTGIR of the tutorial matmul at every config of the tutorial's autotune lists, of the seed's batched kernel, of tutorial 09's persistent and descriptor kernels and of the tutorial's kernel with other layouts, dtypes and epilogues, compiled by libgemmc and run on ragged shapes against torch (GPU machine only)."""
+"""Triton 3.6's own TTIR and TTGIR of the tutorial matmul at every config of the tutorial's autotune lists, of the seed's batched kernel, of tutorial 09's persistent and descriptor kernels, of tutorial 08's grouped GEMM and of the tutorial's kernel with other layouts, dtypes and epilogues, compiled by libgemmc and run on ragged shapes against torch (GPU machine only)."""
 # What a user of Triton would hand gemmc: the kernel printed for the shape's argument
 # specialization (a K of 70 gives strides without tt.divisibility, so the TTIR differs), launched
 # on Triton's grid with Triton's arguments. Every output is poisoned with NaN first; a result is
@@ -57,6 +57,20 @@ VARIANT_CONFIGS = {1: [(128, 128, 128, 3, 4), (128, 256, 128, 3, 8), (64, 128, 6
 VARIANT_SHAPES = [(512, 512, 96), (257, 129, 1000), (1000, 304, 72), (2048, 2048, 512)]
 
 
+# Tutorial 08's grouped GEMM: problem lists (tile multiples: the kernel has no masks) and configs.
+GROUPED_SIZES = [[(1024, 1024, 1024), (512, 512, 512), (256, 256, 256), (128, 128, 128)],
+                 [(256, 512, 768), (1024, 256, 128), (384, 640, 256)]]
+GROUPED_CONFIGS = [(128, 128, 32, 3, 4), (64, 64, 32, 4, 4), (128, 256, 64, 3, 8)]
+
+
+def grouped_rows(tk):
+    out = []
+    for cfg in GROUPED_CONFIGS:
+        for sizes in GROUPED_SIZES:  # the row's shape names the list: its count and first problem
+            out.append((tk.Grouped(cfg, sizes), tk.Shape(*sizes[0], batch=len(sizes))))
+    return out
+
+
 def variant_rows(tk):
     out = []
     for spec in tk.VARIANTS:
@@ -83,13 +97,13 @@ def cases_and_shapes(tk):
     for case in tk.all_cases():
         if case.kind in DESCRIPTOR_KINDS:
             out += [(case, tk.Shape(m, n, k)) for m, n, k in DESCRIPTOR_SHAPES]
-    return out + variant_rows(tk)
+    return out + variant_rows(tk) + grouped_rows(tk)
 
 
 def run_triton(tk, tc, case, shape, seed):
     """(problem, reference, Triton's compiled kernel, gemmc's argument values, grid, Triton's verdict)."""
     import torch
-    if isinstance(case, tk.Variant):
+    if isinstance(case, (tk.Variant, tk.Grouped)):
         p = case.problem(shape, seed)
         ref = case.reference(p)
         values, grid, _, _ = case.arguments(p)
@@ -109,7 +123,7 @@ def run_triton(tk, tc, case, shape, seed):
 def poison_and_check(tk, case, p, ref, run):
     """Poisons C, runs gemmc's launch and checks it."""
     import torch
-    if isinstance(case, tk.Variant):
+    if isinstance(case, (tk.Variant, tk.Grouped)):
         case.poison(p)
         run()
         torch.cuda.synchronize()
