@@ -60,7 +60,7 @@ VARIANT_SHAPES = [(512, 512, 96), (257, 129, 1000), (1000, 304, 72), (2048, 2048
 # Tutorial 08's grouped GEMM: problem lists (tile multiples: the kernel has no masks) and configs.
 GROUPED_SIZES = [[(1024, 1024, 1024), (512, 512, 512), (256, 256, 256), (128, 128, 128)],
                  [(256, 512, 768), (1024, 256, 128), (384, 640, 256)]]
-GROUPED_CONFIGS = [(128, 128, 32, 3, 4), (64, 64, 32, 4, 4), (128, 256, 64, 3, 8)]
+GROUPED_CONFIGS = [(128, 128, 32, 3, 4), (64, 64, 32, 4, 4), (128, 128, 64, 3, 8)]
 
 
 def grouped_rows(tk):
