@@ -1569,11 +1569,15 @@ static void print_while(printer *p, const ir_op *op) {
   }
   if (op->num_results != 1) w_putc(p->w, ')');
   w_putc(p->w, ' ');
-  if (before) print_region(p, &op->regions[0], false, true);
-  else w_puts(p->w, "{\n}");
+  if (before)
+    print_region(p, &op->regions[0], false, true);
+  else
+    w_puts(p->w, "{\n}");
   w_puts(p->w, " do ");
-  if (op->num_regions > 1 && op->regions[1].first) print_region(p, &op->regions[1], true, true);
-  else w_puts(p->w, "{\n}");
+  if (op->num_regions > 1 && op->regions[1].first)
+    print_region(p, &op->regions[1], true, true);
+  else
+    w_puts(p->w, "{\n}");
   print_attr_dict(p, op, NULL);
 }
 

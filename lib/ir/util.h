@@ -148,8 +148,8 @@ bool value_int_constant(const ir_value *v, int64_t *out);
 bool value_is_zero_splat(const ir_value *v);
 
 /* Whether tile v (a load's result) reaches operand `index` of a ttng.warp_group_dot (0: A, 1: B)
- * through a ttg.local_alloc of it (and one view of that, a column-major operand's): tma-loads (sizing the ring it predicts) and warp-specialize
- * (choosing the operand two programs share) must agree on which load is B. */
+ * through a ttg.local_alloc of it (and one view of that, a column-major operand's): tma-loads (sizing the ring it
+ * predicts) and warp-specialize (choosing the operand two programs share) must agree on which load is B. */
 bool value_feeds_dot_operand(const ir_value *v, int index);
 
 /* tt.trans, tt.reshape, tt.split and tt.join: shape ops whose result layout can follow from the

@@ -444,7 +444,8 @@ static void verify_terminator_position(verifier *v, const ir_op *op) {
                        (op->kind == OP_SCF_YIELD && parent->kind == OP_SCF_WHILE));
   if (op->parent && !ok) {
     if (op->kind == OP_SCF_YIELD)
-      verr(v, op, "expects parent op 'scf.for', 'scf.if' or 'scf.while', found '%s'", parent ? ir_op_name(parent) : "none");
+      verr(v, op, "expects parent op 'scf.for', 'scf.if' or 'scf.while', found '%s'",
+           parent ? ir_op_name(parent) : "none");
     else if (also)
       verr(v, op, "expects parent op '%s' or '%s', found '%s'", ir_op_info_of(want)->name, also,
            parent ? ir_op_name(parent) : "none");
@@ -1092,8 +1093,8 @@ static void verify_while(verifier *v, const ir_op *op) {
   }
   for (int i = 0; i < m; i++)
     if (operand_type(cond, 1 + i) != result_type(op, i)) {
-      verr(v, cond, "value #%d has type %s but the enclosing 'scf.while' result is %s", i, ts(v, operand_type(cond, 1 + i)),
-           ts(v, result_type(op, i)));
+      verr(v, cond, "value #%d has type %s but the enclosing 'scf.while' result is %s", i,
+           ts(v, operand_type(cond, 1 + i)), ts(v, result_type(op, i)));
       return;
     }
   const ir_type *want[256];

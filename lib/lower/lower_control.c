@@ -117,7 +117,8 @@ static bool lower_while(lower_state *s, ir_op *op) {
   LLVMBuildBr(s->b, head);
   LLVMPositionBuilderAtEnd(s->b, head);
   lower_values **carried = phis_for(s, op, before->args, n, inits, pre);
-  ir_op *cond_op = carried ? lower_block_until(s, op, before, OP_SCF_CONDITION, m + 1, "scf.while before region") : NULL;
+  ir_op *cond_op =
+      carried ? lower_block_until(s, op, before, OP_SCF_CONDITION, m + 1, "scf.while before region") : NULL;
   const lower_values *cond = cond_op ? lower_get(s, cond_op, cond_op->operands[0].value) : NULL;
   const lower_values **forwarded = cond ? terminator_values(s, cond_op, 1) : NULL;
   if (!forwarded) goto fail;

@@ -380,8 +380,7 @@ static bool operands_available(rlc_state *s, const ir_op *op, const forward_set 
     }
     remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
     bool ok = plan_remat(s, o, layout, NULL, &plan) &&
-              (plan.num_converts == 0 ||
-               plan.max_convert_elems * SMALL_CONVERT_RATIO <= ir_type_num_elements(o->type));
+              (plan.num_converts == 0 || plan.max_convert_elems * SMALL_CONVERT_RATIO <= ir_type_num_elements(o->type));
     plan_free(&plan);
     if (!ok) return false;
   }

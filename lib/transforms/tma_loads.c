@@ -246,7 +246,8 @@ static void rewrite_load(gemmc_context *ctx, tma_plan *p) {
   /* Column-major: the transposed tile (in the transposed blocked layout, should it ever live in
    * registers), a buffer of it, and the alloc's view for the dot. */
   static const int perm[2] = {1, 0};
-  const ir_type *loaded = ir_tensor_type(ctx, 2, shape + 1, t->elem, layout_infer_trans_result(ctx, t->encoding, perm, 2));
+  const ir_type *loaded =
+      ir_tensor_type(ctx, 2, shape + 1, t->elem, layout_infer_trans_result(ctx, t->encoding, perm, 2));
   ir_op *dl = ir_op_create(ctx, OP_DESC_LOAD, 1 + rank, idx, 1, &loaded, 0, load->loc);
   ir_op_insert_before(load, dl);
   ir_op *old_alloc = p->alloc;

@@ -204,8 +204,10 @@ static bool plan(ws_plan *p) {
           alloc->results[0].type->encoding != desc->encoding || !ir_value_has_one_use(&alloc->results[0]))
         return false;
       ir_op *view = alloc->results[0].first_use->owner;
-      if (view->kind != OP_MEMDESC_TRANS) view = NULL;
-      else if (view->parent != body || !ir_value_has_one_use(&view->results[0])) return false;
+      if (view->kind != OP_MEMDESC_TRANS)
+        view = NULL;
+      else if (view->parent != body || !ir_value_has_one_use(&view->results[0]))
+        return false;
       p->loads[p->num_loads++] = (ws_load){op, alloc, view, NULL, NULL, ir_type_num_bytes(desc)};
       break;
     }
@@ -369,8 +371,6 @@ static void store_wait(ws_plan *p, ir_op *at, const ir_op *source) {
   ir_op_set_attr(p->ctx, wait, "pendings", ir_i32_attr(p->ctx, 0));
   ir_op_insert_before(at, wait);
 }
-
-static const ir_attr *column_halves_layout_steps(gemmc_context *ctx, const ir_type *t, const ir_attr *out[3]);
 
 /* The column halves of tile v in registers before `at` (reshape, trans, split at source's
  * location); plan_stores checked that each step renames registers. */
@@ -1245,7 +1245,8 @@ static void plan_store_halves(const gemmc_pass_context *pc, ws_plan *p) {
     if (p->stores[i].halves_in_registers) relief += ir_type_num_bytes(p->stores[i].store->operands[1].value->type) / 2;
   if (!relief || p->stages < 1) return;
   int steps;
-  int stages = ring_stages(pc, p->loop, p->warps, stage_bytes(p), p->loads[p->shared_load].bytes, p->pairs, relief, &steps);
+  int stages =
+      ring_stages(pc, p->loop, p->warps, stage_bytes(p), p->loads[p->shared_load].bytes, p->pairs, relief, &steps);
   if (stages <= p->stages || steps != p->steps) return;
   p->stages = stages;
   for (int i = 0; i < p->num_stores; i++) {
