@@ -645,6 +645,19 @@ def plan(args):
     return sorted(out, key=lambda cs: priority(*cs))  # stable: the case order within a priority stays
 
 
+def gpu_modules():
+    """(torch, triton_kernels, triton_compare) on a machine with Triton and a CUDA device; elsewhere
+    prints 'skipped: why' and returns None (the GPU scripts then exit 0)."""
+    try:
+        import torch
+        if not tk.HAVE_TRITON or not torch.cuda.is_available():
+            raise ImportError("Triton or a CUDA device missing")
+    except ImportError as e:
+        print(f"skipped: {e}")
+        return None
+    return torch, tk, sys.modules[__name__]
+
+
 def default_lib():
     bins = [os.environ.get("GEMMC_BIN", ""), os.path.join(ROOT, "build-device"), os.path.join(ROOT, "build")]
     for p in [os.path.join(b, name) for b in bins if b for name in ("libgemmc.so", "libgemmc.so.0")]:

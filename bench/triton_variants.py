@@ -52,15 +52,11 @@ def main():
     ap.add_argument("--wide", action="store_true", help="also the 128x256 8-warp tile")
     ap.add_argument("--csv", default=None)
     args = ap.parse_args()
-    try:
-        import torch
-        import triton_kernels as tk
-        import triton_compare as tc
-        if not tk.HAVE_TRITON or not torch.cuda.is_available():
-            raise ImportError("Triton or a CUDA device missing")
-    except ImportError as e:
-        print(f"skipped: {e}")
+    import triton_compare
+    modules = triton_compare.gpu_modules()
+    if not modules:
         return 0
+    torch, tk, tc = modules
     gemmc = tc.Gemmc(tc.default_lib())
     gemmc.open_runtime()
     rows = []

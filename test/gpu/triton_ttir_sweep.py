@@ -142,15 +142,11 @@ def main():
     ap.add_argument("--libgemmc", default=None)
     ap.add_argument("--budget-s", type=float, default=0, help="stop starting rows after this many seconds")
     args = ap.parse_args()
-    try:
-        import torch
-        import triton_kernels as tk
-        import triton_compare as tc
-        if not tk.HAVE_TRITON or not torch.cuda.is_available():
-            raise ImportError("Triton or a CUDA device missing")
-    except ImportError as e:
-        print(f"skipped: {e}")
+    import triton_compare
+    modules = triton_compare.gpu_modules()
+    if not modules:
         return 0
+    torch, tk, tc = modules
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     lib = args.libgemmc or tc.default_lib()
     gemmc = tc.Gemmc(lib)
