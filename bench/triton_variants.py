@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gemmc on Triton's TTIR of the tutorial kernel with other layouts, dtypes and epilogues (scripts/triton_kernels.py: VARIANTS) beside Triton and cuBLAS in one process (GPU machine only; a benchmark, not a test)."""
+"""gemmc on Triton's TTIR of the tutorial kernel with other layouts, dtypes and epilogues (scripts/triton_kernels.py: VARIANTS), or of tutorial 08's grouped GEMM (--grouped), beside Triton and cuBLAS in one process (GPU machine only; a benchmark, not a test)."""
 # Each row: Triton 3.6 running its kernel, gemmc compiling Triton's TTIR of the same kernel
 # (libgemmc, launched with Triton's arguments), and cuBLAS through torch on the same tensors
 # (torch.matmul with TF32 allowed for the tf32 rows, torch._int_mm for int8, torch._scaled_mm for
@@ -10,6 +10,7 @@
 #
 # Usage (after `source scripts/device-unpack.sh`):
 #   python3 bench/triton_variants.py [--variants REGEX] [--sizes 4096,8192] [--rounds 3] [--csv FILE]
+#   python3 bench/triton_variants.py --grouped
 import argparse
 import os
 import re
@@ -44,12 +45,66 @@ def cublas_runner(v, p):
     return run
 
 
+def measure_row(torch, tc, gemmc, case, p, ref, flops, rounds, cublas, cublas_checked):
+    """Checks and times one row: gemmc on Triton's TTIR of the case, Triton, and `cublas` (None: no
+    column; `cublas_checked` False: it computes something else than the case, so it is not checked).
+    Returns (TFLOP/s by column, notes)."""
+    cfg = case.config
+    values, grid, _, _ = case.arguments(p)
+    ck = case.compile_only(p)
+    ptx, meta, _ = gemmc.compile(ck.asm["ttir"], f"{case.name}.ttir", cfg.num_warps, cfg.num_stages)
+    fn, _ = gemmc.load(ptx, meta)
+    columns = {"gemmc": gemmc.launcher(fn, meta, values, grid), "Triton": case.launcher(p)}
+    if cublas:
+        columns["cuBLAS"] = cublas
+    tf32 = getattr(case, "dtype", "") == "f32"
+    timed, notes = {}, []
+    for key, run in columns.items():
+        case.poison(p)
+        prev = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        try:
+            run()
+            torch.cuda.synchronize()
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = prev
+        ok, why = case.check(p, ref) if key != "cuBLAS" or cublas_checked else (True, "")
+        if ok:
+            timed[key] = run
+        else:
+            notes.append(f"{key} WRONG: {why}")
+    samples = {k: [] for k in timed}
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    for r in range(rounds):
+        order = list(timed.items()) if r % 2 == 0 else list(reversed(list(timed.items())))
+        for key, run in order:
+            samples[key].append(tc.bench_ms(run, False, False)[0])
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return {k: flops / (sorted(s)[len(s) // 2] * 1e-3) / 1e12 for k, s in samples.items()}, notes
+
+
+def print_row(tc, rows, name, shape_tag, tf, notes):
+    g, t, c = tf.get("gemmc"), tf.get("Triton"), tf.get("cuBLAS")
+    row = dict(variant=name, shape=shape_tag, gemmc=g, triton=t, cublas=c, g_over_t=g / t if g and t else None,
+               g_over_cublas=g / c if g and c else None, note="; ".join(notes))
+    rows.append(row)
+    print(f"{name:44s} {shape_tag:16s} {tc.fmt(g):>7s} {tc.fmt(t):>7s} {tc.fmt(c):>7s} "
+          f"{tc.fmt(row['g_over_t'], 2):>5s} {tc.fmt(row['g_over_cublas'], 2):>8s} {row['note']}", flush=True)
+
+
+# Tutorial 08's grouped GEMM (--grouped): the tutorial's own problem list and a larger one; cuBLAS
+# is one torch.matmul per problem, back to back (what the tutorial compares against).
+GROUPED_CASES = [((128, 128, 32, 3, 4), [(1024, 1024, 1024), (512, 512, 512), (256, 256, 256), (128, 128, 128)]),
+                 ((128, 128, 64, 3, 4), [(4096, 4096, 4096), (2048, 2048, 2048), (1024, 1024, 1024)] * 2)]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--variants", default=None, help="regex over variant names")
     ap.add_argument("--sizes", default="4096,8192")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--wide", action="store_true", help="also the 128x256 8-warp tile")
+    ap.add_argument("--grouped", action="store_true", help="tutorial 08's grouped GEMM instead of the variants")
     ap.add_argument("--csv", default=None)
     args = ap.parse_args()
     import triton_compare
@@ -62,7 +117,20 @@ def main():
     rows = []
     print(f"device: {torch.cuda.get_device_name(0)}; TFLOP/s, median of {args.rounds} interleaved rounds")
     print(f"{'variant':44s} {'shape':16s} {'gemmc':>7s} {'Triton':>7s} {'cuBLAS':>7s} {'g/T':>5s} {'g/cuBLAS':>8s}")
-    for spec in tk.VARIANTS:
+    if args.grouped:
+        for cfg, sizes in GROUPED_CASES:
+            case = tk.Grouped(cfg, sizes)
+            shape = tk.Shape(*sizes[0], batch=len(sizes))
+            p = case.problem(shape, seed=len(sizes))
+            ref = case.reference(p)
+
+            def cublas(p=p):
+                for a, b, c in zip(p["a"], p["b"], p["c"]):
+                    torch.matmul(a, b, out=c)
+            flops = sum(2.0 * m * n * k for m, n, k in sizes)
+            tf, notes = measure_row(torch, tc, gemmc, case, p, ref, flops, args.rounds, cublas, True)
+            print_row(tc, rows, case.name, shape.tag(), tf, notes)
+    for spec in [] if args.grouped else tk.VARIANTS:
         if args.variants and not re.search(args.variants, spec[0]):
             continue
         size = {"i8": 1, "fp8e4m3": 1, "f32": 4}.get(spec[1], 2)
@@ -73,46 +141,10 @@ def main():
                 shape = tk.Shape(n, n, n)
                 p = v.problem(shape, seed=n)
                 ref = v.reference(p)
-                values, grid, _, _ = v.arguments(p)
-                ck = v.compile_only(p)
-                ptx, meta, _ = gemmc.compile(ck.asm["ttir"], f"{v.name}.ttir", cfg[4], cfg[3])
-                fn, _ = gemmc.load(ptx, meta)
-                columns = {"gemmc": gemmc.launcher(fn, meta, values, grid), "Triton": v.launcher(p)}
-                cub = cublas_runner(v, p)
-                if cub:
-                    columns["cuBLAS"] = cub
-                timed, notes = {}, []
-                for key, run in columns.items():
-                    v.poison(p)
-                    prev = torch.backends.cuda.matmul.allow_tf32
-                    torch.backends.cuda.matmul.allow_tf32 = v.dtype == "f32"
-                    try:
-                        run()
-                        torch.cuda.synchronize()
-                    finally:
-                        torch.backends.cuda.matmul.allow_tf32 = prev
-                    # cuBLAS computes the plain GEMM: check it against the reference without the epilogue.
-                    ok, why = v.check(p, ref) if key != "cuBLAS" or not (v.bias or v.leaky) else (True, "")
-                    if ok:
-                        timed[key] = run
-                    else:
-                        notes.append(f"{key} WRONG: {why}")
-                samples = {k: [] for k in timed}
-                torch.backends.cuda.matmul.allow_tf32 = v.dtype == "f32"
-                for r in range(args.rounds):
-                    order = list(timed.items()) if r % 2 == 0 else list(reversed(list(timed.items())))
-                    for key, run in order:
-                        samples[key].append(tc.bench_ms(run, False, False)[0])
-                torch.backends.cuda.matmul.allow_tf32 = False
-                tf = {k: tc.tflops(shape, sorted(s)[len(s) // 2]) for k, s in samples.items()}
-                g, t, c = tf.get("gemmc"), tf.get("Triton"), tf.get("cuBLAS")
-                row = dict(variant=v.name, shape=shape.tag(), gemmc=g, triton=t, cublas=c,
-                           g_over_t=g / t if g and t else None, g_over_cublas=g / c if g and c else None,
-                           note="; ".join(notes))
-                rows.append(row)
-                print(f"{v.name:44s} {shape.tag():16s} {tc.fmt(g):>7s} {tc.fmt(t):>7s} {tc.fmt(c):>7s} "
-                      f"{tc.fmt(row['g_over_t'], 2):>5s} {tc.fmt(row['g_over_cublas'], 2):>8s} {row['note']}",
-                      flush=True)
+                # cuBLAS computes the plain GEMM: it is checked only where the variant is one.
+                tf, notes = measure_row(torch, tc, gemmc, v, p, ref, shape.flops(), args.rounds, cublas_runner(v, p),
+                                        not (v.bias or v.leaky))
+                print_row(tc, rows, v.name, shape.tag(), tf, notes)
                 del p, ref
                 torch.cuda.empty_cache()
     if args.csv:
