@@ -75,7 +75,7 @@ if [ "$mode" = triton-sweep ]; then
     cases="^$group"
     [ "$group" = descriptors ] && cases='^(persistent|tma|desc)'
     [ "$group" = variant_f16_ab ] && cases='^variant_f16_(acol|bcol|abcol)_'
-    [ "$group" = variant_f16_epi ] && cases='^variant_f16_(bias|outf32|masked)'
+    [ "$group" = variant_f16_epi ] && cases='^variant_f16_(bias|outf32|masked|precise)'
     [ "$group" = variant_wide ] && cases='^variant_(bf16|tf32)'
     [ "$group" = variant_int ] && cases='^variant_(i8|fp8)'
     python3 test/gpu/triton_ttir_sweep.py --cases "$cases" > "$out/sweep-$group.log" 2>&1 &

@@ -23,6 +23,7 @@ try:
     import torch
     import triton
     import triton.language as tl
+    from triton.language.extra import libdevice
     HAVE_TRITON = True
 except ImportError:  # the build machine: no torch, no triton; kernels stay plain functions
     HAVE_TRITON = False
@@ -39,6 +40,7 @@ except ImportError:  # the build machine: no torch, no triton; kernels stay plai
     triton = _Triton()
     tl = _Lang()
     torch = None
+    libdevice = None
 
 # ------------------------------------------------------------------------------------------------ kernels
 
@@ -199,6 +201,12 @@ def matmul_variant_kernel(a_ptr, b_ptr, c_ptr, bias_ptr,  #
         acc = acc + bias[None, :].to(tl.float32)
     if ACTIVATION == "leaky_relu":
         acc = tl.where(acc >= 0, acc, 0.01 * acc)
+    if ACTIVATION == "gelu_tanh":  # libdevice's tanh: tt.extern_elementwise __nv_tanhf
+        acc = 0.5 * acc * (1 + libdevice.tanh(0.7978845608 * (acc + 0.044715 * acc * acc * acc)))
+    if ACTIVATION == "clamp":  # tt.clampf
+        acc = tl.clamp(acc, -2.0, 2.0)
+    if ACTIVATION == "precise":  # tt.precise_divf, tt.precise_sqrt, libdevice's pow
+        acc = tl.div_rn(acc, 3.0) + tl.sqrt_rn(tl.abs(acc)) + libdevice.pow(tl.abs(acc), 1.5)
     c = acc.to(c_ptr.dtype.element_ty)
     c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
     tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
@@ -597,8 +605,8 @@ def all_cases() -> List[Case]:
 
 
 # matmul_variant_kernel's variants:
-# (name, input dtype, C dtype, A column-major, B column-major, leaky_relu, bias[, masked rows and
-# columns instead of % M / % N]). A column-major
+# (name, input dtype, C dtype, A column-major, B column-major, activation (True: leaky_relu, or
+# "gelu_tanh", "clamp", "precise"), bias[, masked rows and columns instead of % M / % N]). A column-major
 # operand makes Triton specialize its unit stride into the TTIR (stride_am or stride_bn gone);
 # K-major B is the layout of `x @ W.T`; tf32 and int8 take other MMA instructions.
 VARIANTS = [("f16_acol", "f16", "f16", True, False, False, False),
@@ -613,7 +621,10 @@ VARIANTS = [("f16_acol", "f16", "f16", True, False, False, False),
             ("i8", "i8", "i32", False, False, False, False),
             ("fp8_brow", "fp8e4m3", "f16", False, False, False, False),
             ("f16_masked", "f16", "f16", False, False, False, False, True),
-            ("bf16_bcol_masked", "bf16", "bf16", False, True, False, False, True)]
+            ("bf16_bcol_masked", "bf16", "bf16", False, True, False, False, True),
+            ("f16_bias_gelu_tanh", "f16", "f16", False, False, "gelu_tanh", True),
+            ("bf16_bcol_clamp", "bf16", "bf16", False, True, "clamp", False),
+            ("f16_precise", "f16", "f32", False, False, "precise", False)]
 
 
 class Variant:
@@ -621,7 +632,9 @@ class Variant:
     gemmc's by name)."""
 
     def __init__(self, spec, cfg):
-        (self.vname, self.dtype, self.out, self.a_col, self.b_col, self.leaky, self.bias) = spec[:7]
+        (self.vname, self.dtype, self.out, self.a_col, self.b_col, activation, self.bias) = spec[:7]
+        self.activation = "leaky_relu" if activation is True else (activation or "")
+        self.leaky = bool(self.activation)  # an epilogue cuBLAS's plain GEMM lacks
         self.masked = len(spec) > 7 and spec[7]
         self.config = Config(*cfg)
         self.name = f"variant_{self.vname}_{self.config.tag()}"
@@ -662,8 +675,14 @@ class Variant:
             torch.backends.cuda.matmul.allow_tf32 = prev
         if self.bias:
             r = r + p["bias"].float()[None, :]
-        if self.leaky:
+        if self.activation == "leaky_relu":
             r = torch.where(r >= 0, r, 0.01 * r)
+        elif self.activation == "gelu_tanh":
+            r = torch.nn.functional.gelu(r, approximate="tanh")
+        elif self.activation == "clamp":
+            r = r.clamp(-2.0, 2.0)
+        elif self.activation == "precise":
+            r = r / 3.0 + r.abs().sqrt() + r.abs().pow(1.5)
         return r
 
     def poison(self, p):
@@ -692,7 +711,7 @@ class Variant:
         args = (a, b, c, p["bias"], s.m, s.n, s.k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
                 c.stride(1))
         kw = dict(BLOCK_SIZE_M=cfg.block_m, BLOCK_SIZE_N=cfg.block_n, BLOCK_SIZE_K=cfg.block_k,
-                  GROUP_SIZE_M=cfg.group_m, ACTIVATION="leaky_relu" if self.leaky else "", HAS_BIAS=self.bias,
+                  GROUP_SIZE_M=cfg.group_m, ACTIVATION=self.activation, HAS_BIAS=self.bias,
                   ACC_INT=self.dtype == "i8", MASKED=self.masked, num_warps=cfg.num_warps, num_stages=cfg.num_stages)
         return values, (tiles, 1, 1), args, kw
 

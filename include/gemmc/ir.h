@@ -328,6 +328,7 @@ typedef enum {
   FMT_IF,            /* scf.if %c [-> (T..)] { } [else { }] */
   FMT_WHILE,         /* scf.while (%a = %x, ..) : (T..) -> (R..) { .. scf.condition } do { ^bb0(..): .. } */
   FMT_CONDITION,     /* scf.condition(%c) [%a, .. : R, ..] */
+  FMT_EXTERN,        /* %a, .. {attrs} : (T, ..) -> R   (tt.extern_elementwise) */
   FMT_LOCAL_ALLOC,   /* [%x] {attrs} : ([T]) -> M */
   FMT_LOCAL_LOAD,    /* %m [token %t] {attrs} : M -> T */
   FMT_LOCAL_STORE,   /* %v, %m {attrs} : T -> M */

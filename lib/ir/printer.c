@@ -1913,12 +1913,27 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
     w_puts(p->w, " to ");
     print_type(p, result_type(op, 0));
     break;
-  case FMT_SAME:
+  case FMT_SAME: {
+    /* tt.clampf's propagateNan is written after the operands, as Triton prints it. */
+    const ir_attr *nan = op->kind == OP_CLAMPF ? ir_op_get_attr(op, "propagateNan") : NULL;
+    static const char *const elided[] = {"propagateNan", NULL};
+    w_putc(p->w, ' ');
+    print_operands(p, op, 0, op->num_operands);
+    print_attr_dict(p, op, attr_is_keyword(nan) ? elided : NULL);
+    if (attr_is_keyword(nan)) {
+      w_puts(p->w, ", propagateNan = ");
+      w_put(p->w, nan->str, nan->str_len);
+    }
+    w_puts(p->w, " : ");
+    print_type(p, op->num_results ? result_type(op, 0) : operand_type(op, 0));
+    break;
+  }
+  case FMT_EXTERN:
     w_putc(p->w, ' ');
     print_operands(p, op, 0, op->num_operands);
     print_attr_dict(p, op, NULL);
     w_puts(p->w, " : ");
-    print_type(p, op->num_results ? result_type(op, 0) : operand_type(op, 0));
+    print_functional_type(p, op);
     break;
   case FMT_CMP: {
     static const char *const elided[] = {"predicate", NULL};

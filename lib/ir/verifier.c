@@ -1454,6 +1454,11 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_SCF_FOR: verify_for(v, op); break;
   case OP_SCF_IF: verify_if(v, op); break;
   case OP_SCF_WHILE: verify_while(v, op); break;
+  case OP_EXTERN_ELEMENTWISE: {
+    const ir_attr *symbol = ir_op_get_attr(op, "symbol");
+    if (!symbol || symbol->kind != AT_STRING) verr(v, op, "needs a string attribute 'symbol' (the function's name)");
+    break;
+  }
   case OP_GET_PROGRAM_ID:
   case OP_GET_NUM_PROGRAMS: verify_program_axis(v, op); break;
   case OP_MAKE_RANGE: verify_make_range(v, op); break;

@@ -166,11 +166,58 @@ static bool rounds_pairs_at_once(lower_state *s, const ir_op *op, LLVMTypeRef rt
   return !rounds_toward_zero(op);
 }
 
-/* One element of an elementwise op; NULL after reporting an error. */
-static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, LLVMValueRef *a, LLVMTypeRef rt) {
+/* libdevice functions Triton's TTIR calls through tt.extern_elementwise (libdevice is not linked):
+ * the op whose lowering computes the same function, or OP_EXTERN_ELEMENTWISE for those computed
+ * below from LLVM intrinsics (`intrinsic`) or by hand (powf); OP_COUNT when gemmc has none. */
+static ir_op_kind extern_function(const ir_op *op, const char **intrinsic) {
+  static const struct {
+    const char *symbol;
+    ir_op_kind kind;
+    const char *intrinsic;
+  } table[] = {
+      {"__nv_tanhf", OP_TANH, NULL},      {"__nv_expf", OP_EXP, NULL},        {"__nv_fast_expf", OP_EXP, NULL},
+      {"__nv_exp2f", OP_EXP2, NULL},      {"__nv_logf", OP_LOG, NULL},        {"__nv_fast_logf", OP_LOG, NULL},
+      {"__nv_log2f", OP_LOG2, NULL},      {"__nv_sqrtf", OP_SQRT, NULL},      {"__nv_rsqrtf", OP_RSQRT, NULL},
+      {"__nv_sinf", OP_SIN, NULL},        {"__nv_cosf", OP_COS, NULL},        {"__nv_erff", OP_ERF, NULL},
+      {"__nv_fabsf", OP_ABSF, NULL},      {"__nv_floorf", OP_FLOOR, NULL},    {"__nv_ceilf", OP_CEIL, NULL},
+      {"__nv_fmaf", OP_FMA, NULL},        {"__nv_fmaxf", OP_MAXNUMF, NULL},   {"__nv_fminf", OP_MINNUMF, NULL},
+      {"__nv_roundf", OP_EXTERN_ELEMENTWISE, "round"}, {"__nv_rintf", OP_EXTERN_ELEMENTWISE, "rint"},
+      {"__nv_nearbyintf", OP_EXTERN_ELEMENTWISE, "nearbyint"}, {"__nv_truncf", OP_EXTERN_ELEMENTWISE, "trunc"},
+      {"__nv_copysignf", OP_EXTERN_ELEMENTWISE, "copysign"}, {"__nv_powf", OP_EXTERN_ELEMENTWISE, NULL},
+  };
+  const ir_attr *symbol = ir_op_get_attr(op, "symbol");
+  *intrinsic = NULL;
+  if (!symbol || symbol->kind != AT_STRING) return OP_COUNT;
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strlen(table[i].symbol) == symbol->str_len && !memcmp(table[i].symbol, symbol->str, symbol->str_len)) {
+      *intrinsic = table[i].intrinsic;
+      return table[i].kind;
+    }
+  return OP_COUNT;
+}
+
+/* powf(x, y) = 2^(y log2|x|): negative x only with an integer y (odd: negative), NaN otherwise;
+ * y = 0 gives 1 for every x, as C's pow does. */
+static LLVMValueRef pow_f32(lower_state *s, LLVMValueRef x, LLVMValueRef y) {
+  LLVMBuilderRef b = s->b;
+  LLVMValueRef zero = LLVMConstReal(s->f32, 0.0), one = LLVMConstReal(s->f32, 1.0);
+  LLVMValueRef ax = call_overloaded(s, "fabs", &x, 1);
+  LLVMValueRef r = special(s, TARGET_SPECIAL_EXP2, LLVMBuildFMul(b, y, special(s, TARGET_SPECIAL_LOG2, ax), ""));
+  LLVMValueRef y_int = LLVMBuildFCmp(b, LLVMRealOEQ, call_overloaded(s, "floor", &y, 1), y, "");
+  LLVMValueRef half = LLVMBuildFMul(b, y, LLVMConstReal(s->f32, 0.5), "");
+  LLVMValueRef y_odd = LLVMBuildAnd(b, y_int, LLVMBuildFCmp(b, LLVMRealUNE, call_overloaded(s, "floor", &half, 1), half, ""), "");
+  LLVMValueRef neg = LLVMBuildSelect(b, y_odd, LLVMBuildFNeg(b, r, ""), r, "");
+  neg = LLVMBuildSelect(b, y_int, neg, LLVMConstReal(s->f32, __builtin_nan("")), "");
+  r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""), neg, r, "");
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, y, zero, ""), one, r, "");
+}
+
+/* One element of an elementwise op computing `kind` (op's own kind, or the op a libdevice call
+ * stands for); NULL after reporting an error. */
+static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, LLVMValueRef *a, LLVMTypeRef rt) {
   LLVMBuilderRef b = s->b;
   bool ok = true;
-  switch (op->kind) {
+  switch (kind) {
   case OP_ADDI: return LLVMBuildAdd(b, a[0], a[1], "");
   case OP_SUBI: return LLVMBuildSub(b, a[0], a[1], "");
   case OP_MULI: return LLVMBuildMul(b, a[0], a[1], "");
@@ -188,7 +235,7 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, LLVMValueRef *a, LLVM
     LLVMValueRef nz = LLVMBuildICmp(b, LLVMIntNE, r, zero, "");
     LLVMValueRef diff = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildICmp(b, LLVMIntSLT, r, zero, ""),
                                       LLVMBuildICmp(b, LLVMIntSLT, a[1], zero, ""), "");
-    if (op->kind == OP_FLOORDIVSI)
+    if (kind == OP_FLOORDIVSI)
       return LLVMBuildSelect(b, LLVMBuildAnd(b, nz, diff, ""), LLVMBuildSub(b, q, LLVMConstInt(t, 1, 0), ""), q, "");
     return LLVMBuildSelect(b, LLVMBuildAnd(b, nz, LLVMBuildNot(b, diff, ""), ""), LLVMBuildAdd(b, q, LLVMConstInt(t, 1, 0), ""), q, "");
   }
@@ -251,7 +298,24 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, LLVMValueRef *a, LLVM
     snprintf(name, sizeof name, "llvm.abs.%s", type_suffix(s, LLVMTypeOf(a[0])));
     return lower_call(s, name, LLVMTypeOf(a[0]), args, 2);
   }
-  case OP_SQRT: return call_overloaded(s, "sqrt", a, 1);
+  case OP_SQRT:
+  case OP_PRECISE_SQRT: return call_overloaded(s, "sqrt", a, 1);
+  case OP_PRECISE_DIVF: return LLVMBuildFDiv(b, a[0], a[1], "");
+  case OP_CLAMPF: {
+    /* propagateNan = all: a NaN operand gives NaN; none: the bounds win over a NaN x. */
+    const ir_attr *nan = ir_op_get_attr(op, "propagateNan");
+    bool all = nan && nan->kind == AT_KEYWORD && nan->str_len == 3 && !memcmp(nan->str, "all", 3);
+    LLVMValueRef lo[2] = {a[0], a[1]};
+    LLVMValueRef up[2] = {call_overloaded(s, all ? "maximum" : "maxnum", lo, 2), a[2]};
+    return call_overloaded(s, all ? "minimum" : "minnum", up, 2);
+  }
+  case OP_EXTERN_ELEMENTWISE: {
+    const char *intrinsic;
+    extern_function(op, &intrinsic);
+    if (LLVMTypeOf(a[0]) != s->f32) break;
+    if (intrinsic) return call_overloaded(s, intrinsic, a, op->num_operands);
+    return pow_f32(s, a[0], a[1]);
+  }
   case OP_FLOOR: return call_overloaded(s, "floor", a, 1);
   case OP_CEIL: return call_overloaded(s, "ceil", a, 1);
   case OP_FMA: return call_overloaded(s, "fma", a, 3);
@@ -265,12 +329,12 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, LLVMValueRef *a, LLVM
   case OP_TANH:
   case OP_ERF: {
     LLVMTypeRef t = LLVMTypeOf(a[0]);
-    if (t == s->f32) return math_f32(s, op->kind, a[0]);
+    if (t == s->f32) return math_f32(s, kind, a[0]);
     if (is_half_like(t)) { /* no f16/bf16 hardware for these: compute in f32 */
-      LLVMValueRef r = math_f32(s, op->kind, LLVMBuildFPExt(b, a[0], s->f32, ""));
+      LLVMValueRef r = math_f32(s, kind, LLVMBuildFPExt(b, a[0], s->f32, ""));
       return LLVMBuildFPTrunc(b, r, t, "");
     }
-    if (op->kind == OP_RSQRT) return s->cg->rsqrt_f64(&s->em, a[0]);
+    if (kind == OP_RSQRT) return s->cg->rsqrt_f64(&s->em, a[0]);
     ir_op_error(s->ctx, op, "lowering of '%s' on f64 is not implemented yet", ir_op_name(op));
     return NULL;
   }
@@ -345,7 +409,24 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
     return false;
   }
   const lower_values *in[3] = {NULL, NULL, NULL};
-  if (op->num_operands > 3) return false;
+  if (op->num_operands > 3) {
+    ir_op_error(s->ctx, op, "lowering of '%s' with more than 3 operands is not implemented", ir_op_name(op));
+    return false;
+  }
+  ir_op_kind kind = op->kind;
+  if (kind == OP_EXTERN_ELEMENTWISE) {
+    const char *intrinsic;
+    kind = extern_function(op, &intrinsic);
+    const ir_attr *symbol = ir_op_get_attr(op, "symbol");
+    bool f32 = rt == s->f32;
+    for (int k = 0; k < op->num_operands; k++) f32 &= lower_elem_type(s, op->operands[k].value->type) == s->f32;
+    if (kind == OP_COUNT || (kind == OP_EXTERN_ELEMENTWISE && !f32)) {
+      ir_op_error(s->ctx, op, "tt.extern_elementwise: gemmc has no lowering of '%.*s' (libdevice is not linked; "
+                  "f32 tanh, exp, exp2, log, log2, sqrt, rsqrt, sin, cos, erf, pow, fabs, floor, ceil, round, rint, "
+                  "trunc, fma, fmax, fmin, copysign are)", symbol ? (int)symbol->str_len : 0, symbol ? symbol->str : "");
+      return false;
+    }
+  }
   for (int k = 0; k < op->num_operands; k++)
     if (!(in[k] = lower_get(s, op, op->operands[k].value))) return false;
   int i = 0;
@@ -362,7 +443,7 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
     }
     LLVMValueRef a[3];
     for (int k = 0; k < op->num_operands; k++) a[k] = lower_elem(in[k], i);
-    if (!(out->v[i] = emit_scalar(s, op, a, rt))) return false;
+    if (!(out->v[i] = emit_scalar(s, op, kind, a, rt))) return false;
   }
   return lower_set(s, &op->results[0], out);
 }

@@ -384,8 +384,27 @@ static ir_op *build_plain(parse_state *ps, parsed_op *p, ir_loc *loc) {
     const ir_type *t = p->types.items[0];
     for (int i = 0; i < p->operands.n; i++)
       if (!operand_has_type(ps, p, i, t)) return NULL;
-    if (!no_more_clauses(ps, p)) return NULL;
     ir_op *op = make(ps, p, 1, &t, loc);
+    if (!apply_attrs(ps, p, op)) return NULL;
+    if (p->kind == OP_CLAMPF) { /* tt.clampf %x, %lo, %hi, propagateNan = none|all : T */
+      static const char *const modes[] = {"none", "all", NULL};
+      if (!keyword_clause(ps, p, "propagateNan", "propagateNan", modes, op)) return NULL;
+    }
+    return no_more_clauses(ps, p) ? op : NULL;
+  }
+  case FMT_EXTERN: {
+    /* %a, .. {libname = .., libpath = .., pure = .., symbol = ..} : (T, ..) -> R */
+    if (!want_operands(ps, p, info->min_operands, info->max_operands)) return NULL;
+    const ir_type *fn = p->type_form == TYPES_PLAIN && p->types.n == 1 ? p->types.items[0] : NULL;
+    if (!fn || fn->kind != TY_FUNC || fn->num_results != 1 || fn->num_inputs != p->operands.n) {
+      parse_error_at(ps, p->pos, "'%s' wants a function type with one result, one input per operand: %%a : (T) -> R",
+                     opname(p));
+      return NULL;
+    }
+    for (int i = 0; i < p->operands.n; i++)
+      if (!operand_has_type(ps, p, i, fn->inputs[i])) return NULL;
+    if (!no_more_clauses(ps, p)) return NULL;
+    ir_op *op = make(ps, p, 1, &fn->results[0], loc);
     return apply_attrs(ps, p, op) ? op : NULL;
   }
   case FMT_CMP: {

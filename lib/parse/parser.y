@@ -447,6 +447,7 @@ opt_trailing_kv:
 kv_word:
     BARE_ID                  { $$ = $1; }
   | FLOAT_TYPE               { $$ = ir_float_kind_name((ir_float_kind)$1); }
+  | KW_NONE                  { $$ = "none"; } /* tt.clampf's propagateNan = none */
   ;
 
 value_list:
