@@ -175,15 +175,30 @@ static ir_op_kind extern_function(const ir_op *op, const char **intrinsic) {
     ir_op_kind kind;
     const char *intrinsic;
   } table[] = {
-      {"__nv_tanhf", OP_TANH, NULL},      {"__nv_expf", OP_EXP, NULL},        {"__nv_fast_expf", OP_EXP, NULL},
-      {"__nv_exp2f", OP_EXP2, NULL},      {"__nv_logf", OP_LOG, NULL},        {"__nv_fast_logf", OP_LOG, NULL},
-      {"__nv_log2f", OP_LOG2, NULL},      {"__nv_sqrtf", OP_SQRT, NULL},      {"__nv_rsqrtf", OP_RSQRT, NULL},
-      {"__nv_sinf", OP_SIN, NULL},        {"__nv_cosf", OP_COS, NULL},        {"__nv_erff", OP_ERF, NULL},
-      {"__nv_fabsf", OP_ABSF, NULL},      {"__nv_floorf", OP_FLOOR, NULL},    {"__nv_ceilf", OP_CEIL, NULL},
-      {"__nv_fmaf", OP_FMA, NULL},        {"__nv_fmaxf", OP_MAXNUMF, NULL},   {"__nv_fminf", OP_MINNUMF, NULL},
-      {"__nv_roundf", OP_EXTERN_ELEMENTWISE, "round"}, {"__nv_rintf", OP_EXTERN_ELEMENTWISE, "rint"},
-      {"__nv_nearbyintf", OP_EXTERN_ELEMENTWISE, "nearbyint"}, {"__nv_truncf", OP_EXTERN_ELEMENTWISE, "trunc"},
-      {"__nv_copysignf", OP_EXTERN_ELEMENTWISE, "copysign"}, {"__nv_powf", OP_EXTERN_ELEMENTWISE, NULL},
+      {"__nv_tanhf", OP_TANH, NULL},
+      {"__nv_expf", OP_EXP, NULL},
+      {"__nv_fast_expf", OP_EXP, NULL},
+      {"__nv_exp2f", OP_EXP2, NULL},
+      {"__nv_logf", OP_LOG, NULL},
+      {"__nv_fast_logf", OP_LOG, NULL},
+      {"__nv_log2f", OP_LOG2, NULL},
+      {"__nv_sqrtf", OP_SQRT, NULL},
+      {"__nv_rsqrtf", OP_RSQRT, NULL},
+      {"__nv_sinf", OP_SIN, NULL},
+      {"__nv_cosf", OP_COS, NULL},
+      {"__nv_erff", OP_ERF, NULL},
+      {"__nv_fabsf", OP_ABSF, NULL},
+      {"__nv_floorf", OP_FLOOR, NULL},
+      {"__nv_ceilf", OP_CEIL, NULL},
+      {"__nv_fmaf", OP_FMA, NULL},
+      {"__nv_fmaxf", OP_MAXNUMF, NULL},
+      {"__nv_fminf", OP_MINNUMF, NULL},
+      {"__nv_roundf", OP_EXTERN_ELEMENTWISE, "round"},
+      {"__nv_rintf", OP_EXTERN_ELEMENTWISE, "rint"},
+      {"__nv_nearbyintf", OP_EXTERN_ELEMENTWISE, "nearbyint"},
+      {"__nv_truncf", OP_EXTERN_ELEMENTWISE, "trunc"},
+      {"__nv_copysignf", OP_EXTERN_ELEMENTWISE, "copysign"},
+      {"__nv_powf", OP_EXTERN_ELEMENTWISE, NULL},
   };
   const ir_attr *symbol = ir_op_get_attr(op, "symbol");
   *intrinsic = NULL;
@@ -205,9 +220,10 @@ static LLVMValueRef pow_f32(lower_state *s, LLVMValueRef x, LLVMValueRef y) {
   LLVMValueRef r = special(s, TARGET_SPECIAL_EXP2, LLVMBuildFMul(b, y, special(s, TARGET_SPECIAL_LOG2, ax), ""));
   LLVMValueRef y_int = LLVMBuildFCmp(b, LLVMRealOEQ, call_overloaded(s, "floor", &y, 1), y, "");
   LLVMValueRef half = LLVMBuildFMul(b, y, LLVMConstReal(s->f32, 0.5), "");
-  LLVMValueRef y_odd = LLVMBuildAnd(b, y_int, LLVMBuildFCmp(b, LLVMRealUNE, call_overloaded(s, "floor", &half, 1), half, ""), "");
+  LLVMValueRef y_odd =
+      LLVMBuildAnd(b, y_int, LLVMBuildFCmp(b, LLVMRealUNE, call_overloaded(s, "floor", &half, 1), half, ""), "");
   LLVMValueRef neg = LLVMBuildSelect(b, y_odd, LLVMBuildFNeg(b, r, ""), r, "");
-  neg = LLVMBuildSelect(b, y_int, neg, LLVMConstReal(s->f32, __builtin_nan("")), "");
+  neg = LLVMBuildSelect(b, y_int, neg, LLVMConstReal(s->f32, NAN), "");
   r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""), neg, r, "");
   return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, y, zero, ""), one, r, "");
 }
@@ -421,9 +437,11 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
     bool f32 = rt == s->f32;
     for (int k = 0; k < op->num_operands; k++) f32 &= lower_elem_type(s, op->operands[k].value->type) == s->f32;
     if (kind == OP_COUNT || (kind == OP_EXTERN_ELEMENTWISE && !f32)) {
-      ir_op_error(s->ctx, op, "tt.extern_elementwise: gemmc has no lowering of '%.*s' (libdevice is not linked; "
+      ir_op_error(s->ctx, op,
+                  "tt.extern_elementwise: gemmc has no lowering of '%.*s' (libdevice is not linked; "
                   "f32 tanh, exp, exp2, log, log2, sqrt, rsqrt, sin, cos, erf, pow, fabs, floor, ceil, round, rint, "
-                  "trunc, fma, fmax, fmin, copysign are)", symbol ? (int)symbol->str_len : 0, symbol ? symbol->str : "");
+                  "trunc, fma, fmax, fmin, copysign are)",
+                  symbol ? (int)symbol->str_len : 0, symbol ? symbol->str : "");
       return false;
     }
   }
