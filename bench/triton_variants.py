@@ -143,7 +143,7 @@ def main():
                 ref = v.reference(p)
                 # cuBLAS computes the plain GEMM: it is checked only where the variant is one.
                 tf, notes = measure_row(torch, tc, gemmc, v, p, ref, shape.flops(), args.rounds, cublas_runner(v, p),
-                                        not (v.bias or v.leaky))
+                                        not (v.bias or v.has_activation))
                 print_row(tc, rows, v.name, shape.tag(), tf, notes)
                 del p, ref
                 torch.cuda.empty_cache()

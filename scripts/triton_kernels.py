@@ -634,7 +634,7 @@ class Variant:
     def __init__(self, spec, cfg):
         (self.vname, self.dtype, self.out, self.a_col, self.b_col, activation, self.bias) = spec[:7]
         self.activation = "leaky_relu" if activation is True else (activation or "")
-        self.leaky = bool(self.activation)  # an epilogue cuBLAS's plain GEMM lacks
+        self.has_activation = bool(self.activation)  # an epilogue cuBLAS's plain GEMM lacks
         self.masked = len(spec) > 7 and spec[7]
         self.config = Config(*cfg)
         self.name = f"variant_{self.vname}_{self.config.tag()}"
