@@ -223,6 +223,8 @@ class Gemmc:
                 c = ctypes.c_uint64(v)
             elif arg["kind"] == "int":
                 c = {1: ctypes.c_int8, 2: ctypes.c_int16, 4: ctypes.c_int32, 8: ctypes.c_int64}[arg["size"]](v)
+            elif arg["kind"] == "float" and arg["size"] in (4, 8):  # f32 / f64 scalars (f16 ones are not passed so)
+                c = {4: ctypes.c_float, 8: ctypes.c_double}[arg["size"]](v)
             else:
                 raise GemmcError(f"argument '{name}' of kind {arg['kind']} is not supported here")
             div = arg.get("divisibility", 1)

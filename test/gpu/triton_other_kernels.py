@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax), compiled by libgemmc and run against torch (GPU machine only)."""
+# Each kernel is compiled by Triton first (which also checks that Triton runs it), then its TTIR
+# goes through libgemmc and runs with the same arguments on an output poisoned with NaN; a row
+# passes when the output is finite and within tolerance of a float32 torch reference.
+#
+# Usage (after `source scripts/device-unpack.sh`): python3 test/gpu/triton_other_kernels.py
+# Exit 0 when every row is correct, 1 otherwise; without torch, Triton or a GPU: "skipped", exit 0.
+import os
+import sys
+
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(root, "scripts"))
+sys.path.insert(0, os.path.join(root, "bench"))
+import triton_kernels as tk  # noqa: E402  (defines triton / tl, or stand-ins without them)
+
+triton, tl = tk.triton, tk.tl
+
+
+@triton.jit
+def nt_matmul(a_ptr, w_ptr, c_ptr, M, N, K, stride_am, stride_wn, stride_cm,
+              BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # y = x @ W.T with W [N, K] row-major, written with an in-kernel transpose
+    pid_m = tl.program_id(0); pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM); rn = pid_n * BN + tl.arange(0, BN); rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    w_ptrs = w_ptr + rn[:, None] * stride_wn + rk[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0.0)
+        w = tl.load(w_ptrs, mask=(rn[:, None] < N) & (rk[None, :] < K - k * BK), other=0.0)
+        acc = tl.dot(a, tl.trans(w), acc)
+        a_ptrs += BK; w_ptrs += BK
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(tl.float16), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+@triton.jit
+def layernorm(x_ptr, y_ptr, w_ptr, b_ptr, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * stride + cols, mask=cols < N, other=0.).to(tl.float32)
+    mean = tl.sum(x, axis=0) / N
+    xc = tl.where(cols < N, x - mean, 0.)
+    var = tl.sum(xc * xc, axis=0) / N
+    rstd = 1 / tl.sqrt(var + eps)
+    w = tl.load(w_ptr + cols, mask=cols < N); b = tl.load(b_ptr + cols, mask=cols < N)
+    tl.store(y_ptr + row * stride + cols, xc * rstd * w + b, mask=cols < N)
+
+@triton.jit
+def attn_fwd(Q, K, V, O, stride_m, N_CTX, sm_scale, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
+    start_m = tl.program_id(0)
+    offs_m = start_m * BM + tl.arange(0, BM); offs_n = tl.arange(0, BN); offs_d = tl.arange(0, D)
+    q = tl.load(Q + offs_m[:, None] * stride_m + offs_d[None, :])
+    m_i = tl.zeros([BM], dtype=tl.float32) - float("inf"); l_i = tl.zeros([BM], dtype=tl.float32)
+    acc = tl.zeros([BM, D], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    for start_n in range(0, N_CTX, BN):
+        k = tl.load(K + (start_n + offs_n)[None, :] * stride_m + offs_d[:, None])
+        qk = tl.dot(q, k) * qk_scale
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = tl.load(V + (start_n + offs_n)[:, None] * stride_m + offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(O + offs_m[:, None] * stride_m + offs_d[None, :], acc.to(tl.float16))
+
+
+def rows(torch):
+    """(name, Triton launch returning the compiled kernel, argument values by name, grid, output,
+    reference, warps, stages, tolerance)."""
+    out = []
+    for m, n, k in [(512, 384, 256), (1000, 296, 72), (4096, 4096, 4096)]:
+        a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.float16)
+        c = torch.empty(m, n, device="cuda", dtype=torch.float16)
+        grid = ((m + 127) // 128, (n + 127) // 128, 1)
+
+        def launch(a=a, w=w, c=c, m=m, n=n, k=k, grid=grid):
+            return nt_matmul[grid[:2]](a, w, c, m, n, k, a.stride(0), w.stride(0), c.stride(0), BM=128, BN=128, BK=64,
+                                       num_warps=4, num_stages=3)
+        values = dict(a_ptr=a.data_ptr(), w_ptr=w.data_ptr(), c_ptr=c.data_ptr(), M=m, N=n, K=k, stride_am=a.stride(0),
+                      stride_wn=w.stride(0), stride_cm=c.stride(0))
+        out.append((f"nt_matmul {m}x{n}x{k}", launch, values, grid, c, lambda a=a, w=w: a.float() @ w.float().T, 4, 3,
+                    1e-2))
+    x = torch.randn(64, 1000, device="cuda")
+    y = torch.empty_like(x)
+    ww, bb = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
+    out.append(("layernorm 64x1000", lambda: layernorm[(64,)](x, y, ww, bb, x.stride(0), 1000, 1e-5, BLOCK=1024),
+                dict(x_ptr=x.data_ptr(), y_ptr=y.data_ptr(), w_ptr=ww.data_ptr(), b_ptr=bb.data_ptr(), stride=x.stride(0),
+                     N=1000, eps=1e-5), (64, 1, 1), y,
+                lambda: torch.nn.functional.layer_norm(x, (1000,), ww, bb, 1e-5), 4, 3, 1e-4))
+    for n_ctx in (1024, 4096):
+        q, kk, v = (torch.randn(n_ctx, 64, device="cuda", dtype=torch.float16) for _ in range(3))
+        o = torch.empty_like(q)
+
+        def launch(q=q, kk=kk, v=v, o=o, n_ctx=n_ctx):
+            return attn_fwd[(n_ctx // 128,)](q, kk, v, o, q.stride(0), n_ctx, 0.125, BM=128, BN=64, D=64, num_warps=4,
+                                             num_stages=2)
+
+        def ref(q=q, kk=kk, v=v):
+            return torch.softmax((q.float() @ kk.float().T) * 0.125, dim=-1) @ v.float()
+        out.append((f"attn_fwd n_ctx={n_ctx}", launch, dict(Q=q.data_ptr(), K=kk.data_ptr(), V=v.data_ptr(),
+                    O=o.data_ptr(), stride_m=q.stride(0), N_CTX=n_ctx, sm_scale=0.125), (n_ctx // 128, 1, 1), o, ref,
+                    4, 2, 1e-2))
+    return out
+
+
+def main():
+    import triton_compare
+    modules = triton_compare.gpu_modules()
+    if not modules:
+        return 0
+    torch, _, tc = modules
+    gemmc = tc.Gemmc(tc.default_lib())
+    gemmc.open_runtime()
+    torch.manual_seed(int.from_bytes(os.urandom(4), "little"))
+    passed = failed = 0
+    for name, launch, values, grid, out, ref, warps, stages, tol in rows(torch):
+        ck = launch()
+        torch.cuda.synchronize()
+        expect = ref()
+        try:
+            ptx, meta, _ = gemmc.compile(ck.asm["ttir"], name.split()[0] + ".ttir", warps, stages)
+            fn, _ = gemmc.load(ptx, meta)
+            out.fill_(float("nan"))
+            gemmc.launcher(fn, meta, values, grid)()
+            torch.cuda.synchronize()
+            finite = bool(torch.isfinite(out.float()).all())
+            err = (out.float() - expect).abs().max().item() / (expect.abs().max().item() or 1.0)
+            ok, why = finite and err <= tol, f"max|err|/max|ref| = {err:.2e}" if finite else "non-finite elements"
+        except Exception as e:  # noqa: BLE001 - a compile or launch error fails the row
+            ok, why = False, "error: " + tc.first_line(e)
+        passed += ok
+        failed += not ok
+        print(f"{'PASS' if ok else 'FAIL'}  {name:28s} {why}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
