@@ -315,14 +315,7 @@ static ir_op *build_tensormap_create(parse_state *ps, parsed_op *p, const positi
       add_operands(ps, p, &it->items[i]->values, it->items[i]->pos);
     segments[i] = it->items[i]->kind == SEG_VALUE ? 1 : it->items[i]->values.n;
   }
-  const ir_type *ft = p->type_form == TYPES_PLAIN && p->types.n == 1 ? p->types.items[0] : NULL;
-  if (!ft || ft->kind != TY_FUNC || ft->num_inputs != p->operands.n || ft->num_results != 0) {
-    parse_error_at(ps, p->pos, "'%s' expects its types written as '(operand types) -> ()' with one type per operand",
-                   opname(p));
-    return NULL;
-  }
-  for (int i = 0; i < p->operands.n; i++)
-    if (!parse_operand_has_type(ps, p, i, ft->inputs[i])) return NULL;
+  if (!parse_operand_function_type(ps, p, 0, "its types written as '(operand types) -> ()'")) return NULL;
   ir_op *op = finish(ps, p, 0, NULL, loc);
   if (!op || !set_syntax_i32_array(ps, p, op, "operandSegmentSizes", 6, segments)) return NULL;
   ir_op_mark_property(ps->ctx, op, "operandSegmentSizes");
@@ -426,15 +419,8 @@ static ir_op *build_warp_specialize(parse_state *ps, parsed_op *p, ir_loc *loc) 
     if (!item_int(ps, part->num_warps, part->pos, &warps[i])) return NULL;
     pv_push(ps, &p->regions, part->region);
   }
-  const ir_type *ft = p->types.n == 1 ? p->types.items[0] : NULL;
-  if (!ft || ft->kind != TY_FUNC || ft->num_inputs < 0 || ft->num_inputs != p->operands.n) {
-    parse_error_at(ps, p->pos, "'%s' expects ': (operand types) -> (result types)' with one type per operand",
-                   opname(p));
-    return NULL;
-  }
-  for (int i = 0; i < p->operands.n; i++)
-    if (!parse_operand_has_type(ps, p, i, ft->inputs[i])) return NULL;
-  if (!parse_no_more_clauses(ps, p)) return NULL;
+  const ir_type *ft = parse_operand_function_type(ps, p, -1, "': (operand types) -> (result types)'");
+  if (!ft || !parse_no_more_clauses(ps, p)) return NULL;
   ir_op *op = parse_make_op(ps, p, ft->num_results, ft->results, loc);
   if (!parse_apply_attrs(ps, p, op) || !parse_attach_regions(ps, p, op)) return NULL;
   if (ir_op_get_attr(op, "partitionNumWarps")) {

@@ -395,15 +395,8 @@ static ir_op *build_plain(parse_state *ps, parsed_op *p, ir_loc *loc) {
   case FMT_EXTERN: {
     /* %a, .. {libname = .., libpath = .., pure = .., symbol = ..} : (T, ..) -> R */
     if (!want_operands(ps, p, info->min_operands, info->max_operands)) return NULL;
-    const ir_type *fn = p->type_form == TYPES_PLAIN && p->types.n == 1 ? p->types.items[0] : NULL;
-    if (!fn || fn->kind != TY_FUNC || fn->num_results != 1 || fn->num_inputs != p->operands.n) {
-      parse_error_at(ps, p->pos, "'%s' wants a function type with one result, one input per operand: %%a : (T) -> R",
-                     opname(p));
-      return NULL;
-    }
-    for (int i = 0; i < p->operands.n; i++)
-      if (!operand_has_type(ps, p, i, fn->inputs[i])) return NULL;
-    if (!no_more_clauses(ps, p)) return NULL;
+    const ir_type *fn = parse_operand_function_type(ps, p, 1, "': (operand types) -> result type'");
+    if (!fn || !no_more_clauses(ps, p)) return NULL;
     ir_op *op = make(ps, p, 1, &fn->results[0], loc);
     return apply_attrs(ps, p, op) ? op : NULL;
   }
@@ -730,6 +723,18 @@ bool parse_want_type_form(parse_state *ps, parsed_op *p, int form, int ntypes, i
 }
 bool parse_operand_has_type(parse_state *ps, parsed_op *p, int i, const ir_type *t) {
   return operand_has_type(ps, p, i, t);
+}
+
+const ir_type *parse_operand_function_type(parse_state *ps, parsed_op *p, int num_results, const char *written) {
+  const ir_type *ft = p->type_form == TYPES_PLAIN && p->types.n == 1 ? p->types.items[0] : NULL;
+  if (!ft || ft->kind != TY_FUNC || ft->num_inputs != p->operands.n ||
+      (num_results >= 0 && ft->num_results != num_results)) {
+    parse_error_at(ps, p->pos, "'%s' expects %s with one type per operand", opname(p), written);
+    return NULL;
+  }
+  for (int i = 0; i < p->operands.n; i++)
+    if (!operand_has_type(ps, p, i, ft->inputs[i])) return NULL;
+  return ft;
 }
 
 /* ------------------------------------------------------------------ entry blocks */

@@ -272,6 +272,10 @@ parsed_clause *parse_take_clause(parsed_op *p, const char *name);
 bool parse_no_more_clauses(parse_state *ps, parsed_op *p);
 bool parse_want_type_form(parse_state *ps, parsed_op *p, int form, int ntypes, int nresults, const char *example);
 bool parse_operand_has_type(parse_state *ps, parsed_op *p, int i, const ir_type *t);
+/* The one function type written after ':' when its inputs are the operands' types (checked) and
+ * it has `num_results` results (-1: any); NULL after "'op' expects <written> with one type per
+ * operand" or an operand's type error. */
+const ir_type *parse_operand_function_type(parse_state *ps, parsed_op *p, int num_results, const char *written);
 extern const char *const *const parse_cache_modifiers;
 extern const char *const *const parse_evict_policies;
 

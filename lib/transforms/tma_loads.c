@@ -155,6 +155,8 @@ static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *l
         p->buffer_layout->layout.swizzling_byte_width < 32 ||
         !layout_shared_is_permuted_view(enc, t->shape, p->buffer_layout, shape, 2, perm))
       return false;
+    /* The descriptor load's tile (registers, should it stay unpipelined) in the transposed layout. */
+    if (!layout_infer_trans_result(ctx, t->encoding, perm, 2)) return false;
   }
   /* 16-byte aligned base (tt.divisibility of a pointer counts bytes) and strides. */
   if (axis_info_divisibility(axis_info_of(ai, a->base), 0) < TMA_MIN_ALIGN) return false;
