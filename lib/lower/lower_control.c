@@ -10,6 +10,44 @@ static int count_of(lower_state *s, const ir_op *op, const ir_type *t) {
   return li ? li->num_regs : -1;
 }
 
+/* Phis at the builder's block for the values of a block's arguments `args`, each element with
+ * its incoming value from `init` on the edge from `from`; the arguments take them. */
+static lower_values **phis_for(lower_state *s, ir_op *op, ir_value **args, int n, const lower_values *const *init,
+                               LLVMBasicBlockRef from) {
+  lower_values **phis = lower_alloc(s, sizeof(lower_values *) * (size_t)(n + 1));
+  if (!phis) return NULL;
+  for (int k = 0; k < n; k++) {
+    int count = count_of(s, op, args[k]->type);
+    if (count < 0 || !(phis[k] = lower_values_new(s, op, count))) return NULL;
+    for (int i = 0; i < count; i++) {
+      LLVMValueRef x = lower_elem(init[k], i);
+      phis[k]->v[i] = LLVMBuildPhi(s->b, LLVMTypeOf(x), "");
+      LLVMAddIncoming(phis[k]->v[i], &x, &from, 1);
+    }
+    if (!lower_set(s, args[k], phis[k])) return NULL;
+  }
+  return phis;
+}
+
+/* The operands of `op` from `first` as lowered values (NULL on failure). */
+static const lower_values **operand_values(lower_state *s, ir_op *op, int first) {
+  int n = op->num_operands - first;
+  const lower_values **vals = lower_alloc(s, sizeof(lower_values *) * (size_t)(n + 1));
+  if (!vals) return NULL;
+  for (int k = 0; k < n; k++)
+    if (!(vals[k] = lower_get(s, op, op->operands[first + k].value))) return NULL;
+  return vals;
+}
+
+/* A loop's back edge: each phi's incoming value from `latch`. */
+static void add_back_edge(lower_values **phis, int n, const lower_values *const *next, LLVMBasicBlockRef latch) {
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < phis[k]->n; i++) {
+      LLVMValueRef x = lower_elem(next[k], i);
+      LLVMAddIncoming(phis[k]->v[i], &x, &latch, 1);
+    }
+}
+
 static bool lower_for(lower_state *s, ir_op *op) {
   ir_block *body = ir_region_entry(&op->regions[0]);
   int num_iter = op->num_operands - 3;
@@ -28,19 +66,12 @@ static bool lower_for(lower_state *s, ir_op *op) {
   LLVMBuildBr(s->b, header);
   LLVMPositionBuilderAtEnd(s->b, header);
   LLVMValueRef iv = LLVMBuildPhi(s->b, LLVMTypeOf(lb->v[0]), "iv");
-  lower_values **phis = lower_alloc(s, sizeof(lower_values *) * (size_t)(num_iter + 1));
+  const lower_values **inits = operand_values(s, op, 3);
+  lower_values **phis = inits ? phis_for(s, op, body->args + 1, num_iter, inits, pre) : NULL;
   if (!phis) goto fail;
-  for (int k = 0; k < num_iter; k++) {
-    const lower_values *init = lower_get(s, op, op->operands[3 + k].value);
-    int n = count_of(s, op, body->args[k + 1]->type);
-    if (!init || n < 0 || !(phis[k] = lower_values_new(s, op, n))) goto fail;
-    for (int i = 0; i < n; i++) {
-      LLVMValueRef x = lower_elem(init, i);
-      phis[k]->v[i] = LLVMBuildPhi(s->b, LLVMTypeOf(x), "");
-      LLVMAddIncoming(phis[k]->v[i], &x, &pre, 1);
-    }
-    if (!lower_set(s, body->args[k + 1], phis[k]) || !lower_set(s, &op->results[k], phis[k])) goto fail;
-  }
+  /* The header dominates the exit: the results are the phis. */
+  for (int k = 0; k < num_iter; k++)
+    if (!lower_set(s, &op->results[k], phis[k])) goto fail;
   LLVMValueRef lbv = lb->v[0];
   LLVMAddIncoming(iv, &lbv, &pre, 1);
   LLVMBuildCondBr(s->b, LLVMBuildICmp(s->b, LLVMIntSLT, iv, ub->v[0], ""), loop, exit);
@@ -50,14 +81,9 @@ static bool lower_for(lower_state *s, ir_op *op) {
   if (!yield) goto fail;
   LLVMValueRef next = LLVMBuildAdd(s->b, iv, step->v[0], "iv.next");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(s->b);
-  for (int k = 0; k < num_iter; k++) {
-    const lower_values *y = lower_get(s, yield, yield->operands[k].value);
-    if (!y) goto fail;
-    for (int i = 0; i < phis[k]->n; i++) {
-      LLVMValueRef x = lower_elem(y, i);
-      LLVMAddIncoming(phis[k]->v[i], &x, &latch, 1);
-    }
-  }
+  const lower_values **yielded = operand_values(s, yield, 0);
+  if (!yielded) goto fail;
+  add_back_edge(phis, num_iter, yielded, latch);
   LLVMAddIncoming(iv, &next, &latch, 1);
   LLVMBuildBr(s->b, header);
   LLVMAppendExistingBasicBlock(s->fn, exit);
@@ -66,35 +92,6 @@ static bool lower_for(lower_state *s, ir_op *op) {
 fail: /* the detached block must belong to the function to be freed with it */
   LLVMAppendExistingBasicBlock(s->fn, exit);
   return false;
-}
-
-/* Phis for the values of `types` (a block's arguments) at the builder's block, each element
- * with its incoming value from `from` (NULL: none yet). */
-static lower_values **phis_for(lower_state *s, ir_op *op, ir_value **args, int n, const lower_values *const *init,
-                               LLVMBasicBlockRef from) {
-  lower_values **phis = lower_alloc(s, sizeof(lower_values *) * (size_t)(n + 1));
-  if (!phis) return NULL;
-  for (int k = 0; k < n; k++) {
-    int count = count_of(s, op, args[k]->type);
-    if (count < 0 || !(phis[k] = lower_values_new(s, op, count))) return NULL;
-    for (int i = 0; i < count; i++) {
-      LLVMValueRef x = lower_elem(init[k], i);
-      phis[k]->v[i] = LLVMBuildPhi(s->b, LLVMTypeOf(x), "");
-      LLVMAddIncoming(phis[k]->v[i], &x, &from, 1);
-    }
-    if (!lower_set(s, args[k], phis[k])) return NULL;
-  }
-  return phis;
-}
-
-/* The operands of terminator `term` from `first` as lowered values (NULL on failure). */
-static const lower_values **terminator_values(lower_state *s, ir_op *term, int first) {
-  int n = term->num_operands - first;
-  const lower_values **vals = lower_alloc(s, sizeof(lower_values *) * (size_t)(n + 1));
-  if (!vals) return NULL;
-  for (int k = 0; k < n; k++)
-    if (!(vals[k] = lower_get(s, term, term->operands[first + k].value))) return NULL;
-  return vals;
 }
 
 /* scf.while: before (phis of the loop-carried values, then the condition) branches to after (phis
@@ -107,7 +104,7 @@ static bool lower_while(lower_state *s, ir_op *op) {
     ir_op_error(s->ctx, op, "malformed scf.while");
     return false;
   }
-  const lower_values **inits = terminator_values(s, op, 0);
+  const lower_values **inits = operand_values(s, op, 0);
   if (!inits) return false;
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(s->b);
   LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "while.before");
@@ -120,7 +117,7 @@ static bool lower_while(lower_state *s, ir_op *op) {
   ir_op *cond_op =
       carried ? lower_block_until(s, op, before, OP_SCF_CONDITION, m + 1, "scf.while before region") : NULL;
   const lower_values *cond = cond_op ? lower_get(s, cond_op, cond_op->operands[0].value) : NULL;
-  const lower_values **forwarded = cond ? terminator_values(s, cond_op, 1) : NULL;
+  const lower_values **forwarded = cond ? operand_values(s, cond_op, 1) : NULL;
   if (!forwarded) goto fail;
   LLVMBasicBlockRef test = LLVMGetInsertBlock(s->b);
   LLVMBuildCondBr(s->b, cond->v[0], body, exit);
@@ -129,14 +126,9 @@ static bool lower_while(lower_state *s, ir_op *op) {
   LLVMPositionBuilderAtEnd(s->b, body);
   if (!phis_for(s, op, after->args, m, forwarded, test)) goto fail;
   ir_op *yield = lower_block_until(s, op, after, OP_SCF_YIELD, n, "scf.while after region");
-  const lower_values **next = yield ? terminator_values(s, yield, 0) : NULL;
+  const lower_values **next = yield ? operand_values(s, yield, 0) : NULL;
   if (!next) goto fail;
-  LLVMBasicBlockRef latch = LLVMGetInsertBlock(s->b);
-  for (int k = 0; k < n; k++)
-    for (int i = 0; i < carried[k]->n; i++) {
-      LLVMValueRef x = lower_elem(next[k], i);
-      LLVMAddIncoming(carried[k]->v[i], &x, &latch, 1);
-    }
+  add_back_edge(carried, n, next, LLVMGetInsertBlock(s->b));
   LLVMBuildBr(s->b, head);
   LLVMAppendExistingBasicBlock(s->fn, exit);
   LLVMPositionBuilderAtEnd(s->b, exit);
@@ -161,11 +153,7 @@ static bool lower_branch(lower_state *s, ir_op *op, ir_region *region, LLVMBasic
     if (!ok) return false;
   } else if (block) {
     ir_op *yield = lower_block_until(s, op, block, OP_SCF_YIELD, op->num_results, "scf.if branches");
-    const lower_values **vals = yield ? lower_alloc(s, sizeof(lower_values *) * (size_t)op->num_results) : NULL;
-    if (!vals) return false;
-    for (int k = 0; k < op->num_results; k++)
-      if (!(vals[k] = lower_get(s, yield, yield->operands[k].value))) return false;
-    *yielded = vals;
+    if (!yield || !(*yielded = operand_values(s, yield, 0))) return false;
   }
   *end = LLVMGetInsertBlock(s->b);
   LLVMBuildBr(s->b, merge);
