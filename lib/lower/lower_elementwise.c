@@ -229,8 +229,10 @@ static LLVMValueRef pow_f32(lower_state *s, LLVMValueRef x, LLVMValueRef y) {
 }
 
 /* One element of an elementwise op computing `kind` (op's own kind, or the op a libdevice call
- * stands for); NULL after reporting an error. */
-static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, LLVMValueRef *a, LLVMTypeRef rt) {
+ * stands for; for the f32 calls computed here, OP_EXTERN_ELEMENTWISE with the LLVM intrinsic, or
+ * NULL for powf); NULL after reporting an error. */
+static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, const char *intrinsic, LLVMValueRef *a,
+                                LLVMTypeRef rt) {
   LLVMBuilderRef b = s->b;
   bool ok = true;
   switch (kind) {
@@ -325,13 +327,8 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, LLVM
     LLVMValueRef up[2] = {call_overloaded(s, all ? "maximum" : "maxnum", lo, 2), a[2]};
     return call_overloaded(s, all ? "minimum" : "minnum", up, 2);
   }
-  case OP_EXTERN_ELEMENTWISE: {
-    const char *intrinsic;
-    extern_function(op, &intrinsic);
-    if (LLVMTypeOf(a[0]) != s->f32) break;
-    if (intrinsic) return call_overloaded(s, intrinsic, a, op->num_operands);
-    return pow_f32(s, a[0], a[1]);
-  }
+  case OP_EXTERN_ELEMENTWISE: /* f32 only (lower_elementwise checked) */
+    return intrinsic ? call_overloaded(s, intrinsic, a, op->num_operands) : pow_f32(s, a[0], a[1]);
   case OP_FLOOR: return call_overloaded(s, "floor", a, 1);
   case OP_CEIL: return call_overloaded(s, "ceil", a, 1);
   case OP_FMA: return call_overloaded(s, "fma", a, 3);
@@ -430,8 +427,8 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
     return false;
   }
   ir_op_kind kind = op->kind;
+  const char *intrinsic = NULL;
   if (kind == OP_EXTERN_ELEMENTWISE) {
-    const char *intrinsic;
     kind = extern_function(op, &intrinsic);
     const ir_attr *symbol = ir_op_get_attr(op, "symbol");
     bool f32 = rt == s->f32;
@@ -461,7 +458,7 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
     }
     LLVMValueRef a[3];
     for (int k = 0; k < op->num_operands; k++) a[k] = lower_elem(in[k], i);
-    if (!(out->v[i] = emit_scalar(s, op, kind, a, rt))) return false;
+    if (!(out->v[i] = emit_scalar(s, op, kind, intrinsic, a, rt))) return false;
   }
   return lower_set(s, &op->results[0], out);
 }
