@@ -478,6 +478,12 @@ static ir_block *single_block_region(verifier *v, const ir_op *op, int r, const 
   return b;
 }
 
+/* Room for n types in the context's arena (NULL when out of memory: the caller checks nothing
+ * more, the out-of-memory unwind or error reports it). */
+static const ir_type **type_list(verifier *v, int n) {
+  return ir_alloc(v->ctx, sizeof(const ir_type *) * (size_t)(n > 0 ? n : 1));
+}
+
 /* A terminator's operands against the types its parent expects (reported at the terminator). */
 static void check_yield_types(verifier *v, const ir_op *owner, const ir_op *term, int n,
                               const ir_type *const *want, const char *what) {
@@ -1034,8 +1040,8 @@ static void verify_reduce_or_scan(verifier *v, const ir_op *op, bool is_reduce) 
     verr(v, op, "combine region must take %d scalar arguments (two per operand), found %d", 2 * n, body->num_args);
     return;
   }
-  const ir_type *elems[64];
-  if (n > 64) return; /* reductions of more than 64 tensors at once: combine region not checked */
+  const ir_type **elems = type_list(v, n);
+  if (!elems) return;
   for (int i = 0; i < n; i++) {
     elems[i] = operand_type(op, i)->elem;
     for (int half = 0; half < 2; half++) {
@@ -1097,8 +1103,8 @@ static void verify_while(verifier *v, const ir_op *op) {
            ts(v, operand_type(cond, 1 + i)), ts(v, result_type(op, i)));
       return;
     }
-  const ir_type *want[256];
-  if (n > 256) return;
+  const ir_type **want = type_list(v, n);
+  if (!want) return;
   for (int i = 0; i < n; i++) want[i] = operand_type(op, i);
   check_yield_types(v, op, blocks[1]->last, n, want, "the before region's arguments");
 }
@@ -1138,8 +1144,8 @@ static void verify_for(verifier *v, const ir_op *op) {
            ts(v, operand_type(op, 3 + i)));
       return;
     }
-  const ir_type *want[256];
-  if (n > 256) return; /* yield types of loops with more than 256 iter_args are not checked */
+  const ir_type **want = type_list(v, n);
+  if (!want) return;
   for (int i = 0; i < n; i++) want[i] = result_type(op, i);
   check_yield_types(v, op, body->last, n, want, "the loop results");
 }
@@ -1151,8 +1157,8 @@ static void verify_if(verifier *v, const ir_op *op) {
     return;
   }
   int n = op->num_results;
-  const ir_type *want[256];
-  if (n > 256) return;
+  const ir_type **want = type_list(v, n);
+  if (!want) return;
   for (int i = 0; i < n; i++) want[i] = result_type(op, i);
   ir_block *then_block = single_block_region(v, op, 0, "then region", OP_SCF_YIELD);
   if (then_block) check_yield_types(v, op, then_block->last, n, want, "the results");
@@ -1682,6 +1688,7 @@ void vfy_error(verifier *v, const ir_op *op, const char *fmt, ...) {
 const char *vfy_type(verifier *v, const ir_type *t) { return ts(v, t); }
 const char *vfy_attr(verifier *v, const ir_attr *a) { return as(v, a); }
 gemmc_context *vfy_context(verifier *v) { return v->ctx; }
+const ir_type **vfy_type_list(verifier *v, int n) { return type_list(v, n); }
 
 ir_block *vfy_single_block_region(verifier *v, const ir_op *op, int r, const char *region_name, ir_op_kind term) {
   return single_block_region(v, op, r, region_name, term);

@@ -13,6 +13,8 @@ const char *vfy_attr(verifier *v, const ir_attr *a);
 gemmc_context *vfy_context(verifier *v);
 /* Region `r` of op has one block ending with `term`; returns it, or NULL (error reported). */
 ir_block *vfy_single_block_region(verifier *v, const ir_op *op, int r, const char *region_name, ir_op_kind term);
+/* Room for n types in the context's arena (NULL when out of memory). */
+const ir_type **vfy_type_list(verifier *v, int n);
 /* A terminator's operand types against what its parent expects. */
 void vfy_check_yield_types(verifier *v, const ir_op *owner, const ir_op *term, int n, const ir_type *const *want,
                            const char *what);

@@ -458,11 +458,10 @@ static void verify_warp_specialize(verifier *v, const ir_op *op) {
   ir_block *def = vfy_single_block_region(v, op, 0, "default region", OP_WARP_YIELD);
   if (def) {
     if (def->num_args) ERR("default region takes no arguments, found %d", def->num_args);
-    const ir_type *want[64];
-    int n = op->num_results < 64 ? op->num_results : 64; /* more results: the first 64 are checked */
-    for (int i = 0; i < n; i++) want[i] = result_type(op, i);
-    if (n == op->num_results)
-      vfy_check_yield_types(v, op, def->last, n, want, "the results of ttg.warp_specialize");
+    int n = op->num_results;
+    const ir_type **want = vfy_type_list(v, n);
+    for (int i = 0; want && i < n; i++) want[i] = result_type(op, i);
+    if (want) vfy_check_yield_types(v, op, def->last, n, want, "the results of ttg.warp_specialize");
   }
   for (int p = 0; p < nparts; p++) {
     char name[48];

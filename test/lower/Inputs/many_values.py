@@ -3,6 +3,7 @@
 
 many_values.py matmul IN.ttgir N   copies a matmul TTGIR with N unused constants inserted at the top of its K loop
 many_values.py iter-args N         an scf.for carrying N i32 iter_args (each incremented), results stored
+many_values.py while-args N        an scf.while carrying N i32 values (each incremented), one result stored
 many_values.py if-else N           an scf.if whose else region defines N values before yielding
 many_values.py reduce N            a tt.reduce whose combine region holds N ops
 Output goes to standard output."""
@@ -37,6 +38,28 @@ def iter_args(n):
     print('    }')
     print('    %%s0 = arith.addi %%r#0, %%r#%d : i32' % (n - 1))
     print('    tt.store %out, %s0 : !tt.ptr<i32>')
+    print('    tt.return')
+    print('  }')
+    print('}')
+
+
+def while_args(n):
+    print(HEAD)
+    print('  tt.func public @while_args(%out: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %trips: i32) {')
+    print('    %c0 = arith.constant 0 : i32')
+    print('    %c1 = arith.constant 1 : i32')
+    inits = ', '.join('%%a%d = %%c0' % i for i in range(n))
+    types = ', '.join(['i32'] * n)
+    print('    %%r:%d = scf.while (%s) : (%s) -> (%s) {' % (n, inits, types, types))
+    print('      %lt = arith.cmpi slt, %a0, %trips : i32')
+    print('      scf.condition(%%lt) %s : %s' % (', '.join('%%a%d' % i for i in range(n)), types))
+    print('    } do {')
+    print('    ^bb0(%s):' % ', '.join('%%b%d: i32' % i for i in range(n)))
+    for i in range(n):
+        print('      %%n%d = arith.addi %%b%d, %%c1 : i32' % (i, i))
+    print('      scf.yield %s : %s' % (', '.join('%%n%d' % i for i in range(n)), types))
+    print('    }')
+    print('    tt.store %%out, %%r#%d : !tt.ptr<i32>' % (n - 1))
     print('    tt.return')
     print('  }')
     print('}')
@@ -92,6 +115,8 @@ def main():
         matmul(sys.argv[2], int(sys.argv[3]))
     elif kind == 'iter-args':
         iter_args(int(sys.argv[2]))
+    elif kind == 'while-args':
+        while_args(int(sys.argv[2]))
     elif kind == 'if-else':
         if_else(int(sys.argv[2]))
     elif kind == 'reduce':
