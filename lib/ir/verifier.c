@@ -327,6 +327,16 @@ static int64_t lowering_weight(const ir_op *op, bool amd_target) {
     return 8 * amd_memory;
   case OP_MULI:
     return 8;
+  /* Elementwise ops that lower to a dozen or more instructions per element (1 warp, 15 000
+   * elements, plain build): erf's polynomial 320 us each, powf 250, ceil/floor division 290,
+   * fp8 conversions 360 (inline PTX); tanh and remf 33, exp and log 22, clampf 23. A chain of
+   * 15 000 ceildivsi took two minutes before its lowering dropped the srem (fuzz finding). */
+  case OP_ERF: case OP_EXTERN_ELEMENTWISE: case OP_CEILDIVSI: case OP_FLOORDIVSI: case OP_FP_TO_FP:
+    return 32 * (amd_target ? 2 : 1);
+  case OP_TANH: case OP_REMF:
+    return amd_target ? 32 : 4;
+  case OP_EXP: case OP_LOG: case OP_CLAMPF:
+    return amd_target ? 16 : 2;
   default:
     /* AMDGPU's code generation slows down super-linearly once the values of one block exceed
      * the registers (its scheduler re-runs its stages): 70 elementwise ops on 128 elements per
