@@ -58,7 +58,7 @@ int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
     return total;
   }
   /* A device-side tensor map is assembled in shared memory, then copied to global memory. */
-  if (op->kind == OP_MAKE_TENSOR_DESC) return ALLOCATION_TENSORMAP_BYTES;
+  if (op->kind == OP_MAKE_TENSOR_DESC || op->kind == OP_TENSORMAP_CREATE) return ALLOCATION_TENSORMAP_BYTES;
   return 0;
 }
 
@@ -200,7 +200,9 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
       if (!add_buffer(a, op, ir_type_num_elements(t) * elem_bytes(t), align, start, end)) goto fail;
     } else {
       int64_t bytes = gemmc_allocation_scratch_bytes(op);
-      int64_t align = op->kind == OP_MAKE_TENSOR_DESC ? ALLOCATION_TENSORMAP_BYTES : 16; /* tensormap.replace: 128-byte aligned */
+      /* tensormap.replace: 128-byte aligned */
+      int64_t align =
+          op->kind == OP_MAKE_TENSOR_DESC || op->kind == OP_TENSORMAP_CREATE ? ALLOCATION_TENSORMAP_BYTES : 16;
       int start = i, end = last_nested(&w, gemmc_allocation_scratch_until(op));
       widen_for_specialization(&w, op, &start, &end);
       if (bytes > 0 && !add_buffer(a, op, bytes, align, start, end)) goto fail;

@@ -45,6 +45,10 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_ROCDL_SETPRIO:
   case OP_ROCDL_SCHED_BARRIER: return lower_sched_hint(s, op);
   case OP_MAKE_TENSOR_DESC:
+  case OP_GLOBAL_SCRATCH_ALLOC:
+  case OP_TENSORMAP_CREATE:
+  case OP_TENSORMAP_FENCEPROXY_ACQUIRE:
+  case OP_REINTERPRET_TENSOR_DESC:
   case OP_TMA_LOAD:
   case OP_TMA_STORE:
   case OP_TMA_STORE_WAIT:

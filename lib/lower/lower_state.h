@@ -64,6 +64,10 @@ typedef struct lower_state {
   LLVMValueRef tma_maps, tma_busy, tma_ticket, tma_slot;
   LLVMTypeRef tma_maps_type;
   int tma_num_descs, tma_next_desc;
+  /* ttg.global_scratch_alloc: the scratch ops' bytes in the slot (after the descriptors' maps)
+   * and whether there are any; a slot holds tma_slot_bytes (0: the kernel claims none). */
+  int64_t tma_scratch_bytes, tma_slot_bytes;
+  bool tma_has_scratch;
   const ir_op *tma_claim_at; /* the first descriptor of the run the slot is claimed in (NULL: at the start) */
   /* A late claim's compare-and-swap on the block's own slot, issued at the start (thread 0: the
    * flag's old value, 0 = won; others 1) and that slot; tma_claim_which: the first descriptor's

@@ -1,4 +1,4 @@
-/* Hopper's asynchronous machinery: mbarriers (ttng.init/inval/arrive/wait_barrier, barrier_expect), TMA copies (async_tma_copy_*, async_tma_store_wait), fences, and tensor descriptors built on the device (tt.make_tensor_descriptor) in per-block slots of a global table. */
+/* Hopper's asynchronous machinery: mbarriers (ttng.init/inval/arrive/wait_barrier, barrier_expect), TMA copies (async_tma_copy_*, async_tma_store_wait), fences, and tensor descriptors built on the device (tt.make_tensor_descriptor; Triton's ttg.global_scratch_alloc + ttng.tensormap_create) in per-block slots of a global table. */
 #include <stdio.h>
 #include <string.h>
 
@@ -24,8 +24,19 @@
  * descriptors takes one warp each), copied out and released to the tensor-map proxy by that warp
  * (tensormap.cp_fenceproxy), acquired (Triton's TMAToLLVM sequence), and prefetched into the TMA
  * unit's descriptor cache.
+ *
+ * Triton's own TTGIR makes device-side descriptors itself: ttg.global_scratch_alloc (per-program
+ * global bytes, which Triton's launcher allocates and passes as an extra kernel parameter),
+ * ttng.tensormap_create into them, ttng.tensormap_fenceproxy_acquire, and
+ * ttng.reinterpret_tensor_descriptor. gemmc keeps the kernel's parameters as the TTGIR declares
+ * them and gives each block its scratch in the same slot table instead: a slot holds the
+ * kernel's tt.make_tensor_descriptor maps, then the scratch ops' bytes in program order (each at
+ * its alignment, at most 128); a kernel with scratch claims its slot at the start.
  */
 enum { TMA_SLOTS = 1024, TMA_MAP_BYTES = 128 };
+/* Global scratch of one block: Triton's kernels take 128 bytes per device-side descriptor;
+ * the table holds TMA_SLOTS of them. */
+enum { MAX_GLOBAL_SCRATCH_BYTES = 4096 };
 /* A busy flag is 0 or 1; this stands for "no compare-and-swap was issued". */
 enum { SLOT_UNTRIED = 2 };
 
@@ -52,6 +63,26 @@ static LLVMValueRef value1(lower_state *s, const ir_op *op, int i) {
 
 static bool count_descs(ir_op *op, void *user) {
   if (op->kind == OP_MAKE_TENSOR_DESC) (*(int *)user)++;
+  return true;
+}
+
+/* The bytes of the ttg.global_scratch_alloc ops before `until` (all of them when NULL), each at
+ * its alignment; the largest alignment and the number of ops seen. */
+typedef struct scratch_sum {
+  const ir_op *until;
+  int64_t bytes, max_align;
+  int count;
+} scratch_sum;
+
+static bool sum_scratch(ir_op *op, void *user) {
+  scratch_sum *w = user;
+  if (op->kind != OP_GLOBAL_SCRATCH_ALLOC) return true;
+  int64_t align = ir_op_get_int_attr(op, "alignment", 1);
+  w->bytes = (w->bytes + align - 1) / align * align;
+  if (op == w->until) return false;
+  w->bytes += ir_op_get_int_attr(op, "nbytes", 0);
+  if (align > w->max_align) w->max_align = align;
+  w->count++;
   return true;
 }
 
@@ -195,13 +226,29 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
   s->tma_claim_at = NULL;
   s->tma_own_slot = s->tma_speculative_old = NULL;
   s->tma_claim_which = 0;
+  s->tma_slot_bytes = s->tma_scratch_bytes = 0;
   ir_walk(func, count_descs, &s->tma_num_descs);
-  if (!s->tma_num_descs) return true;
-  if (!s->cg->tensormap_write) {
+  scratch_sum scratch = {.until = NULL};
+  ir_walk(func, sum_scratch, &scratch);
+  s->tma_has_scratch = scratch.count > 0;
+  if (!s->tma_num_descs && !s->tma_has_scratch) return true;
+  if (s->tma_num_descs && !s->cg->tensormap_write) {
     ir_op_error(s->ctx, func, "tensor descriptors need TMA (NVIDIA sm_90 or newer), not target %s", s->target->name);
     return false;
   }
-  LLVMTypeRef maps_type = LLVMArrayType(s->i8, (unsigned)(TMA_SLOTS * s->tma_num_descs * TMA_MAP_BYTES));
+  if (scratch.max_align > TMA_MAP_BYTES || scratch.bytes > MAX_GLOBAL_SCRATCH_BYTES) {
+    ir_op_error(
+        s->ctx, func,
+        "the kernel's ttg.global_scratch_alloc ops take %lld bytes at alignment %lld; gemmc gives a block at most "
+        "%d bytes at alignment %d",
+        (long long)scratch.bytes, (long long)scratch.max_align, MAX_GLOBAL_SCRATCH_BYTES, TMA_MAP_BYTES);
+    return false;
+  }
+  s->tma_scratch_bytes = scratch.bytes;
+  s->tma_slot_bytes =
+      (int64_t)s->tma_num_descs * TMA_MAP_BYTES + (scratch.bytes + TMA_MAP_BYTES - 1) / TMA_MAP_BYTES * TMA_MAP_BYTES;
+  if (!s->tma_slot_bytes) s->tma_slot_bytes = TMA_MAP_BYTES; /* scratch ops of 0 bytes still get an address */
+  LLVMTypeRef maps_type = LLVMArrayType(s->i8, (unsigned)(TMA_SLOTS * s->tma_slot_bytes));
   s->tma_maps = kernel_global(s, "tma_maps", maps_type, s->cg->global_addr_space, TMA_MAP_BYTES);
   s->tma_maps_type = maps_type;
   s->tma_busy = kernel_global(s, "tma_busy", LLVMArrayType(s->i32, TMA_SLOTS), s->cg->global_addr_space, 4);
@@ -211,7 +258,8 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
    * buffers need 1024-byte alignment). */
   s->tma_slot_word = (gemmc_allocation_total(s->alloc) + 15) / 16 * 16;
   s->tma_extra_shared = s->tma_slot_word + 16 - gemmc_allocation_total(s->alloc);
-  s->tma_claim_at = late_claim_point(func, s->tma_num_descs);
+  /* Scratch may be used anywhere: the slot is claimed first. */
+  s->tma_claim_at = s->tma_has_scratch ? NULL : late_claim_point(func, s->tma_num_descs);
   if (!s->tma_claim_at) {
     claim_slot(s);
     return true;
@@ -250,7 +298,7 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
 }
 
 void lower_tma_kernel_end(lower_state *s) {
-  if (!s->tma_num_descs) return;
+  if (!s->tma_slot_bytes) return;
   /* Every copy that used the block's maps has completed (loads were waited for, stores drained
    * by async_tma_store_wait); the flag goes back after all threads are done. */
   s->cg->barrier(&s->em);
@@ -304,11 +352,15 @@ static int tma_elem_type(const ir_type *elem) {
 /* ------------------------------------------------------------------ ops */
 
 /* The 128 bytes of the kernel's descriptor `which` in the block's slot. */
-static LLVMValueRef slot_map(lower_state *s, int which) {
-  LLVMValueRef byte = LLVMBuildMul(s->b, s->tma_slot, lower_i32(s, s->tma_num_descs * TMA_MAP_BYTES), "");
-  byte = LLVMBuildAdd(s->b, byte, lower_i32(s, which * TMA_MAP_BYTES), "");
+static LLVMValueRef slot_bytes_at(lower_state *s, int64_t offset, const char *name) {
+  LLVMValueRef byte = LLVMBuildMul(s->b, s->tma_slot, lower_i32(s, s->tma_slot_bytes), "");
+  byte = LLVMBuildAdd(s->b, byte, lower_i32(s, offset), "");
   LLVMValueRef idx[2] = {lower_i32(s, 0), byte};
-  return LLVMBuildGEP2(s->b, s->tma_maps_type, s->tma_maps, idx, 2, "tensormap");
+  return LLVMBuildGEP2(s->b, s->tma_maps_type, s->tma_maps, idx, 2, name);
+}
+
+static LLVMValueRef slot_map(lower_state *s, int which) {
+  return slot_bytes_at(s, (int64_t)which * TMA_MAP_BYTES, "tensormap");
 }
 
 /* The warp of a descriptor op (one per descriptor of its run) zeroes its 128 bytes of shared
@@ -486,12 +538,122 @@ static bool lower_tma_store(lower_state *s, ir_op *op) {
   return true;
 }
 
+/* ttg.global_scratch_alloc: the op's bytes in the block's slot, after the descriptors' maps. */
+static bool lower_global_scratch(lower_state *s, ir_op *op) {
+  if (!s->tma_slot) {
+    ir_op_error(s->ctx, op, "internal error: the global scratch has no slot");
+    return false;
+  }
+  scratch_sum before = {.until = op};
+  ir_walk(s->func, sum_scratch, &before);
+  int64_t offset = (int64_t)s->tma_num_descs * TMA_MAP_BYTES + before.bytes;
+  return lower_set1(s, &op->results[0], slot_bytes_at(s, offset, "global.scratch"));
+}
+
+/* The value of an i32 operand that Triton writes as an arith.constant, or -1 after an error. */
+static int constant_operand(lower_state *s, const ir_op *op, int i, const char *what) {
+  const ir_op *def = op->operands[i].value->def_op;
+  const ir_attr *a = def && def->kind == OP_CONSTANT ? ir_op_get_attr(def, "value") : NULL;
+  if (!a || a->kind != AT_INT || a->int_value < 1 || a->int_value > 256) {
+    ir_op_error(s->ctx, op, "lowering of ttng.tensormap_create needs each %s to be a constant in 1..256 (operand %d)",
+                what, i);
+    return -1;
+  }
+  return (int)a->int_value;
+}
+
+/* The box a TMA copy through `desc` assumes (layout_tma_boxes) must be the map's: checked for
+ * every ttng.reinterpret_tensor_descriptor of the map's bytes. */
+static bool map_matches_uses(lower_state *s, const ir_op *op, const target_tensormap *t) {
+  for (const ir_operand *use = op->operands[0].value->first_use; use; use = use->next_use) {
+    const ir_op *user = use->owner;
+    if (user->kind != OP_REINTERPRET_TENSOR_DESC) continue;
+    const ir_type *desc = user->results[0].type;
+    layout_tma_box b;
+    if (!tma_box_of(s, user, desc, &b)) return false;
+    bool same = b.rank == t->rank && b.swizzle_bytes == t->swizzle_bytes && tma_elem_type(desc->elem) == t->elem_type;
+    for (int i = 0; same && i < t->rank; i++) same = b.box[i] == t->box_dim[i];
+    if (!same) {
+      ir_op_error(
+          s->ctx, op,
+          "this tensor map does not copy the boxes that %s is copied in (its box, swizzle or element type differs)",
+          ir_type_str(s->ctx, desc));
+      return false;
+    }
+  }
+  return true;
+}
+
+/* ttng.tensormap_create (Triton's lowering of a device-side tl.make_tensor_descriptor): the map
+ * is assembled in the op's shared scratch by one warp and copied to its global bytes with a
+ * release to the tensor-map proxy; ttng.tensormap_fenceproxy_acquire follows it. Operands, all
+ * innermost first: the map's bytes, the global address, box sizes, global sizes, global strides
+ * in bytes, element strides. */
+static bool lower_tensormap_create(lower_state *s, ir_op *op) {
+  int r = (op->num_operands - 1) / 4;
+  if (r < 1 || r > 5 || op->num_operands != 4 * r + 1) {
+    ir_op_error(s->ctx, op, "internal error: ttng.tensormap_create with %d operands", op->num_operands);
+    return false;
+  }
+  int swizzle_mode = (int)ir_op_get_int_attr(op, "swizzle_mode", 0);
+  if (ir_op_get_int_attr(op, "interleave_layout", 0) != 0 || ir_op_get_int_attr(op, "fill_mode", 0) != 0) {
+    ir_op_error(s->ctx, op, "lowering of interleaved or NaN-filling tensor maps is not implemented");
+    return false;
+  }
+  /* PTX's element types 13-15 (packed 4- and 6-bit) need PTX 8.7 and sm_100 */
+  if (ir_op_get_int_attr(op, "elem_type", 0) > 12) {
+    ir_op_error(s->ctx, op, "lowering of tensor maps of element type %lld is not implemented (sm_90 takes 0..12)",
+                (long long)ir_op_get_int_attr(op, "elem_type", 0));
+    return false;
+  }
+  target_tensormap t = {.rank = r,
+                        .elem_type = (int)ir_op_get_int_attr(op, "elem_type", 0),
+                        .swizzle_bytes = swizzle_mode ? 16 << swizzle_mode : 0};
+  t.global_address = value1(s, op, 1);
+  LLVMValueRef map = value1(s, op, 0);
+  if (!t.global_address || !map) return false;
+  for (int i = 0; i < r; i++) {
+    if ((t.box_dim[i] = constant_operand(s, op, 2 + i, "box size")) < 0) return false;
+    int element_stride = constant_operand(s, op, 2 + 3 * r - 1 + i, "element stride");
+    if (element_stride < 0) return false;
+    if (element_stride != 1) {
+      ir_op_error(s->ctx, op, "lowering of tensor maps with element strides other than 1 is not implemented");
+      return false;
+    }
+    if (!(t.global_dim[i] = value1(s, op, 2 + r + i))) return false;
+  }
+  for (int i = 0; i + 1 < r; i++)
+    if (!(t.global_stride[i] = value1(s, op, 2 + 2 * r + i))) return false;
+  if (!map_matches_uses(s, op, &t)) return false;
+  if (lower_scratch_offset(s, op) < 0) {
+    ir_op_error(s->ctx, op, "internal error: the tensor map has no shared scratch");
+    return false;
+  }
+  lower_barrier(s); /* earlier users of the scratch bytes are done */
+  build_map(s, op, &t, map);
+  return true;
+}
+
 static bool is_kind(const ir_op *op, ir_op_kind kind) { return op && op->kind == kind; }
 
 bool lower_tma(lower_state *s, ir_op *op) {
   const target_codegen *cg = s->cg;
   switch (op->kind) {
   case OP_MAKE_TENSOR_DESC: return need(s, op, cg->tensormap_write != NULL) && lower_make_desc(s, op);
+  case OP_GLOBAL_SCRATCH_ALLOC: return lower_global_scratch(s, op);
+  case OP_TENSORMAP_CREATE: return need(s, op, cg->tensormap_write != NULL) && lower_tensormap_create(s, op);
+  case OP_TENSORMAP_FENCEPROXY_ACQUIRE: {
+    /* Triton's order: the first warp acquires, a barrier hands the map to the others. */
+    LLVMValueRef map = value1(s, op, 0);
+    if (!need(s, op, cg->tensormap_acquire != NULL) || !map) return false;
+    cg->tensormap_acquire(&s->em, map, LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->warp, lower_i32(s, 0), ""));
+    lower_barrier(s);
+    return true;
+  }
+  case OP_REINTERPRET_TENSOR_DESC: {
+    LLVMValueRef raw = value1(s, op, 0);
+    return raw && lower_set1(s, &op->results[0], raw);
+  }
   case OP_TMA_LOAD: return need(s, op, cg->tma_load != NULL) && lower_tma_load(s, op);
   case OP_TMA_STORE: return need(s, op, cg->tma_store != NULL) && lower_tma_store(s, op);
   case OP_TMA_STORE_WAIT:
