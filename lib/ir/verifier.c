@@ -325,7 +325,7 @@ static int64_t lowering_weight(const ir_op *op, bool amd_target) {
     return 32;
   case OP_LOAD: case OP_DESC_LOAD: case OP_DESC_GATHER:
     return 8 * amd_memory;
-  case OP_MULI:
+  case OP_MULI: case OP_MULHIUI:
     return 8;
   /* Elementwise ops that lower to a dozen or more instructions per element (1 warp, 15 000
    * elements, plain build): erf's polynomial 320 us each, powf 250, ceil/floor division 290,
@@ -542,7 +542,7 @@ static bool check_elementwise(verifier *v, const ir_op *op, int first) {
 
 static bool is_int_same_op(ir_op_kind k) {
   switch (k) {
-  case OP_ADDI: case OP_SUBI: case OP_MULI: case OP_DIVSI: case OP_DIVUI: case OP_CEILDIVSI:
+  case OP_ADDI: case OP_SUBI: case OP_MULI: case OP_MULHIUI: case OP_DIVSI: case OP_DIVUI: case OP_CEILDIVSI:
   case OP_FLOORDIVSI: case OP_REMSI: case OP_REMUI: case OP_MINSI: case OP_MAXSI: case OP_MINUI:
   case OP_MAXUI: case OP_ANDI: case OP_ORI: case OP_XORI: case OP_SHLI: case OP_SHRSI:
   case OP_SHRUI: case OP_ABSI:

@@ -239,6 +239,14 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, cons
   case OP_ADDI: return LLVMBuildAdd(b, a[0], a[1], "");
   case OP_SUBI: return LLVMBuildSub(b, a[0], a[1], "");
   case OP_MULI: return LLVMBuildMul(b, a[0], a[1], "");
+  case OP_MULHIUI: { /* NVPTX selects mul.hi.u32 / .u64 */
+    LLVMTypeRef t = LLVMTypeOf(a[0]);
+    unsigned w = LLVMGetIntTypeWidth(t);
+    LLVMTypeRef wide = LLVMIntTypeInContext(s->llctx, 2 * w);
+    LLVMValueRef x = LLVMBuildZExt(b, a[0], wide, ""), y = LLVMBuildZExt(b, a[1], wide, "");
+    LLVMValueRef p = LLVMBuildMul(b, x, y, "");
+    return LLVMBuildTrunc(b, LLVMBuildLShr(b, p, LLVMConstInt(wide, w, 0), ""), t, "");
+  }
   case OP_DIVSI: return LLVMBuildSDiv(b, a[0], a[1], "");
   case OP_DIVUI: return LLVMBuildUDiv(b, a[0], a[1], "");
   case OP_REMSI: return LLVMBuildSRem(b, a[0], a[1], "");

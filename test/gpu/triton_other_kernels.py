@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax), compiled by libgemmc and run against torch (GPU machine only)."""
+"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, a dropout with tl.rand), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
 # Each kernel is compiled by Triton first (which also checks that Triton runs it), then its TTIR
 # goes through libgemmc and runs with the same arguments on an output poisoned with NaN; a row
 # passes when the output is finite and within tolerance of a float32 torch reference.
@@ -67,6 +67,15 @@ def attn_fwd(Q, K, V, O, stride_m, N_CTX, sm_scale, BM: tl.constexpr, BN: tl.con
     acc = acc / l_i[:, None]
     tl.store(O + offs_m[:, None] * stride_m + offs_d[None, :], acc.to(tl.float16))
 
+@triton.jit
+def dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
+    # tl.rand: Philox 4x32 rounds (tt.mulhiui) on the element offsets
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    keep = tl.rand(seed, offs) > p
+    tl.store(out_ptr + offs, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+
 
 def rows(torch):
     """(name, Triton launch returning the compiled kernel, argument values by name, grid, output,
@@ -105,6 +114,13 @@ def rows(torch):
         out.append((f"attn_fwd n_ctx={n_ctx}", launch, dict(Q=q.data_ptr(), K=kk.data_ptr(), V=v.data_ptr(),
                     O=o.data_ptr(), stride_m=q.stride(0), N_CTX=n_ctx, sm_scale=0.125), (n_ctx // 128, 1, 1), o, ref,
                     4, 2, 1e-2))
+    # The reference is Triton's own output: the same Philox stream must keep the same elements.
+    xd = torch.randn(1_000_003, device="cuda")
+    yd, yt = torch.empty_like(xd), torch.empty_like(xd)
+    grid_d = ((xd.numel() + 1023) // 1024, 1, 1)
+    out.append(("dropout n=1000003 p=0.3", lambda: dropout[grid_d[:1]](xd, yt, xd.numel(), 0.3, 1234, BLOCK=1024),
+                dict(x_ptr=xd.data_ptr(), out_ptr=yd.data_ptr(), n=xd.numel(), p=0.3, seed=1234), grid_d, yd,
+                lambda: yt.clone(), 4, 3, 1e-6))
     return out
 
 
