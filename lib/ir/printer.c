@@ -1674,7 +1674,7 @@ static void print_desc_op(printer *p, const ir_op *op, ir_op_format format) {
     return;
   case FMT_DESC_GATHER:
   case FMT_DESC_SCATTER:
-    print_bracketed(p, op, 1, 3);
+    print_bracketed(p, op, 1, format == FMT_DESC_SCATTER ? 3 : n);
     if (format == FMT_DESC_SCATTER) {
       w_puts(p->w, ", ");
       print_operand(p, op, 3);

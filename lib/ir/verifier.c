@@ -320,8 +320,8 @@ static int64_t lowering_weight(const ir_op *op, bool amd_target) {
   case OP_STORE: case OP_DESC_STORE: case OP_DESC_SCATTER: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
   case OP_ASYNC_COPY:
     return 32 * amd_memory;
-  case OP_CONVERT_LAYOUT: case OP_IN_THREAD_TRANSPOSE: case OP_DOT: case OP_WARP_GROUP_DOT: case OP_REDUCE:
-  case OP_SCAN: case OP_LOCAL_ALLOC: case OP_LOCAL_LOAD: case OP_LOCAL_STORE:
+  case OP_CONVERT_LAYOUT: case OP_IN_THREAD_TRANSPOSE: case OP_GATHER: case OP_DOT: case OP_WARP_GROUP_DOT:
+  case OP_REDUCE: case OP_SCAN: case OP_LOCAL_ALLOC: case OP_LOCAL_LOAD: case OP_LOCAL_STORE:
     return 32;
   case OP_LOAD: case OP_DESC_LOAD: case OP_DESC_GATHER:
     return 8 * amd_memory;
@@ -833,6 +833,35 @@ static void verify_split_join(verifier *v, const ir_op *op) {
     verr(v, op, "%s must have the shape of %s with a last dim of 2 added, got %s -> %s",
          split ? "the operand" : "the result", split ? "the results" : "the operands", ts(v, split ? whole : half),
          ts(v, split ? half : whole));
+}
+
+/* tt.gather: source and indices tensors of one rank, integer indices; the result has the indices'
+ * shape (and encoding) and the source's element type; off the axis, the indices' dims are the
+ * source's. */
+static void verify_gather(verifier *v, const ir_op *op) {
+  const ir_type *s = operand_type(op, 0), *ix = operand_type(op, 1), *r = result_type(op, 0);
+  int64_t axis;
+  if (!get_axis(v, op, &axis)) return;
+  if (!ir_type_is_tensor(s) || !ir_type_is_tensor(ix) || !ir_type_is_tensor(r) || ix->elem->kind != TY_INT ||
+      s->rank != ix->rank || r->rank != ix->rank || r->elem != s->elem) {
+    verr(v, op,
+         "needs a source tensor and integer indices of one rank, the result of the indices' shape and the source's "
+         "element type, got (%s, %s) -> %s",
+         ts(v, s), ts(v, ix), ts(v, r));
+    return;
+  }
+  if (axis < 0 || axis >= s->rank) {
+    verr(v, op, "axis %lld is not a dim of %s", (long long)axis, ts(v, s));
+    return;
+  }
+  for (int d = 0; d < r->rank; d++)
+    if (r->shape[d] != ix->shape[d] || (d != axis && ix->shape[d] != s->shape[d])) {
+      verr(v, op, "the result must have the indices' shape and, off axis %lld, the source's, got (%s, %s) -> %s",
+           (long long)axis, ts(v, s), ts(v, ix), ts(v, r));
+      return;
+    }
+  if ((ix->encoding || r->encoding) && ix->encoding != r->encoding)
+    verr(v, op, "the result must have the indices' encoding, got %s and %s", ts(v, ix), ts(v, r));
 }
 
 static void verify_trans(verifier *v, const ir_op *op) {
@@ -1495,6 +1524,7 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_BROADCAST: verify_broadcast(v, op); break;
   case OP_RESHAPE: verify_reshape(v, op); break;
   case OP_TRANS: verify_trans(v, op); break;
+  case OP_GATHER: verify_gather(v, op); break;
   case OP_SPLIT:
   case OP_JOIN:
     verify_split_join(v, op);

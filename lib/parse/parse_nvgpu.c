@@ -213,14 +213,21 @@ static ir_op *build_desc_access(parse_state *ps, parsed_op *p, const positional 
   ir_op_kind k = p->kind;
   bool has_src = k == OP_DESC_STORE || k == OP_DESC_SCATTER;
   bool gather_like = k == OP_DESC_GATHER || k == OP_DESC_SCATTER;
-  const char *example = k == OP_DESC_LOAD      ? "%desc[%i, ..] : !tt.tensordesc<..> -> tensor<..>"
-                        : k == OP_DESC_STORE   ? "%desc[%i, ..], %src : !tt.tensordesc<..>, tensor<..>"
-                        : k == OP_DESC_GATHER  ? "%desc[%x_offsets, %y] : (!tt.tensordesc<..>, tensor<..>, i32) -> tensor<..>"
-                                               : "%desc[%x_offsets, %y], %src : !tt.tensordesc<..>, tensor<..>, i32, tensor<..>";
+  int num_inputs = k == OP_GATHER ? 2 : 3;
+  const char *example = k == OP_GATHER      ? "%src[%indices] {axis = 0 : i32} : (tensor<..>, tensor<..>) -> tensor<..>"
+                        : k == OP_DESC_LOAD ? "%desc[%i, ..] : !tt.tensordesc<..> -> tensor<..>"
+                        : k == OP_DESC_STORE ? "%desc[%i, ..], %src : !tt.tensordesc<..>, tensor<..>"
+                        : k == OP_DESC_GATHER
+                            ? "%desc[%x_offsets, %y] : (!tt.tensordesc<..>, tensor<..>, i32) -> tensor<..>"
+                            : "%desc[%x_offsets, %y], %src : !tt.tensordesc<..>, tensor<..>, i32, tensor<..>";
   if (!match_items(ps, p, it, has_src ? "IV" : "I", example)) return NULL;
   const seg_item *idx = it->items[0];
   if (gather_like && idx->values.n != 2) {
     parse_error_at(ps, idx->pos, "'%s' expects '[%%x_offsets, %%y_offset]'", opname(p));
+    return NULL;
+  }
+  if (k == OP_GATHER && idx->values.n != 1) {
+    parse_error_at(ps, idx->pos, "'%s' expects one index tensor: '%%src[%%indices]'", opname(p));
     return NULL;
   }
   add_operand(ps, p, idx->value, idx->pos);
@@ -237,13 +244,13 @@ static ir_op *build_desc_access(parse_state *ps, parsed_op *p, const positional 
       return NULL;
     return parse_no_more_clauses(ps, p) ? op : NULL;
   }
-  if (k == OP_DESC_GATHER) {
+  if (k == OP_DESC_GATHER || k == OP_GATHER) {
     const ir_type *ft = p->type_form == TYPES_PLAIN && p->types.n == 1 ? p->types.items[0] : NULL;
-    if (!ft || ft->kind != TY_FUNC || ft->num_inputs != 3 || ft->num_results != 1) {
+    if (!ft || ft->kind != TY_FUNC || ft->num_inputs != num_inputs || ft->num_results != 1) {
       parse_error_at(ps, p->pos, "'%s' expects its types written as '%s'", opname(p), example);
       return NULL;
     }
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < num_inputs; i++)
       if (!parse_operand_has_type(ps, p, i, ft->inputs[i])) return NULL;
     return parse_no_more_clauses(ps, p) ? finish(ps, p, 1, ft->results, loc) : NULL;
   }
