@@ -38,7 +38,7 @@ bool lower_gather(lower_state *s, ir_op *op) {
   lower_barrier(s);
   for (int r = 0; r < sl->num_regs && r < src->n; r++) {
     if (r & sl->reg_dup_mask) continue;
-    LLVMValueRef c[IR_MAX_RANK];
+    LLVMValueRef c[IR_MAX_RANK] = {0};
     for (int d = 0; d < st->rank; d++) c[d] = lower_coord(s, sl, r, d);
     LLVMBuildStore(s->b, to_memory(s, src->v[r], is_bool), lower_smem_ptr(s, base, mt, row_major_offset(s, st, c)));
   }
@@ -50,7 +50,7 @@ bool lower_gather(lower_state *s, ir_op *op) {
   lower_values *out = lower_values_new(s, op, n);
   if (!out) return false;
   for (int r = 0; r < n && r < idx->n; r++) {
-    LLVMValueRef c[IR_MAX_RANK];
+    LLVMValueRef c[IR_MAX_RANK] = {0};
     for (int d = 0; d < rt->rank; d++) c[d] = lower_coord(s, il, r, d);
     LLVMValueRef i = idx->v[r];
     unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(i));
