@@ -62,6 +62,11 @@ int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
     const ir_type *src = op->operands[0].value->type;
     return ir_type_is_tensor(src) ? (ir_type_num_elements(src) * elem_bytes(src) + 15) / 16 * 16 : 0;
   }
+  /* tt.histogram: the bins (i32), counted with shared-memory atomics */
+  if (op->kind == OP_HISTOGRAM) {
+    const ir_type *bins = op->results[0].type;
+    return ir_type_is_tensor(bins) ? (bins->shape[0] * 4 + 15) / 16 * 16 : 0;
+  }
   /* A device-side tensor map is assembled in shared memory, then copied to global memory. */
   if (op->kind == OP_MAKE_TENSOR_DESC || op->kind == OP_TENSORMAP_CREATE) return ALLOCATION_TENSORMAP_BYTES;
   return 0;

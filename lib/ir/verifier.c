@@ -320,8 +320,8 @@ static int64_t lowering_weight(const ir_op *op, bool amd_target) {
   case OP_STORE: case OP_DESC_STORE: case OP_DESC_SCATTER: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
   case OP_ASYNC_COPY:
     return 32 * amd_memory;
-  case OP_CONVERT_LAYOUT: case OP_IN_THREAD_TRANSPOSE: case OP_GATHER: case OP_DOT: case OP_WARP_GROUP_DOT:
-  case OP_REDUCE: case OP_SCAN: case OP_LOCAL_ALLOC: case OP_LOCAL_LOAD: case OP_LOCAL_STORE:
+  case OP_CONVERT_LAYOUT: case OP_IN_THREAD_TRANSPOSE: case OP_GATHER: case OP_HISTOGRAM: case OP_DOT:
+  case OP_WARP_GROUP_DOT: case OP_REDUCE: case OP_SCAN: case OP_LOCAL_ALLOC: case OP_LOCAL_LOAD: case OP_LOCAL_STORE:
     return 32;
   case OP_LOAD: case OP_DESC_LOAD: case OP_DESC_GATHER:
     return 8 * amd_memory;
@@ -862,6 +862,23 @@ static void verify_gather(verifier *v, const ir_op *op) {
     }
   if ((ix->encoding || r->encoding) && ix->encoding != r->encoding)
     verr(v, op, "the result must have the indices' encoding, got %s and %s", ts(v, ix), ts(v, r));
+}
+
+/* tt.histogram: a 1-D integer source (and an i1 mask of its shape and encoding) -> 1-D integer
+ * bins. */
+static void verify_histogram(verifier *v, const ir_op *op) {
+  const ir_type *s = operand_type(op, 0), *r = result_type(op, 0);
+  if (!ir_type_is_tensor(s) || !ir_type_is_tensor(r) || s->rank != 1 || r->rank != 1 || s->elem->kind != TY_INT ||
+      r->elem->kind != TY_INT) {
+    verr(v, op, "maps a 1-D integer tensor to 1-D integer bins, got %s -> %s", ts(v, s), ts(v, r));
+    return;
+  }
+  if (op->num_operands > 1) {
+    const ir_type *m = operand_type(op, 1);
+    if (!ir_type_is_tensor(m) || !ir_type_is_int(m->elem, 1) || m->rank != 1 || m->shape[0] != s->shape[0] ||
+        m->encoding != s->encoding)
+      verr(v, op, "the mask must be i1 of the source's shape and encoding, got %s for %s", ts(v, m), ts(v, s));
+  }
 }
 
 static void verify_trans(verifier *v, const ir_op *op) {
@@ -1525,6 +1542,7 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_RESHAPE: verify_reshape(v, op); break;
   case OP_TRANS: verify_trans(v, op); break;
   case OP_GATHER: verify_gather(v, op); break;
+  case OP_HISTOGRAM: verify_histogram(v, op); break;
   case OP_SPLIT:
   case OP_JOIN:
     verify_split_join(v, op);

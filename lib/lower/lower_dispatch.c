@@ -30,6 +30,7 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_CONVERT_LAYOUT: return lower_is_convert_to_mma_operand(op) ? lower_convert_to_dot_operand(s, op) : lower_convert(s, op);
   case OP_DOT: return lower_dot(s, op);
   case OP_GATHER: return lower_gather(s, op);
+  case OP_HISTOGRAM: return lower_histogram(s, op);
   case OP_LOCAL_ALLOC:
   case OP_LOCAL_LOAD:
   case OP_LOCAL_STORE:

@@ -255,6 +255,10 @@ static bool collect_constraints(ir_op *op, void *user) {
     }
     break;
   }
+  case OP_HISTOGRAM: /* the mask in the source's layout */
+    if (op->num_operands > 1 && is_tensor(op->operands[0].value) && is_tensor(op->operands[1].value))
+      unite(s, op->operands[0].value, op->operands[1].value);
+    break;
   case OP_GATHER: /* the result in the indices' layout, as Triton's verifier requires */
     if (is_tensor(op->operands[1].value) && is_tensor(&op->results[0]))
       unite(s, op->operands[1].value, &op->results[0]);

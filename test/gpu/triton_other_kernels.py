@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, a dropout with tl.rand, tl.gather along rows and from a lookup table), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
+"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
 # Each kernel is compiled by Triton first (which also checks that Triton runs it), then its TTIR
 # goes through libgemmc and runs with the same arguments on an output poisoned with NaN; a row
 # passes when the output is finite and within tolerance of a float32 torch reference.
@@ -95,6 +95,19 @@ def lookup(table_ptr, codes_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.gather(t, c, axis=0), mask=offs < n)
 
 
+@triton.jit
+def histogram(x_ptr, out_ptr, BLOCK: tl.constexpr, BINS: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(out_ptr + tl.arange(0, BINS), tl.histogram(x, BINS))
+
+
+@triton.jit
+def histogram_masked(x_ptr, out_ptr, n, BLOCK: tl.constexpr, BINS: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + tl.arange(0, BINS), tl.histogram(x, BINS, mask=offs < n))
+
+
 def rows(torch):
     """(name, Triton launch returning the compiled kernel, argument values by name, grid, output,
     reference, warps, stages, tolerance)."""
@@ -152,6 +165,14 @@ def rows(torch):
     out.append(("lookup n=100003", lambda: lookup[grid_l[:1]](table, codes, lo, codes.numel(), BLOCK=1024),
                 dict(table_ptr=table.data_ptr(), codes_ptr=codes.data_ptr(), out_ptr=lo.data_ptr(), n=codes.numel()),
                 grid_l, lo, lambda: table[codes.long()], 4, 3, 0.0))
+    hx = torch.randint(0, 256, (4096,), device="cuda", dtype=torch.int32)
+    ho, hm = (torch.empty(256, device="cuda", dtype=torch.int32) for _ in range(2))
+    out.append(("histogram 4096 -> 256", lambda: histogram[(1,)](hx, ho, BLOCK=4096, BINS=256),
+                dict(x_ptr=hx.data_ptr(), out_ptr=ho.data_ptr()), (1, 1, 1), ho,
+                lambda: torch.bincount(hx.long(), minlength=256).float(), 4, 3, 0.0))
+    out.append(("histogram masked 3001 of 4096", lambda: histogram_masked[(1,)](hx, hm, 3001, BLOCK=4096, BINS=256),
+                dict(x_ptr=hx.data_ptr(), out_ptr=hm.data_ptr(), n=3001), (1, 1, 1), hm,
+                lambda: torch.bincount(hx[:3001].long(), minlength=256).float(), 4, 3, 0.0))
     return out
 
 
@@ -176,7 +197,7 @@ def main():
         try:
             ptx, meta, _ = gemmc.compile(ck.asm["ttir"], name.split()[0] + ".ttir", warps, stages)
             fn, _ = gemmc.load(ptx, meta)
-            out.fill_(float("nan"))
+            out.fill_(float("nan") if out.is_floating_point() else -1)
             gemmc.launcher(fn, meta, values, grid)()
             torch.cuda.synchronize()
             finite = bool(torch.isfinite(out.float()).all())
