@@ -52,17 +52,7 @@ bool lower_gather(lower_state *s, ir_op *op) {
   for (int r = 0; r < n && r < idx->n; r++) {
     LLVMValueRef c[IR_MAX_RANK] = {0};
     for (int d = 0; d < rt->rank; d++) c[d] = lower_coord(s, il, r, d);
-    LLVMValueRef i = idx->v[r];
-    unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(i));
-    if (w > 32)
-      i = LLVMBuildTrunc(s->b, i, s->i32, "");
-    else if (w < 32)
-      i = LLVMBuildSExt(s->b, i, s->i32, "");
-    if (w > 32) { /* a 64-bit index past 32 bits is out of range too */
-      LLVMValueRef wide = LLVMBuildSExt(s->b, i, LLVMTypeOf(idx->v[r]), "");
-      LLVMValueRef same = LLVMBuildICmp(s->b, LLVMIntEQ, wide, idx->v[r], "");
-      i = LLVMBuildSelect(s->b, same, i, lower_i32(s, -1), "");
-    }
+    LLVMValueRef i = lower_index_i32(s, idx->v[r]);
     LLVMValueRef in_range = LLVMBuildICmp(s->b, LLVMIntULT, i, lower_i32(s, st->shape[axis]), "");
     c[axis] = LLVMBuildSelect(s->b, in_range, i, lower_i32(s, 0), "gather.index");
     LLVMValueRef x = LLVMBuildLoad2(s->b, mt, lower_smem_ptr(s, base, mt, row_major_offset(s, st, c)), "");

@@ -2,16 +2,6 @@
 #include "lower_index.h"
 #include "lower_ops.h"
 
-/* An integer value as an i32 bin number; values that do not fit become -1 (no bin). */
-static LLVMValueRef bin_of(lower_state *s, LLVMValueRef v) {
-  unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(v));
-  if (w < 32) return LLVMBuildSExt(s->b, v, s->i32, "");
-  if (w == 32) return v;
-  LLVMValueRef low = LLVMBuildTrunc(s->b, v, s->i32, "");
-  LLVMValueRef fits = LLVMBuildICmp(s->b, LLVMIntEQ, LLVMBuildSExt(s->b, low, LLVMTypeOf(v), ""), v, "");
-  return LLVMBuildSelect(s->b, fits, low, lower_i32(s, -1), "");
-}
-
 bool lower_histogram(lower_state *s, ir_op *op) {
   const ir_type *st = op->operands[0].value->type, *rt = op->results[0].type;
   int64_t bins = rt->shape[0];
@@ -42,7 +32,7 @@ bool lower_histogram(lower_state *s, ir_op *op) {
    * the others add 0 to bin 0. */
   for (int r = 0; r < sl->num_regs && r < src->n; r++) {
     if (r & sl->reg_dup_mask) continue;
-    LLVMValueRef bin = bin_of(s, src->v[r]);
+    LLVMValueRef bin = lower_index_i32(s, src->v[r]); /* -1: no bin */
     LLVMValueRef counts = LLVMBuildICmp(s->b, LLVMIntULT, bin, lower_i32(s, bins), "");
     if (mask) counts = LLVMBuildAnd(s->b, counts, lower_elem(mask, r), "");
     if (sl->owner) counts = LLVMBuildAnd(s->b, counts, sl->owner, "");

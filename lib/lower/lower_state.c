@@ -10,6 +10,7 @@ void lower_state_init(lower_state *s, gemmc_context *ctx, const gemmc_target *ta
   memset(s, 0, sizeof *s);
   s->ctx = ctx;
   s->map.ctx = ctx;
+  s->tma_scratch_offsets.ctx = ctx;
   s->target = target;
   s->cg = cg;
   s->llctx = llctx;
@@ -52,6 +53,7 @@ void *lower_alloc(lower_state *s, size_t size) {
 
 void lower_state_forget_function(lower_state *s) {
   ptr_map_free(&s->map);
+  ptr_map_free(&s->tma_scratch_offsets);
   s->kernel_threads.layouts = NULL;
 }
 
@@ -129,6 +131,15 @@ int lower_elem_bytes(const ir_type *t) {
 }
 
 LLVMValueRef lower_i32(lower_state *s, int64_t v) { return LLVMConstInt(s->i32, (unsigned long long)v, 1); }
+
+LLVMValueRef lower_index_i32(lower_state *s, LLVMValueRef v) {
+  unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(v));
+  if (w < 32) return LLVMBuildSExt(s->b, v, s->i32, "");
+  if (w == 32) return v;
+  LLVMValueRef low = LLVMBuildTrunc(s->b, v, s->i32, "");
+  LLVMValueRef fits = LLVMBuildICmp(s->b, LLVMIntEQ, LLVMBuildSExt(s->b, low, LLVMTypeOf(v), ""), v, "");
+  return LLVMBuildSelect(s->b, fits, low, lower_i32(s, -1), "");
+}
 
 /* The vector elems[0] was extracted from, when every elems[i] is lane i of that one vector of
  * type vt; else NULL. */

@@ -64,10 +64,10 @@ typedef struct lower_state {
   LLVMValueRef tma_maps, tma_busy, tma_ticket, tma_slot;
   LLVMTypeRef tma_maps_type;
   int tma_num_descs, tma_next_desc;
-  /* ttg.global_scratch_alloc: the scratch ops' bytes in the slot (after the descriptors' maps)
-   * and whether there are any; a slot holds tma_slot_bytes (0: the kernel claims none). */
-  int64_t tma_scratch_bytes, tma_slot_bytes;
-  bool tma_has_scratch;
+  /* A slot's bytes: the maps, then the ttg.global_scratch_alloc ops' bytes (0: the kernel claims
+   * none); each scratch op -> its bytes' offset after the maps. */
+  int64_t tma_slot_bytes;
+  ptr_map tma_scratch_offsets;
   const ir_op *tma_claim_at; /* the first descriptor of the run the slot is claimed in (NULL: at the start) */
   /* A late claim's compare-and-swap on the block's own slot, issued at the start (thread 0: the
    * flag's old value, 0 = won; others 1) and that slot; tma_claim_which: the first descriptor's
@@ -114,6 +114,9 @@ LLVMTypeRef lower_elem_type(lower_state *s, const ir_type *t);
 /* Bytes an element of t takes in memory (i1 takes one byte, pointers 8). */
 int lower_elem_bytes(const ir_type *t);
 LLVMValueRef lower_i32(lower_state *s, int64_t v);
+/* An integer index as i32: sign-extended when narrower; when wider, truncated if it fits, else -1
+ * (out of range of any unsigned bound check). */
+LLVMValueRef lower_index_i32(lower_state *s, LLVMValueRef v);
 /* The vector of type vt (n lanes) holding elems[0..n): the vector the elements were extracted
  * from when they are its lanes in order (a conversion that produced pairs, packed again for a
  * store or an MMA), else one built lane by lane. Keeps extract/insert round trips out of the IR

@@ -66,10 +66,11 @@ static bool count_descs(ir_op *op, void *user) {
   return true;
 }
 
-/* The bytes of the ttg.global_scratch_alloc ops before `until` (all of them when NULL), each at
- * its alignment; the largest alignment and the number of ops seen. */
+/* The ttg.global_scratch_alloc ops of a function in program order, each at its alignment: their
+ * bytes, the largest alignment, how many, and each op's offset (in s->tma_scratch_offsets, so
+ * that lowering one needs no walk). */
 typedef struct scratch_sum {
-  const ir_op *until;
+  lower_state *s;
   int64_t bytes, max_align;
   int count;
 } scratch_sum;
@@ -79,7 +80,12 @@ static bool sum_scratch(ir_op *op, void *user) {
   if (op->kind != OP_GLOBAL_SCRATCH_ALLOC) return true;
   int64_t align = ir_op_get_int_attr(op, "alignment", 1);
   w->bytes = (w->bytes + align - 1) / align * align;
-  if (op == w->until) return false;
+  ptr_map_value *at = ptr_map_insert(&w->s->tma_scratch_offsets, op, NULL);
+  if (!at) {
+    w->s->oom = true;
+    return false;
+  }
+  at->num = w->bytes;
   w->bytes += ir_op_get_int_attr(op, "nbytes", 0);
   if (align > w->max_align) w->max_align = align;
   w->count++;
@@ -226,12 +232,17 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
   s->tma_claim_at = NULL;
   s->tma_own_slot = s->tma_speculative_old = NULL;
   s->tma_claim_which = 0;
-  s->tma_slot_bytes = s->tma_scratch_bytes = 0;
+  s->tma_slot_bytes = 0;
   ir_walk(func, count_descs, &s->tma_num_descs);
-  scratch_sum scratch = {.until = NULL};
+  ptr_map_clear(&s->tma_scratch_offsets);
+  scratch_sum scratch = {.s = s};
   ir_walk(func, sum_scratch, &scratch);
-  s->tma_has_scratch = scratch.count > 0;
-  if (!s->tma_num_descs && !s->tma_has_scratch) return true;
+  if (s->oom) {
+    ir_op_error(s->ctx, func, "out of memory while placing the kernel's global scratch");
+    return false;
+  }
+  bool has_scratch = scratch.count > 0;
+  if (!s->tma_num_descs && !has_scratch) return true;
   if (s->tma_num_descs && !s->cg->tensormap_write) {
     ir_op_error(s->ctx, func, "tensor descriptors need TMA (NVIDIA sm_90 or newer), not target %s", s->target->name);
     return false;
@@ -244,7 +255,6 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
         (long long)scratch.bytes, (long long)scratch.max_align, MAX_GLOBAL_SCRATCH_BYTES, TMA_MAP_BYTES);
     return false;
   }
-  s->tma_scratch_bytes = scratch.bytes;
   s->tma_slot_bytes =
       (int64_t)s->tma_num_descs * TMA_MAP_BYTES + (scratch.bytes + TMA_MAP_BYTES - 1) / TMA_MAP_BYTES * TMA_MAP_BYTES;
   if (!s->tma_slot_bytes) s->tma_slot_bytes = TMA_MAP_BYTES; /* scratch ops of 0 bytes still get an address */
@@ -259,7 +269,7 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
   s->tma_slot_word = (gemmc_allocation_total(s->alloc) + 15) / 16 * 16;
   s->tma_extra_shared = s->tma_slot_word + 16 - gemmc_allocation_total(s->alloc);
   /* Scratch may be used anywhere: the slot is claimed first. */
-  s->tma_claim_at = s->tma_has_scratch ? NULL : late_claim_point(func, s->tma_num_descs);
+  s->tma_claim_at = has_scratch ? NULL : late_claim_point(func, s->tma_num_descs);
   if (!s->tma_claim_at) {
     claim_slot(s);
     return true;
@@ -544,22 +554,24 @@ static bool lower_global_scratch(lower_state *s, ir_op *op) {
     ir_op_error(s->ctx, op, "internal error: the global scratch has no slot");
     return false;
   }
-  scratch_sum before = {.until = op};
-  ir_walk(s->func, sum_scratch, &before);
-  int64_t offset = (int64_t)s->tma_num_descs * TMA_MAP_BYTES + before.bytes;
+  const ptr_map_value *placed = ptr_map_find(&s->tma_scratch_offsets, op, NULL);
+  if (!placed) {
+    ir_op_error(s->ctx, op, "internal error: the global scratch op was not placed");
+    return false;
+  }
+  int64_t offset = (int64_t)s->tma_num_descs * TMA_MAP_BYTES + placed->num;
   return lower_set1(s, &op->results[0], slot_bytes_at(s, offset, "global.scratch"));
 }
 
 /* The value of an i32 operand that Triton writes as an arith.constant, or -1 after an error. */
 static int constant_operand(lower_state *s, const ir_op *op, int i, const char *what) {
-  const ir_op *def = op->operands[i].value->def_op;
-  const ir_attr *a = def && def->kind == OP_CONSTANT ? ir_op_get_attr(def, "value") : NULL;
-  if (!a || a->kind != AT_INT || a->int_value < 1 || a->int_value > 256) {
+  int64_t v;
+  if (!value_int_constant(op->operands[i].value, &v) || v < 1 || v > 256) {
     ir_op_error(s->ctx, op, "lowering of ttng.tensormap_create needs each %s to be a constant in 1..256 (operand %d)",
                 what, i);
     return -1;
   }
-  return (int)a->int_value;
+  return (int)v;
 }
 
 /* The box a TMA copy through `desc` assumes (layout_tma_boxes) must be the map's: checked for

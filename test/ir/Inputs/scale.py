@@ -12,6 +12,7 @@
   scale.py squares N      N chained x * x over tensor<1024xi32> (8 elements per thread)
   scale.py stores N       N stores of one tensor<1024xi32> (ops with no result still cost)
   scale.py loads N        N loads of one tensor<128x!tt.ptr<i32>>, results unused
+  scale.py scratch N      N ttg.global_scratch_alloc ops of 0 bytes (TTGIR)
 """
 import sys
 
@@ -89,6 +90,16 @@ def allocs(n):
     return "\n".join(out) + "\n"
 
 
+def scratch(n):
+    out = ['module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", '
+           '"ttg.threads-per-warp" = 32 : i32} {',
+           '  tt.func public @k() {']
+    out += ['    %%s%d = ttg.global_scratch_alloc {alignment = 1 : i32, nbytes = 0 : i32} : !tt.ptr<i8>' % i
+            for i in range(n)]
+    out += ['    tt.return', '  }', '}']
+    return "\n".join(out) + "\n"
+
+
 def types(n):
     """Each value a distinct type with a distinct layout (2-D blocked, parameters varied)."""
     out = ['module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32} {',
@@ -145,7 +156,8 @@ def loads(n):
 def main():
     kind, n = sys.argv[1], int(sys.argv[2])
     sys.stdout.write({"chunks": chunks, "directives": directives, "nest": nest, "long-name": long_name,
-                      "converts": converts, "allocs": allocs, "types": types, "args": args, "squares": squares, "stores": stores, "loads": loads}[kind](n))
+                      "converts": converts, "allocs": allocs, "types": types, "args": args, "squares": squares, "stores": stores, "loads": loads,
+                      "scratch": scratch}[kind](n))
 
 
 if __name__ == "__main__":
