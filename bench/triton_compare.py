@@ -80,6 +80,7 @@ class Gemmc:
     STAGE_PTX = 2
 
     def __init__(self, path, ptxas=None):
+        self.path = path
         self.lib = ctypes.CDLL(path)
         self.ptxas = ptxas  # assemble the PTX with this ptxas and load the cubin; None: the driver's JIT
         L = self.lib
@@ -658,6 +659,17 @@ def gpu_modules():
         print(f"skipped: {e}")
         return None
     return torch, tk, sys.modules[__name__]
+
+
+def gpu_modules_and_gemmc(lib=None):
+    """gpu_modules() and a Gemmc on `lib` (default: default_lib()) with its CUDA runtime open, as
+    (torch, triton_kernels, triton_compare, gemmc); None where gpu_modules() gives None."""
+    modules = gpu_modules()
+    if not modules:
+        return None
+    gemmc = Gemmc(lib or default_lib())
+    gemmc.open_runtime()
+    return modules + (gemmc,)
 
 
 def default_lib():

@@ -108,12 +108,10 @@ def main():
     ap.add_argument("--csv", default=None)
     args = ap.parse_args()
     import triton_compare
-    modules = triton_compare.gpu_modules()
+    modules = triton_compare.gpu_modules_and_gemmc()
     if not modules:
         return 0
-    torch, tk, tc = modules
-    gemmc = tc.Gemmc(tc.default_lib())
-    gemmc.open_runtime()
+    torch, tk, tc, gemmc = modules
     rows = []
     print(f"device: {torch.cuda.get_device_name(0)}; TFLOP/s, median of {args.rounds} interleaved rounds")
     print(f"{'variant':44s} {'shape':16s} {'gemmc':>7s} {'Triton':>7s} {'cuBLAS':>7s} {'g/T':>5s} {'g/cuBLAS':>8s}")

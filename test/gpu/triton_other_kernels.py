@@ -178,12 +178,10 @@ def rows(torch):
 
 def main():
     import triton_compare
-    modules = triton_compare.gpu_modules()
+    modules = triton_compare.gpu_modules_and_gemmc()
     if not modules:
         return 0
-    torch, _, tc = modules
-    gemmc = tc.Gemmc(tc.default_lib())
-    gemmc.open_runtime()
+    torch, _, tc, gemmc = modules
     torch.manual_seed(int.from_bytes(os.urandom(4), "little"))
     passed = failed = 0
     for name, launch, values, grid, out, ref, warps, stages, tol in rows(torch):

@@ -143,19 +143,16 @@ def main():
     ap.add_argument("--budget-s", type=float, default=0, help="stop starting rows after this many seconds")
     args = ap.parse_args()
     import triton_compare
-    modules = triton_compare.gpu_modules()
+    modules = triton_compare.gpu_modules_and_gemmc(args.libgemmc)
     if not modules:
         return 0
-    torch, tk, tc = modules
+    torch, tk, tc, gemmc = modules
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
-    lib = args.libgemmc or tc.default_lib()
-    gemmc = tc.Gemmc(lib)
-    gemmc.open_runtime()
     stages = [s for s in args.stages.split(",") if s]
     todo = cases_and_shapes(tk)
     if args.cases:
         todo = [(c, s) for c, s in todo if re.search(args.cases, f"{c.name} {s.tag()}")]
-    print(f"device: {torch.cuda.get_device_name(0)}; libgemmc {lib}; {len(todo)} rows x {stages}; seed {seed}",
+    print(f"device: {torch.cuda.get_device_name(0)}; libgemmc {gemmc.path}; {len(todo)} rows x {stages}; seed {seed}",
           flush=True)
     passed = failed = 0
     t0 = time.time()
