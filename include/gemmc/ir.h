@@ -355,6 +355,7 @@ typedef enum {
   FMT_SUBSLICE,      /* %m[o, o] {attrs} : M -> M      (attribute `offsets`) */
   FMT_TENSORMAP_CREATE, /* %d, %g, [..], [..], [..], [..] {attrs} : (types) -> () */
   FMT_WARP_SPECIALIZE,  /* (%a..) [attributes {..}] default {..} partitionN(%x: T..) num_warps(N) {..}.. : (T..) -> (R..) */
+  FMT_INLINE_ASM,    /* "asm" {attrs} [%a, .. : T, ..] -> R, ..   (tt.elementwise_inline_asm) */
   FMT_COUNT
 } ir_op_format;
 
@@ -390,6 +391,9 @@ typedef struct ir_op_info {
 } ir_op_info;
 
 const ir_op_info *ir_op_info_of(ir_op_kind kind);
+/* Whether op may be erased when unused, moved or computed twice: its kind is pure and, for
+ * tt.elementwise_inline_asm, its `pure` attribute says so. */
+bool ir_op_is_pure(const ir_op *op);
 /* Looks an op up by its full name ("tt.load"); returns false when unknown. */
 bool ir_op_kind_from_name(const char *name, size_t len, ir_op_kind *out);
 /* FMT_IMMEDIATE ops: the name and bit width of the integer attribute written after the op name

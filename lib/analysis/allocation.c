@@ -73,8 +73,7 @@ int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
 }
 
 static bool in_tensormap_run(const ir_op *op) {
-  unsigned traits = ir_op_info_of(op->kind)->traits;
-  return op->kind == OP_MAKE_TENSOR_DESC || ((traits & TRAIT_PURE) && !op->num_regions);
+  return op->kind == OP_MAKE_TENSOR_DESC || (ir_op_is_pure(op) && !op->num_regions);
 }
 
 int gemmc_tensormap_run_index(const ir_op *op) {

@@ -454,8 +454,10 @@ static bool follow_use(taint_walk *w, ir_operand *use, int dim) {
     return true;
   case OP_STORE: return i == 1 && store_masks_off(w, op, dim);
   default:
-    if (!(ir_op_info_of(op->kind)->traits & TRAIT_ELEMENTWISE) || op->kind == OP_ADDPTR || op->num_results != 1 ||
-        !ir_type_is_tensor(op->results[0].type) || !same_shape(op->results[0].type, use->value->type))
+    /* inline asm may combine the elements of a pack: it is not followed */
+    if (!(ir_op_info_of(op->kind)->traits & TRAIT_ELEMENTWISE) || op->kind == OP_ADDPTR ||
+        op->kind == OP_ELEMENTWISE_INLINE_ASM || op->num_results != 1 || !ir_type_is_tensor(op->results[0].type) ||
+        !same_shape(op->results[0].type, use->value->type))
       return false;
     taint(w, &op->results[0], dim);
     return true;

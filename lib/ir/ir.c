@@ -12,6 +12,13 @@ static const ir_op_info op_infos[OP_COUNT] = {
 
 const ir_op_info *ir_op_info_of(ir_op_kind kind) { return &op_infos[kind]; }
 
+bool ir_op_is_pure(const ir_op *op) {
+  if (!(op_infos[op->kind].traits & TRAIT_PURE)) return false;
+  if (op->kind != OP_ELEMENTWISE_INLINE_ASM) return true;
+  const ir_attr *pure = ir_op_get_attr(op, "pure");
+  return pure && pure->kind == AT_BOOL && pure->int_value;
+}
+
 bool ir_op_kind_from_name(const char *name, size_t len, ir_op_kind *out) {
   if (len == 14 && memcmp(name, "builtin.module", 14) == 0) {
     *out = OP_MODULE;

@@ -2107,6 +2107,25 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
   case FMT_WAIT_BARRIER: print_barrier_op(p, op, format); break;
   case FMT_SUBSLICE: print_subslice(p, op); break;
   case FMT_WARP_SPECIALIZE: print_warp_specialize(p, op); break;
+  case FMT_INLINE_ASM: {
+    static const char *const elided[] = {"asm_string", NULL};
+    const ir_attr *text = ir_op_get_attr(op, "asm_string");
+    w_putc(p->w, ' ');
+    print_escaped(p, text && text->str ? text->str : "", text && text->str ? text->str_len : 0);
+    print_attr_dict(p, op, elided);
+    if (op->num_operands) {
+      w_putc(p->w, ' ');
+      print_operands(p, op, 0, op->num_operands);
+      w_puts(p->w, " : ");
+      print_operand_types(p, op, 0, op->num_operands);
+    }
+    w_puts(p->w, " -> ");
+    for (int i = 0; i < op->num_results; i++) {
+      if (i) w_puts(p->w, ", ");
+      print_type(p, result_type(op, i));
+    }
+    break;
+  }
   case FMT_ASYNC_COMMIT:
     if (op->num_operands) {
       w_puts(p->w, " tokens ");

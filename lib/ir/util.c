@@ -253,8 +253,7 @@ static bool collect_op(ir_op *op, void *user) {
 }
 
 static bool is_dead_pure(const ir_op *op) {
-  unsigned traits = ir_op_info_of(op->kind)->traits;
-  if (!(traits & TRAIT_PURE) || (traits & TRAIT_TERMINATOR)) return false;
+  if (!ir_op_is_pure(op) || (ir_op_info_of(op->kind)->traits & TRAIT_TERMINATOR)) return false;
   if (op->num_regions && op->kind != OP_REDUCE && op->kind != OP_SCAN) return false;
   for (int i = 0; i < op->num_results; i++)
     if (op->results[i].first_use) return false;
@@ -330,8 +329,7 @@ static bool iter_arg_cycle(gemmc_context *ctx, ir_op *loop, int k, ptr_list *cyc
         ok = u->index == k;
         continue;
       }
-      unsigned traits = ir_op_info_of(o->kind)->traits;
-      if (o->parent != body || !(traits & TRAIT_PURE) || o->num_regions) {
+      if (o->parent != body || !ir_op_is_pure(o) || o->num_regions) {
         ok = false;
         continue;
       }

@@ -333,6 +333,12 @@ static int64_t lowering_weight(const ir_op *op, bool amd_target) {
    * 15 000 ceildivsi took two minutes before its lowering dropped the srem (fuzz finding). */
   case OP_ERF: case OP_EXTERN_ELEMENTWISE: case OP_CEILDIVSI: case OP_FLOORDIVSI: case OP_FP_TO_FP:
     return 32 * (amd_target ? 2 : 1);
+  /* The asm text is copied into the output once per pack: long texts weigh more. */
+  case OP_ELEMENTWISE_INLINE_ASM: {
+    const ir_attr *text = ir_op_get_attr(op, "asm_string");
+    int64_t len = text && text->kind == AT_STRING ? (int64_t)text->str_len : 0;
+    return 4 + (len < (1 << 20) ? len : (1 << 20)) / 32;
+  }
   case OP_TANH: case OP_REMF:
     return amd_target ? 32 : 4;
   case OP_EXP: case OP_LOG: case OP_CLAMPF:
@@ -866,6 +872,82 @@ static void verify_gather(verifier *v, const ir_op *op) {
 
 /* tt.histogram: a 1-D integer source (and an i1 mask of its shape and encoding) -> 1-D integer
  * bins. */
+/* The registers one asm statement of tt.elementwise_inline_asm passes for a value of element type
+ * e: as Triton packs them, elements narrower than 32 bits go `min(32 / bits, pack)` to a
+ * register (a vector), wider ones one each; 0 when e cannot be passed. */
+static int inline_asm_registers(const ir_type *e, int64_t pack) {
+  int bits = e->kind == TY_INT ? (int)e->width : e->kind == TY_FLOAT ? (int)ir_type_bits(e) : 0;
+  if (bits <= 0 || bits > 64 || (bits == 1 && pack != 1)) return 0;
+  int64_t per_reg = bits >= 32 ? 1 : 32 / bits < pack ? 32 / bits : pack;
+  return pack % per_reg ? 0 : (int)(pack / per_reg);
+}
+
+/* tt.elementwise_inline_asm: the attributes Triton prints, and a constraint string LLVM accepts
+ * for the registers the lowering passes (outputs "=c", then inputs "c" or a tied output's
+ * number, then clobbers "~{..}"); which letters the target has is checked when lowering. */
+static void verify_inline_asm(verifier *v, const ir_op *op) {
+  const ir_attr *text = ir_op_get_attr(op, "asm_string"), *cons = ir_op_get_attr(op, "constraints");
+  const ir_attr *pure = ir_op_get_attr(op, "pure"), *packed = ir_op_get_attr(op, "packed_element");
+  if (!text || text->kind != AT_STRING) verr(v, op, "needs a string attribute 'asm_string'");
+  if (!cons || cons->kind != AT_STRING || !cons->str) {
+    verr(v, op, "needs a string attribute 'constraints'");
+    return;
+  }
+  if (!pure || pure->kind != AT_BOOL) verr(v, op, "needs a bool attribute 'pure'");
+  if (!packed || packed->kind != AT_INT || packed->int_value < 1 || packed->int_value > 16) {
+    verr(v, op, "needs an integer attribute 'packed_element' from 1 to 16, got %s", packed ? as(v, packed) : "none");
+    return;
+  }
+  if (op->num_results < 1) {
+    verr(v, op, "needs at least one result");
+    return;
+  }
+  int regs[2] = {0, 0}; /* inputs, outputs */
+  for (int i = 0; i < op->num_operands + op->num_results; i++) {
+    bool is_result = i >= op->num_operands;
+    const ir_type *t = is_result ? result_type(op, i - op->num_operands) : operand_type(op, i);
+    int n = inline_asm_registers(elem_of(t), packed->int_value);
+    if (!n) {
+      verr(v, op,
+           "cannot pass %s #%d (%s) to inline asm in packs of %lld: integers and floats of 1 (unpacked) "
+           "to 64 bits, and a pack a multiple of the elements per 32-bit register",
+           is_result ? "result" : "operand", is_result ? i - op->num_operands : i, ts(v, t),
+           (long long)packed->int_value);
+      return;
+    }
+    regs[is_result] += n;
+  }
+  int seen[3] = {0, 0, 0}; /* outputs, inputs, clobbers */
+  const char *c = cons->str, *end = cons->str + cons->str_len;
+  while (c < end && *c) {
+    const char *comma = memchr(c, ',', (size_t)(end - c));
+    const char *stop = comma ? comma : end;
+    int kind = *c == '=' ? 0 : *c == '~' ? 2 : 1;
+    const char *code = c + (kind != 1) + (kind == 0 && c + 1 < stop && c[1] == '&');
+    bool ok = code < stop && (kind == 2 ? *code == '{' && stop[-1] == '}' : *code != '*' && *code != '=');
+    if (ok && kind == 1 && *code >= '0' && *code <= '9') { /* tied to an output */
+      int tied = 0;
+      for (const char *d = code; d < stop && ok; d++)
+        ok = *d >= '0' && *d <= '9' && (tied = tied * 10 + (*d - '0')) < regs[1];
+    }
+    if (!ok || (kind < 2 && seen[kind + 1]) || (kind == 0 && seen[1])) {
+      verr(v, op,
+           "constraint '%.*s' is malformed or out of place (outputs '=r', then inputs 'r' or a tied "
+           "output's number, then clobbers '~{..}')",
+           (int)(stop - c), c);
+      return;
+    }
+    seen[kind]++;
+    c = comma ? comma + 1 : end;
+  }
+  if (seen[0] != regs[1] || seen[1] != regs[0])
+    verr(v, op,
+         "constraints name %d output%s and %d input%s, but the asm gets %d output and %d input registers "
+         "(packed_element %lld)",
+         seen[0], seen[0] == 1 ? "" : "s", seen[1], seen[1] == 1 ? "" : "s", regs[1], regs[0],
+         (long long)packed->int_value);
+}
+
 static void verify_histogram(verifier *v, const ir_op *op) {
   const ir_type *s = operand_type(op, 0), *r = result_type(op, 0);
   if (!ir_type_is_tensor(s) || !ir_type_is_tensor(r) || s->rank != 1 || r->rank != 1 || s->elem->kind != TY_INT ||
@@ -1543,6 +1625,7 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_TRANS: verify_trans(v, op); break;
   case OP_GATHER: verify_gather(v, op); break;
   case OP_HISTOGRAM: verify_histogram(v, op); break;
+  case OP_ELEMENTWISE_INLINE_ASM: verify_inline_asm(v, op); break;
   case OP_SPLIT:
   case OP_JOIN:
     verify_split_join(v, op);

@@ -66,6 +66,7 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_CONSTANT: return lower_elementwise(s, op);
   case OP_LLVM_ASSUME:
     return lower_assume(s, op);
+  case OP_ELEMENTWISE_INLINE_ASM: return lower_inline_asm(s, op);
   default:
     /* arith, math, casts, tt.int_to_ptr / ptr_to_int / bitcast / fp_to_fp (tt.addptr, elementwise
      * too, is lowered with the pointer ops above) */
@@ -93,7 +94,7 @@ static bool keeps_barrier_deferred(const ir_op *op) {
   case OP_MEMDESC_INDEX: /* a view: address arithmetic */
   case OP_MEMDESC_TRANS:
   case OP_MEMDESC_REINTERPRET: return true;
-  default: return (ir_op_info_of(op->kind)->traits & TRAIT_ELEMENTWISE) != 0;
+  default: return (ir_op_info_of(op->kind)->traits & TRAIT_ELEMENTWISE) && ir_op_is_pure(op);
   }
 }
 

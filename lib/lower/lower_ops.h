@@ -20,6 +20,8 @@ bool lower_convert(lower_state *s, ir_op *op);
 bool lower_gather(lower_state *s, ir_op *op);
 /* lower_histogram.c: tt.histogram with shared-memory atomics. */
 bool lower_histogram(lower_state *s, ir_op *op);
+/* lower_inline_asm.c: tt.elementwise_inline_asm, one asm statement per pack of elements. */
+bool lower_inline_asm(lower_state *s, ir_op *op);
 /* lower_dot_operand.c: ttg.convert_layout to an MMA operand (#ttg.dot_op of an nvidia_mma): through
  * a swizzled shared buffer (the op's scratch), stored with vector st.shared, read back with
  * ldmatrix; lower_is_convert_to_mma_operand says which converts those are. */

@@ -400,6 +400,20 @@ static ir_op *build_plain(parse_state *ps, parsed_op *p, ir_loc *loc) {
     ir_op *op = make(ps, p, 1, &fn->results[0], loc);
     return apply_attrs(ps, p, op) ? op : NULL;
   }
+  case FMT_INLINE_ASM: {
+    /* "asm" {constraints = .., packed_element = N, pure = B} [%a, .. : T, ..] -> R, .. */
+    if (p->types.n != p->operands.n) {
+      parse_error_at(ps, p->pos, "'%s' has %d operand%s but %d operand type%s", opname(p), p->operands.n,
+                     p->operands.n == 1 ? "" : "s", p->types.n, p->types.n == 1 ? "" : "s");
+      return NULL;
+    }
+    for (int i = 0; i < p->operands.n; i++)
+      if (!operand_has_type(ps, p, i, p->types.items[i])) return NULL;
+    ir_op *op = make(ps, p, p->result_types.n, (const ir_type *const *)p->result_types.items, loc);
+    if (!apply_attrs(ps, p, op)) return NULL;
+    ir_op_set_attr(ps->ctx, op, "asm_string", ir_string_attr(ps->ctx, p->word, strlen(p->word)));
+    return no_more_clauses(ps, p) ? op : NULL;
+  }
   case FMT_CMP: {
     if (!want_operands(ps, p, 2, 2)) return NULL;
     if (cmp_predicate_index(p->kind, p->word) < 0) {

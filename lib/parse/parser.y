@@ -134,9 +134,10 @@ static type_sig *sig_new(parse_state *ps, int form) {
 %token <ival> OPTOK_SEG "operation with bracketed operands" OPTOK_WS "'ttg.warp_specialize'"
 %token <ival> OPTOK_YIELD "terminator"
 %token <ival> OPTOK_WHILE "'scf.while'" OPTOK_CONDITION "'scf.condition'"
+%token <ival> OPTOK_INLINE_ASM "'tt.elementwise_inline_asm'"
 %token LEX_ERROR "invalid token"
 
-%type <op> op_body plain_op opt_operands operand_items func_header for_header while_header
+%type <op> op_body plain_op opt_operands operand_items func_header for_header while_header inline_asm_args
 %type <vec> clauses value_list opt_attr_dict attr_dict dict_entries opt_dict_entries result_groups
 %type <vec> op_results_opt type_list opt_type_list attr_list opt_attr_list region_list opt_generic_regions
 %type <vec> opt_props func_args opt_func_args opt_func_results iter_bindings
@@ -235,6 +236,11 @@ op_body:
       if ($6) $$->attrs = *$6;
       if ($7) { $$->type_form = $7->form; $$->types = $7->types; $$->result_types = $7->results; }
       else $$->type_form = TYPES_NONE;
+    }
+  | OPTOK_INLINE_ASM STRING opt_attr_dict inline_asm_args ARROW type_list {
+      $$ = $4; $$->kind = $1; $$->pos = POS(@1); $$->word = $2;
+      if ($3) $$->attrs = *$3;
+      $$->type_form = TYPES_ARROW; $$->result_types = *$6;
     }
   | STRING '(' opt_operands ')' opt_props opt_generic_regions opt_attr_dict ':' type {
       ir_op_kind k;
@@ -369,6 +375,12 @@ ws_partition:
       $$ = ir_alloc(ps->ctx, sizeof *$$);
       $$->name = $1; $$->keyword = $5; $$->num_warps = $7; $$->region = $10; $$->pos = POS(@1);
     }
+  ;
+
+/* tt.elementwise_inline_asm's operands, when it has any: `%a, %b : T, U` */
+inline_asm_args:
+    %empty                   { $$ = parse_new_op(ps, 0, POS(@$)); }
+  | operand_items ':' type_list { $$ = $1; $$->types = *$3; }
   ;
 
 opt_partition_args:

@@ -37,6 +37,17 @@ LLVMValueRef target_inline_asm(const target_emitter *e, const char *text, const 
   return LLVMBuildCall2(e->b, fty, a, args, (unsigned)n, "");
 }
 
+int target_asm_register_bits(const gemmc_target *t, char letter) {
+  if (t->arch == GEMMC_ARCH_AMDGPU) return letter == 'v' ? -1 : 0;
+  switch (letter) {
+  case 'b': return 1;
+  case 'h': return 16;
+  case 'r': case 'f': return 32;
+  case 'l': case 'd': return 64;
+  default: return 0;
+  }
+}
+
 LLVMValueRef target_i32(const target_emitter *e, long long v) {
   return LLVMConstInt(LLVMInt32TypeInContext(e->ctx), (unsigned long long)v, 1);
 }

@@ -19,8 +19,8 @@
  */
 
 static bool is_one_operand_elementwise(const ir_op *op) {
-  return op->num_operands == 1 && op->num_results == 1 &&
-         (ir_op_info_of(op->kind)->traits & TRAIT_ELEMENTWISE) != 0;
+  return op->num_operands == 1 && op->num_results == 1 && (ir_op_info_of(op->kind)->traits & TRAIT_ELEMENTWISE) != 0 &&
+         ir_op_is_pure(op);
 }
 
 static bool is_blocked_tensor(const ir_value *v) {

@@ -117,8 +117,7 @@ static ir_op *mfma_operand_convert(const ir_op *load) {
 static bool add_slice(const loop_plan *lp, ptr_list *set, ir_value *v) {
   ir_op *def = v->def_op;
   if (!def || def->parent != lp->body || ptr_list_contains(set, def)) return true;
-  unsigned traits = ir_op_info_of(def->kind)->traits;
-  if (!(traits & TRAIT_PURE) || def->num_regions) return false;
+  if (!ir_op_is_pure(def) || def->num_regions) return false;
   ptr_list_push(set, def);
   for (int i = 0; i < def->num_operands; i++)
     if (!add_slice(lp, set, def->operands[i].value)) return false;

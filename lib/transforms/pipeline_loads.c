@@ -191,8 +191,7 @@ static bool add_slice(gemmc_context *ctx, loop_plan *lp, ir_value *v);
 
 static bool add_op_slice(gemmc_context *ctx, loop_plan *lp, ir_op *op) {
   if (set_has(&lp->stage0, op)) return true;
-  unsigned traits = ir_op_info_of(op->kind)->traits;
-  if (!(traits & TRAIT_PURE) || op->num_regions) return false;
+  if (!ir_op_is_pure(op) || op->num_regions) return false;
   set_add(ctx, &lp->stage0, op);
   for (int i = 0; i < op->num_operands; i++)
     if (!add_slice(ctx, lp, op->operands[i].value)) return false;

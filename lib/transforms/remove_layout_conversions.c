@@ -70,8 +70,8 @@ static bool is_convert(const ir_op *op) {
 }
 
 static bool is_elementwise_tensor_op(const ir_op *op) {
-  return (ir_op_info_of(op->kind)->traits & TRAIT_ELEMENTWISE) && op->num_results == 1 && op->num_regions == 0 &&
-         is_tensor(&op->results[0]);
+  return (ir_op_info_of(op->kind)->traits & TRAIT_ELEMENTWISE) && ir_op_is_pure(op) && op->num_results == 1 &&
+         op->num_regions == 0 && is_tensor(&op->results[0]);
 }
 
 /* The innermost scf.for around op inside its function, or NULL. */

@@ -117,9 +117,7 @@ typedef struct ws_plan {
 
 /* ------------------------------------------------------------------ legality */
 
-static bool is_pure(const ir_op *op) {
-  return (ir_op_info_of(op->kind)->traits & TRAIT_PURE) && op->num_regions == 0;
-}
+static bool is_pure(const ir_op *op) { return ir_op_is_pure(op) && op->num_regions == 0; }
 
 /* The ops of the entry block that v is computed from (pure, no program id) into `slice`; false
  * when it needs anything else. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
+"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask, tl.inline_asm_elementwise packed, with two results and impure), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
 # Each kernel is compiled by Triton first (which also checks that Triton runs it), then its TTIR
 # goes through libgemmc and runs with the same arguments on an output poisoned with NaN; a row
 # passes when the output is finite and within tolerance of a float32 torch reference.
@@ -108,6 +108,33 @@ def histogram_masked(x_ptr, out_ptr, n, BLOCK: tl.constexpr, BINS: tl.constexpr)
     tl.store(out_ptr + tl.arange(0, BINS), tl.histogram(x, BINS, mask=offs < n))
 
 
+@triton.jit
+def asm_shift_packed(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    # Triton's own test of packed inline asm: four 8-bit values per register, (x & 0x1F) << 3
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    y = tl.inline_asm_elementwise("and.b32 $0, $1, 0x1F1F1F1F; shl.b32 $0, $0, 3;", "=r,r", [x], dtype=tl.int8,
+                                  is_pure=True, pack=4)
+    tl.store(y_ptr + offs, y, mask=offs < n)
+
+
+@triton.jit
+def asm_two_results(a_ptr, b_ptr, h_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # two results from packs of four (bytes of a widened, b negated), f16 pairs in one register,
+    # and an impure statement whose result nobody reads (Triton's gdc_wait idiom)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs, mask=offs < n, other=0)
+    b = tl.load(b_ptr + offs, mask=offs < n, other=0)
+    h = tl.load(h_ptr + offs, mask=offs < n, other=0)
+    tl.inline_asm_elementwise("mov.u32 $0, %clock;", "=r", [], dtype=tl.int32, is_pure=False, pack=1)
+    c, d = tl.inline_asm_elementwise(
+        "{ .reg .b8 t<4>; mov.b32 {t0, t1, t2, t3}, $8; cvt.u32.u8 $0, t0; cvt.u32.u8 $1, t1; cvt.u32.u8 $2, t2; "
+        "cvt.u32.u8 $3, t3; } sub.s32 $4, 0, $9; sub.s32 $5, 0, $10; sub.s32 $6, 0, $11; sub.s32 $7, 0, $12;",
+        "=r,=r,=r,=r,=r,=r,=r,=r,r,r,r,r,r", [a, b], dtype=(tl.uint32, tl.int32), is_pure=True, pack=4)
+    h2 = tl.inline_asm_elementwise("add.f16x2 $0, $1, $1;", "=r,r", [h], dtype=tl.float16, is_pure=True, pack=2)
+    tl.store(out_ptr + offs, c.to(tl.float32) * 4096.0 + d.to(tl.float32) + h2.to(tl.float32), mask=offs < n)
+
+
 def rows(torch):
     """(name, Triton launch returning the compiled kernel, argument values by name, grid, output,
     reference, warps, stages, tolerance)."""
@@ -173,6 +200,19 @@ def rows(torch):
     out.append(("histogram masked 3001 of 4096", lambda: histogram_masked[(1,)](hx, hm, 3001, BLOCK=4096, BINS=256),
                 dict(x_ptr=hx.data_ptr(), out_ptr=hm.data_ptr(), n=3001), (1, 1, 1), hm,
                 lambda: torch.bincount(hx[:3001].long(), minlength=256).float(), 4, 3, 0.0))
+    xa = torch.randint(0, 256, (100_003,), device="cuda", dtype=torch.uint8)
+    ya = torch.empty_like(xa)
+    grid_a = ((xa.numel() + 1023) // 1024, 1, 1)
+    out.append(("inline asm packed u8 n=100003", lambda: asm_shift_packed[grid_a[:1]](xa, ya, xa.numel(), BLOCK=1024),
+                dict(x_ptr=xa.data_ptr(), y_ptr=ya.data_ptr(), n=xa.numel()), grid_a, ya,
+                lambda: ((xa.int() & 0x1F) << 3).float(), 4, 3, 0.0))
+    bi = torch.randint(-1000, 1000, (100_003,), device="cuda", dtype=torch.int32)
+    hh = (torch.randn(100_003, device="cuda") * 8).half()
+    ao = torch.empty(100_003, device="cuda")
+    out.append(("inline asm 2 results n=100003",
+                lambda: asm_two_results[grid_a[:1]](xa, bi, hh, ao, xa.numel(), BLOCK=1024),
+                dict(a_ptr=xa.data_ptr(), b_ptr=bi.data_ptr(), h_ptr=hh.data_ptr(), out_ptr=ao.data_ptr(), n=xa.numel()),
+                grid_a, ao, lambda: xa.float() * 4096.0 - bi.float() + 2 * hh.float(), 4, 3, 1e-6))
     return out
 
 
