@@ -356,6 +356,8 @@ typedef enum {
   FMT_TENSORMAP_CREATE, /* %d, %g, [..], [..], [..], [..] {attrs} : (types) -> () */
   FMT_WARP_SPECIALIZE,  /* (%a..) [attributes {..}] default {..} partitionN(%x: T..) num_warps(N) {..}.. : (T..) -> (R..) */
   FMT_INLINE_ASM,    /* "asm" {attrs} [%a, .. : T, ..] -> R, ..   (tt.elementwise_inline_asm) */
+  FMT_PRINT,         /* "prefix" {attrs} [: %a, .. : T, ..]   (tt.print) */
+  FMT_ASSERT,        /* %cond, "message" {attrs} : T   (tt.assert) */
   FMT_COUNT
 } ir_op_format;
 

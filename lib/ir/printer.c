@@ -2107,6 +2107,32 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
   case FMT_WAIT_BARRIER: print_barrier_op(p, op, format); break;
   case FMT_SUBSLICE: print_subslice(p, op); break;
   case FMT_WARP_SPECIALIZE: print_warp_specialize(p, op); break;
+  case FMT_PRINT: {
+    static const char *const elided[] = {"prefix", NULL};
+    const ir_attr *text = ir_op_get_attr(op, "prefix");
+    w_putc(p->w, ' ');
+    print_escaped(p, text && text->str ? text->str : "", text && text->str ? text->str_len : 0);
+    print_attr_dict(p, op, elided);
+    if (op->num_operands) {
+      w_puts(p->w, " : ");
+      print_operands(p, op, 0, op->num_operands);
+      w_puts(p->w, " : ");
+      print_operand_types(p, op, 0, op->num_operands);
+    }
+    break;
+  }
+  case FMT_ASSERT: {
+    static const char *const elided[] = {"message", NULL};
+    const ir_attr *text = ir_op_get_attr(op, "message");
+    w_putc(p->w, ' ');
+    print_operands(p, op, 0, op->num_operands);
+    w_puts(p->w, ", ");
+    print_escaped(p, text && text->str ? text->str : "", text && text->str ? text->str_len : 0);
+    print_attr_dict(p, op, elided);
+    w_puts(p->w, " : ");
+    print_operand_types(p, op, 0, op->num_operands);
+    break;
+  }
   case FMT_INLINE_ASM: {
     static const char *const elided[] = {"asm_string", NULL};
     const ir_attr *text = ir_op_get_attr(op, "asm_string");

@@ -331,6 +331,11 @@ static int64_t lowering_weight(const ir_op *op, bool amd_target) {
    * elements, plain build): erf's polynomial 320 us each, powf 250, ceil/floor division 290,
    * fp8 conversions 360 (inline PTX); tanh and remf 33, exp and log 22, clampf 23. A chain of
    * 15 000 ceildivsi took two minutes before its lowering dropped the srem (fuzz finding). */
+  /* A printed element is a dozen stores and a call. */
+  case OP_PRINT:
+    return 64;
+  case OP_ASSERT:
+    return 2;
   case OP_ERF: case OP_EXTERN_ELEMENTWISE: case OP_CEILDIVSI: case OP_FLOORDIVSI: case OP_FP_TO_FP:
     return 32 * (amd_target ? 2 : 1);
   /* The asm text is copied into the output once per pack: long texts weigh more. */
@@ -946,6 +951,30 @@ static void verify_inline_asm(verifier *v, const ir_op *op) {
          "(packed_element %lld)",
          seen[0], seen[0] == 1 ? "" : "s", seen[1], seen[1] == 1 ? "" : "s", regs[1], regs[0],
          (long long)packed->int_value);
+}
+
+/* tt.print: a prefix, hex, and one signedness flag per printed value; values are integers, floats
+ * or pointers (scalars or tensors). */
+static void verify_print(verifier *v, const ir_op *op) {
+  const ir_attr *prefix = ir_op_get_attr(op, "prefix"), *hex = ir_op_get_attr(op, "hex");
+  const ir_attr *sign = ir_op_get_attr(op, "isSigned");
+  if (!prefix || prefix->kind != AT_STRING) verr(v, op, "needs a string attribute 'prefix'");
+  if (hex && hex->kind != AT_BOOL) verr(v, op, "'hex' must be true or false, got %s", as(v, hex));
+  if (op->num_operands && (!sign || sign->kind != AT_DENSE_ARRAY || sign->num_elems != op->num_operands))
+    verr(v, op, "needs 'isSigned' = array<i32: ..> with one entry per value (%d), got %s", op->num_operands,
+         sign ? as(v, sign) : "none");
+  for (int i = 0; i < op->num_operands; i++) {
+    const ir_type *e = elem_of(operand_type(op, i));
+    if (e->kind != TY_INT && e->kind != TY_FLOAT && e->kind != TY_PTR)
+      verr(v, op, "cannot print value #%d of type %s (integers, floats and pointers)", i, ts(v, operand_type(op, i)));
+  }
+}
+
+static void verify_assert(verifier *v, const ir_op *op) {
+  const ir_attr *message = ir_op_get_attr(op, "message");
+  if (!message || message->kind != AT_STRING) verr(v, op, "needs a string attribute 'message'");
+  if (!ir_type_is_int(elem_of(operand_type(op, 0)), 1))
+    verr(v, op, "the condition must be i1 or a tensor of i1, got %s", ts(v, operand_type(op, 0)));
 }
 
 static void verify_histogram(verifier *v, const ir_op *op) {
@@ -1626,6 +1655,8 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_GATHER: verify_gather(v, op); break;
   case OP_HISTOGRAM: verify_histogram(v, op); break;
   case OP_ELEMENTWISE_INLINE_ASM: verify_inline_asm(v, op); break;
+  case OP_PRINT: verify_print(v, op); break;
+  case OP_ASSERT: verify_assert(v, op); break;
   case OP_SPLIT:
   case OP_JOIN:
     verify_split_join(v, op);

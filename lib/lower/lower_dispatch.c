@@ -67,6 +67,8 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_LLVM_ASSUME:
     return lower_assume(s, op);
   case OP_ELEMENTWISE_INLINE_ASM: return lower_inline_asm(s, op);
+  case OP_PRINT: return lower_print(s, op);
+  case OP_ASSERT: return lower_assert(s, op);
   default:
     /* arith, math, casts, tt.int_to_ptr / ptr_to_int / bitcast / fp_to_fp (tt.addptr, elementwise
      * too, is lowered with the pointer ops above) */

@@ -20,6 +20,9 @@ bool lower_convert(lower_state *s, ir_op *op);
 bool lower_gather(lower_state *s, ir_op *op);
 /* lower_histogram.c: tt.histogram with shared-memory atomics. */
 bool lower_histogram(lower_state *s, ir_op *op);
+/* lower_debug.c: tt.print (vprintf, NVIDIA), tt.assert (__assertfail; a trap on AMD). */
+bool lower_print(lower_state *s, ir_op *op);
+bool lower_assert(lower_state *s, ir_op *op);
 /* lower_inline_asm.c: tt.elementwise_inline_asm, one asm statement per pack of elements. */
 bool lower_inline_asm(lower_state *s, ir_op *op);
 /* lower_dot_operand.c: ttg.convert_layout to an MMA operand (#ttg.dot_op of an nvidia_mma): through

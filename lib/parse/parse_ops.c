@@ -400,6 +400,22 @@ static ir_op *build_plain(parse_state *ps, parsed_op *p, ir_loc *loc) {
     ir_op *op = make(ps, p, 1, &fn->results[0], loc);
     return apply_attrs(ps, p, op) ? op : NULL;
   }
+  case FMT_PRINT:
+  case FMT_ASSERT: {
+    /* tt.print "prefix" {hex = B, isSigned = array<i32: ..>} [: %a, .. : T, ..]; tt.assert %c, "message" : T */
+    if (p->types.n != p->operands.n) {
+      parse_error_at(ps, p->pos, "'%s' has %d operand%s but %d type%s", opname(p), p->operands.n,
+                     p->operands.n == 1 ? "" : "s", p->types.n, p->types.n == 1 ? "" : "s");
+      return NULL;
+    }
+    for (int i = 0; i < p->operands.n; i++)
+      if (!operand_has_type(ps, p, i, p->types.items[i])) return NULL;
+    ir_op *op = make(ps, p, 0, NULL, loc);
+    if (!apply_attrs(ps, p, op)) return NULL;
+    ir_op_set_attr(ps->ctx, op, fmt == FMT_PRINT ? "prefix" : "message",
+                   ir_string_attr(ps->ctx, p->word, strlen(p->word)));
+    return no_more_clauses(ps, p) ? op : NULL;
+  }
   case FMT_INLINE_ASM: {
     /* "asm" {constraints = .., packed_element = N, pure = B} [%a, .. : T, ..] -> R, .. */
     if (p->types.n != p->operands.n) {

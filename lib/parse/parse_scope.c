@@ -167,6 +167,8 @@ int parse_classify_word(parse_state *ps, const char *text, int len, void *lval) 
     case FMT_YIELD: return OPTOK_YIELD;
     case FMT_WARP_SPECIALIZE: return OPTOK_WS;
     case FMT_INLINE_ASM: return OPTOK_INLINE_ASM;
+    case FMT_PRINT: return OPTOK_PRINT;
+    case FMT_ASSERT: return OPTOK_ASSERT;
     case FMT_MAKE_DESC:
     case FMT_MAKE_TENSOR_PTR:
     case FMT_ADVANCE:

@@ -134,10 +134,10 @@ static type_sig *sig_new(parse_state *ps, int form) {
 %token <ival> OPTOK_SEG "operation with bracketed operands" OPTOK_WS "'ttg.warp_specialize'"
 %token <ival> OPTOK_YIELD "terminator"
 %token <ival> OPTOK_WHILE "'scf.while'" OPTOK_CONDITION "'scf.condition'"
-%token <ival> OPTOK_INLINE_ASM "'tt.elementwise_inline_asm'"
+%token <ival> OPTOK_INLINE_ASM "'tt.elementwise_inline_asm'" OPTOK_PRINT "'tt.print'" OPTOK_ASSERT "'tt.assert'"
 %token LEX_ERROR "invalid token"
 
-%type <op> op_body plain_op opt_operands operand_items func_header for_header while_header inline_asm_args
+%type <op> op_body plain_op opt_operands operand_items func_header for_header while_header inline_asm_args print_args
 %type <vec> clauses value_list opt_attr_dict attr_dict dict_entries opt_dict_entries result_groups
 %type <vec> op_results_opt type_list opt_type_list attr_list opt_attr_list region_list opt_generic_regions
 %type <vec> opt_props func_args opt_func_args opt_func_results iter_bindings
@@ -236,6 +236,18 @@ op_body:
       if ($6) $$->attrs = *$6;
       if ($7) { $$->type_form = $7->form; $$->types = $7->types; $$->result_types = $7->results; }
       else $$->type_form = TYPES_NONE;
+    }
+  | OPTOK_PRINT STRING opt_attr_dict print_args {
+      $$ = $4; $$->kind = $1; $$->pos = POS(@1); $$->word = $2;
+      if ($3) $$->attrs = *$3;
+      $$->type_form = TYPES_PLAIN;
+    }
+  | OPTOK_ASSERT value_use ',' STRING opt_attr_dict ':' type {
+      $$ = parse_new_op(ps, $1, POS(@1)); $$->word = $4;
+      pv_push(ps, &$$->operands, $2);
+      pv_push(ps, &$$->operand_pos, pos_copy(ps, POS(@2)));
+      if ($5) $$->attrs = *$5;
+      $$->type_form = TYPES_PLAIN; pv_push(ps, &$$->types, (void *)$7);
     }
   | OPTOK_INLINE_ASM STRING opt_attr_dict inline_asm_args ARROW type_list {
       $$ = $4; $$->kind = $1; $$->pos = POS(@1); $$->word = $2;
@@ -375,6 +387,12 @@ ws_partition:
       $$ = ir_alloc(ps->ctx, sizeof *$$);
       $$->name = $1; $$->keyword = $5; $$->num_warps = $7; $$->region = $10; $$->pos = POS(@1);
     }
+  ;
+
+/* tt.print's values, when it has any: `: %a, %b : T, U` */
+print_args:
+    %empty                   { $$ = parse_new_op(ps, 0, POS(@$)); }
+  | ':' operand_items ':' type_list { $$ = $2; $$->types = *$4; }
   ;
 
 /* tt.elementwise_inline_asm's operands, when it has any: `%a, %b : T, U` */
