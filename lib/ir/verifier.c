@@ -930,6 +930,7 @@ static void verify_inline_asm(verifier *v, const ir_op *op) {
     int kind = *c == '=' ? 0 : *c == '~' ? 2 : 1;
     const char *code = c + (kind != 1) + (kind == 0 && c + 1 < stop && c[1] == '&');
     bool ok = code < stop && (kind == 2 ? *code == '{' && stop[-1] == '}' : *code != '*' && *code != '=');
+    if (ok && kind == 0 && *code >= '0' && *code <= '9') ok = false; /* only inputs tie to an output */
     if (ok && kind == 1 && *code >= '0' && *code <= '9') { /* tied to an output */
       int tied = 0;
       for (const char *d = code; d < stop && ok; d++)
@@ -945,12 +946,34 @@ static void verify_inline_asm(verifier *v, const ir_op *op) {
     seen[kind]++;
     c = comma ? comma + 1 : end;
   }
-  if (seen[0] != regs[1] || seen[1] != regs[0])
+  if (seen[0] != regs[1] || seen[1] != regs[0]) {
     verr(v, op,
          "constraints name %d output%s and %d input%s, but the asm gets %d output and %d input registers "
          "(packed_element %lld)",
          seen[0], seen[0] == 1 ? "" : "s", seen[1], seen[1] == 1 ? "" : "s", regs[1], regs[0],
          (long long)packed->int_value);
+    return;
+  }
+  /* $N and ${N} name registers 0 .. outputs + inputs - 1, $$ is a '$' (LLVM aborts on anything else) */
+  const char *s = text && text->kind == AT_STRING && text->str ? text->str : "";
+  for (const char *d = strchr(s, '$'); d; d = strchr(d, '$')) {
+    d++;
+    if (*d == '$') {
+      d++;
+      continue;
+    }
+    bool braced = *d == '{';
+    long n = 0;
+    const char *digits = d + braced;
+    for (d = digits; *d >= '0' && *d <= '9' && n < 100000; d++) n = n * 10 + (*d - '0');
+    if (d == digits || n >= regs[0] + regs[1] || (braced && *d != '}')) {
+      int shown = (int)(d - digits) + braced + (braced && *d);
+      verr(v, op, "the asm text's '$%.*s' names no register: $0 .. $%d (outputs, then inputs), ${N} or $$",
+           shown > 8 ? 8 : shown, digits - braced, regs[0] + regs[1] - 1);
+      return;
+    }
+    d += braced;
+  }
 }
 
 /* tt.print: a prefix, hex, and one signedness flag per printed value; values are integers, floats
