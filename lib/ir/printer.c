@@ -295,6 +295,13 @@ static void print_escaped(printer *p, const char *s, size_t n) {
   w_putc(p->w, '"');
 }
 
+/* The string attribute `name` of op as a quoted literal ("" when absent): the text an op's pretty
+ * form writes before its attribute dictionary (tt.print, tt.assert, tt.elementwise_inline_asm). */
+static void print_string_attr(printer *p, const ir_op *op, const char *name) {
+  const ir_attr *a = ir_op_get_attr(op, name);
+  print_escaped(p, a && a->str ? a->str : "", a && a->str ? a->str_len : 0);
+}
+
 /* A dictionary key or symbol: bare when MLIR's lexer reads it back as one identifier; an op's
  * name ("tt.atomic_rmw") is quoted, since gemmc's lexer reads those as op names (fuzz finding). */
 static void print_key(printer *p, const char *s) {
@@ -2109,9 +2116,8 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
   case FMT_WARP_SPECIALIZE: print_warp_specialize(p, op); break;
   case FMT_PRINT: {
     static const char *const elided[] = {"prefix", NULL};
-    const ir_attr *text = ir_op_get_attr(op, "prefix");
     w_putc(p->w, ' ');
-    print_escaped(p, text && text->str ? text->str : "", text && text->str ? text->str_len : 0);
+    print_string_attr(p, op, "prefix");
     print_attr_dict(p, op, elided);
     if (op->num_operands) {
       w_puts(p->w, " : ");
@@ -2123,11 +2129,10 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
   }
   case FMT_ASSERT: {
     static const char *const elided[] = {"message", NULL};
-    const ir_attr *text = ir_op_get_attr(op, "message");
     w_putc(p->w, ' ');
     print_operands(p, op, 0, op->num_operands);
     w_puts(p->w, ", ");
-    print_escaped(p, text && text->str ? text->str : "", text && text->str ? text->str_len : 0);
+    print_string_attr(p, op, "message");
     print_attr_dict(p, op, elided);
     w_puts(p->w, " : ");
     print_operand_types(p, op, 0, op->num_operands);
@@ -2135,9 +2140,8 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
   }
   case FMT_INLINE_ASM: {
     static const char *const elided[] = {"asm_string", NULL};
-    const ir_attr *text = ir_op_get_attr(op, "asm_string");
     w_putc(p->w, ' ');
-    print_escaped(p, text && text->str ? text->str : "", text && text->str ? text->str_len : 0);
+    print_string_attr(p, op, "asm_string");
     print_attr_dict(p, op, elided);
     if (op->num_operands) {
       w_putc(p->w, ' ');

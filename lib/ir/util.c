@@ -260,6 +260,33 @@ static bool is_dead_pure(const ir_op *op) {
   return true;
 }
 
+int inline_asm_elems_per_register(const ir_type *e, int64_t pack) {
+  int bits = e->kind == TY_INT ? (int)e->width : e->kind == TY_FLOAT ? (int)ir_type_bits(e) : 0;
+  if (bits <= 0 || bits > 64 || (bits == 1 && pack != 1)) return 0;
+  int64_t per_reg = bits >= 32 ? 1 : 32 / bits < pack ? 32 / bits : pack;
+  return pack % per_reg ? 0 : (int)per_reg;
+}
+
+bool inline_asm_next_constraint(const char **c, const char *end, inline_asm_constraint *out) {
+  const char *t = *c;
+  if (t >= end || !*t) return false;
+  const char *comma = memchr(t, ',', (size_t)(end - t));
+  const char *stop = comma ? comma : end;
+  out->text = t;
+  out->stop = stop;
+  out->kind = *t == '=' ? INLINE_ASM_OUTPUT : *t == '~' ? INLINE_ASM_CLOBBER : INLINE_ASM_INPUT;
+  out->code = t + (out->kind != INLINE_ASM_INPUT) + (out->kind == INLINE_ASM_OUTPUT && t + 1 < stop && t[1] == '&');
+  out->tied = -1;
+  if (out->code < stop && *out->code >= '0' && *out->code <= '9') {
+    int n = 0;
+    const char *d = out->code;
+    for (; d < stop && *d >= '0' && *d <= '9'; d++) n = n < (1 << 20) ? n * 10 + (*d - '0') : n;
+    out->tied = d == stop ? n : -2;
+  }
+  *c = comma ? comma + 1 : end;
+  return true;
+}
+
 bool erase_dead_pure_ops(gemmc_context *ctx, ir_op *root) {
   bool changed = false, again = true;
   while (again) {

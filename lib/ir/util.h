@@ -105,6 +105,24 @@ const char *cmp_predicate_of(const ir_op *op);
 /* Erases pure ops (regions only for tt.reduce / tt.scan) whose results nothing uses, nested
  * under root, until none is left; true when it erased any. */
 bool erase_dead_pure_ops(gemmc_context *ctx, ir_op *root);
+
+/* tt.elementwise_inline_asm: how many elements of type e one asm register carries in packs of
+ * `pack`, as Triton packs them (narrower than 32 bits: min(32 / bits, pack), as a vector; wider:
+ * one); 0 when e cannot be passed (not an integer or float of 1 to 64 bits, an i1 in a pack, or a
+ * pack that count does not divide). The verifier and the lowering both count registers with it. */
+int inline_asm_elems_per_register(const ir_type *e, int64_t pack);
+
+/* One entry of tt.elementwise_inline_asm's constraint string: "=r" / "=&r" (output), "r" or a tied
+ * output's number "0" (input), "~{..}" (clobber). */
+typedef enum { INLINE_ASM_OUTPUT, INLINE_ASM_INPUT, INLINE_ASM_CLOBBER } inline_asm_constraint_kind;
+typedef struct inline_asm_constraint {
+  inline_asm_constraint_kind kind;
+  const char *text, *code, *stop; /* the entry, what follows its '=', '=&' or '~', its end */
+  int tied;                       /* code's number when it is all digits; -1 no digits, -2 digits then more */
+} inline_asm_constraint;
+/* The entry at *c of a constraint string ending at `end` (or a NUL), *c moved past its comma;
+ * false when there is none left. The verifier checks the entries, the lowering their letters. */
+bool inline_asm_next_constraint(const char **c, const char *end, inline_asm_constraint *out);
 /* The scf.for `loop` rebuilt with n more iter args (initial values `inits`): its body block moves
  * to the new op and gets n more arguments (their new values must still be yielded); the uses of
  * the old results go to the new ones. Returns the new loop (the old one is erased). */

@@ -877,16 +877,6 @@ static void verify_gather(verifier *v, const ir_op *op) {
 
 /* tt.histogram: a 1-D integer source (and an i1 mask of its shape and encoding) -> 1-D integer
  * bins. */
-/* The registers one asm statement of tt.elementwise_inline_asm passes for a value of element type
- * e: as Triton packs them, elements narrower than 32 bits go `min(32 / bits, pack)` to a
- * register (a vector), wider ones one each; 0 when e cannot be passed. */
-static int inline_asm_registers(const ir_type *e, int64_t pack) {
-  int bits = e->kind == TY_INT ? (int)e->width : e->kind == TY_FLOAT ? (int)ir_type_bits(e) : 0;
-  if (bits <= 0 || bits > 64 || (bits == 1 && pack != 1)) return 0;
-  int64_t per_reg = bits >= 32 ? 1 : 32 / bits < pack ? 32 / bits : pack;
-  return pack % per_reg ? 0 : (int)(pack / per_reg);
-}
-
 /* tt.elementwise_inline_asm: the attributes Triton prints, and a constraint string LLVM accepts
  * for the registers the lowering passes (outputs "=c", then inputs "c" or a tied output's
  * number, then clobbers "~{..}"); which letters the target has is checked when lowering. */
@@ -911,8 +901,8 @@ static void verify_inline_asm(verifier *v, const ir_op *op) {
   for (int i = 0; i < op->num_operands + op->num_results; i++) {
     bool is_result = i >= op->num_operands;
     const ir_type *t = is_result ? result_type(op, i - op->num_operands) : operand_type(op, i);
-    int n = inline_asm_registers(elem_of(t), packed->int_value);
-    if (!n) {
+    int per_reg = inline_asm_elems_per_register(elem_of(t), packed->int_value);
+    if (!per_reg) {
       verr(v, op,
            "cannot pass %s #%d (%s) to inline asm in packs of %lld: integers and floats of 1 (unpacked) "
            "to 64 bits, and a pack a multiple of the elements per 32-bit register",
@@ -920,31 +910,23 @@ static void verify_inline_asm(verifier *v, const ir_op *op) {
            (long long)packed->int_value);
       return;
     }
-    regs[is_result] += n;
+    regs[is_result] += (int)(packed->int_value / per_reg);
   }
-  int seen[3] = {0, 0, 0}; /* outputs, inputs, clobbers */
-  const char *c = cons->str, *end = cons->str + cons->str_len;
-  while (c < end && *c) {
-    const char *comma = memchr(c, ',', (size_t)(end - c));
-    const char *stop = comma ? comma : end;
-    int kind = *c == '=' ? 0 : *c == '~' ? 2 : 1;
-    const char *code = c + (kind != 1) + (kind == 0 && c + 1 < stop && c[1] == '&');
-    bool ok = code < stop && (kind == 2 ? *code == '{' && stop[-1] == '}' : *code != '*' && *code != '=');
-    if (ok && kind == 0 && *code >= '0' && *code <= '9') ok = false; /* only inputs tie to an output */
-    if (ok && kind == 1 && *code >= '0' && *code <= '9') { /* tied to an output */
-      int tied = 0;
-      for (const char *d = code; d < stop && ok; d++)
-        ok = *d >= '0' && *d <= '9' && (tied = tied * 10 + (*d - '0')) < regs[1];
-    }
-    if (!ok || (kind < 2 && seen[kind + 1]) || (kind == 0 && seen[1])) {
+  int seen[3] = {0, 0, 0}; /* outputs, inputs, clobbers (inline_asm_constraint_kind) */
+  inline_asm_constraint k;
+  for (const char *c = cons->str; inline_asm_next_constraint(&c, cons->str + cons->str_len, &k);) {
+    bool ok = k.code < k.stop &&
+              (k.kind == INLINE_ASM_CLOBBER ? *k.code == '{' && k.stop[-1] == '}' : *k.code != '*' && *k.code != '=');
+    /* only an input ties to an output, and to one that exists */
+    if (ok && k.tied != -1) ok = k.kind == INLINE_ASM_INPUT && k.tied >= 0 && k.tied < regs[1];
+    if (!ok || (k.kind < INLINE_ASM_CLOBBER && seen[k.kind + 1]) || (k.kind == INLINE_ASM_OUTPUT && seen[1])) {
       verr(v, op,
            "constraint '%.*s' is malformed or out of place (outputs '=r', then inputs 'r' or a tied "
            "output's number, then clobbers '~{..}')",
-           (int)(stop - c), c);
+           (int)(k.stop - k.text), k.text);
       return;
     }
-    seen[kind]++;
-    c = comma ? comma + 1 : end;
+    seen[k.kind]++;
   }
   if (seen[0] != regs[1] || seen[1] != regs[0]) {
     verr(v, op,

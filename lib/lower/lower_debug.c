@@ -128,7 +128,7 @@ bool lower_print(lower_state *s, ir_op *op) {
     LLVMTypeRef types[3] = {s->i32, s->i32, s->i32};
     LLVMTypeRef st = LLVMStructTypeInContext(s->llctx, types, 3, 0);
     LLVMValueRef buf = print_buffer(s, st);
-    LLVMBasicBlockRef done = begin_if(s, LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->tid, lower_i32(s, 0), ""), "print");
+    LLVMBasicBlockRef done = begin_if(s, lower_thread0(s), "print");
     call_vprintf(s, format, buf, st, pid, 3);
     end_if(s, done);
     return true;
@@ -144,7 +144,7 @@ bool lower_print(lower_state *s, ir_op *op) {
     int rank = is_tensor ? t->rank : 0, nregs = is_tensor ? li->num_regs : 1;
     bool is_signed = sign && sign->kind == AT_DENSE_ARRAY && k < sign->num_elems && sign->ints && sign->ints[k];
     /* Thread 0 prints a scalar; a tensor's elements are printed by the threads that own them. */
-    LLVMValueRef owner = !is_tensor ? LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->tid, lower_i32(s, 0), "") : li->owner;
+    LLVMValueRef owner = !is_tensor ? lower_thread0(s) : li->owner;
     LLVMBasicBlockRef done = owner ? begin_if(s, owner, "print") : NULL;
     LLVMValueRef format = NULL, buf = NULL;
     LLVMTypeRef st = NULL;

@@ -17,12 +17,12 @@ static bool describe(lower_state *s, const ir_op *op, const ir_type *t, int pack
   const ir_type *e = ir_type_element(t);
   out->elem = lower_elem_type(s, t);
   out->bits = e->kind == TY_INT ? (int)e->width : (int)ir_type_bits(e);
-  if (!out->elem || out->bits <= 0) {
+  out->per_reg = inline_asm_elems_per_register(e, pack);
+  if (!out->elem || !out->per_reg) {
     ir_op_error(s->ctx, op, "cannot pass values of type '%s' to inline asm", ir_type_str(s->ctx, t));
     return false;
   }
-  out->per_reg = out->bits >= 32 ? 1 : 32 / out->bits < pack ? 32 / out->bits : pack;
-  out->regs = pack / out->per_reg; /* the verifier checked that per_reg divides pack */
+  out->regs = pack / out->per_reg;
   out->reg = out->per_reg > 1 ? LLVMVectorType(out->elem, (unsigned)out->per_reg) : out->elem;
   return true;
 }
@@ -34,34 +34,29 @@ static bool check_constraints(lower_state *s, const ir_op *op, const char *cons,
                               const int *in_bits, int num_in, const LLVMTypeRef *out, const int *out_bits,
                               int num_out) {
   int i = 0, o = 0;
-  for (const char *c = cons; *c;) {
-    const char *comma = strchr(c, ',');
-    int len = comma ? (int)(comma - c) : (int)strlen(c);
-    bool output = *c == '=', clobber = *c == '~';
-    const char *code = c + output + (output && c[1] == '&');
+  inline_asm_constraint k;
+  for (const char *c = cons; inline_asm_next_constraint(&c, cons + strlen(cons), &k);) {
+    int len = (int)(k.stop - k.text);
     LLVMTypeRef reg = NULL;
     int width = 0;
-    if (!clobber && output && o < num_out) reg = out[o], width = out_bits[o++];
-    if (!clobber && !output && i < num_in) reg = in[i], width = in_bits[i++];
-    if (reg && *code >= '0' && *code <= '9') {
-      int tied = 0;
-      for (const char *d = code; d < c + len; d++) tied = tied * 10 + (*d - '0');
-      if (out[tied] != reg) {
-        ir_op_error(s->ctx, op, "inline asm input '%.*s' is tied to an output of another register type", len, c);
+    if (k.kind == INLINE_ASM_OUTPUT && o < num_out) reg = out[o], width = out_bits[o++];
+    if (k.kind == INLINE_ASM_INPUT && i < num_in) reg = in[i], width = in_bits[i++];
+    if (reg && k.tied >= 0) { /* the verifier checked that the output exists */
+      if (out[k.tied] != reg) {
+        ir_op_error(s->ctx, op, "inline asm input '%.*s' is tied to an output of another register type", len, k.text);
         return false;
       }
     } else if (reg) {
-      int want = target_asm_register_bits(s->target, *code);
-      if (code + 1 != c + len || !want || (want > 0 && want != width) ||
+      int want = target_asm_register_bits(s->target, *k.code);
+      if (k.code + 1 != k.stop || !want || (want > 0 && want != width) ||
           (want < 0 && width != 16 && width != 32 && width != 64)) {
-        ir_op_error(s->ctx, op, "inline asm constraint '%.*s' cannot pass a %d-bit register on %s (%s)", len, c, width,
-                    s->target->name,
+        ir_op_error(s->ctx, op, "inline asm constraint '%.*s' cannot pass a %d-bit register on %s (%s)", len, k.text,
+                    width, s->target->name,
                     s->target->arch == GEMMC_ARCH_AMDGPU ? "v: a 16, 32 or 64-bit VGPR"
                                                          : "b: 1 bit, h: 16, r and f: 32, l and d: 64");
         return false;
       }
     }
-    c += len + (comma != NULL);
   }
   return true;
 }

@@ -359,7 +359,7 @@ static bool lower_store(lower_state *s, ir_op *op) {
     dup = li->reg_dup_mask;
     owner = li->owner; /* broadcast copies on other lanes/warps must not store again */
   } else {
-    owner = LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->tid, lower_i32(s, 0), "");
+    owner = lower_thread0(s);
   }
   int bits = mem_bits(elem);
   int vec = lower_global_vector_width(s, ptr, mask, bits);

@@ -132,6 +132,10 @@ int lower_elem_bytes(const ir_type *t) {
 
 LLVMValueRef lower_i32(lower_state *s, int64_t v) { return LLVMConstInt(s->i32, (unsigned long long)v, 1); }
 
+LLVMValueRef lower_thread0(lower_state *s) {
+  return LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->tid, lower_i32(s, 0), "");
+}
+
 LLVMValueRef lower_index_i32(lower_state *s, LLVMValueRef v) {
   unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(v));
   if (w < 32) return LLVMBuildSExt(s->b, v, s->i32, "");

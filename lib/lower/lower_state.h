@@ -114,6 +114,8 @@ LLVMTypeRef lower_elem_type(lower_state *s, const ir_type *t);
 /* Bytes an element of t takes in memory (i1 takes one byte, pointers 8). */
 int lower_elem_bytes(const ir_type *t);
 LLVMValueRef lower_i32(lower_state *s, int64_t v);
+/* i1: this is thread 0 of the current role (s->threads). */
+LLVMValueRef lower_thread0(lower_state *s);
 /* An integer index as i32: sign-extended when narrower; when wider, truncated if it fits, else -1
  * (out of range of any unsigned bound check). */
 LLVMValueRef lower_index_i32(lower_state *s, LLVMValueRef v);

@@ -40,10 +40,6 @@ enum { MAX_GLOBAL_SCRATCH_BYTES = 4096 };
 /* A busy flag is 0 or 1; this stands for "no compare-and-swap was issued". */
 enum { SLOT_UNTRIED = 2 };
 
-static LLVMValueRef thread0(lower_state *s) {
-  return LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->tid, lower_i32(s, 0), "");
-}
-
 static LLVMValueRef and_pred(lower_state *s, LLVMValueRef a, LLVMValueRef b) {
   return b ? LLVMBuildAnd(s->b, a, b, "") : a;
 }
@@ -165,7 +161,7 @@ static void claim_slot(lower_state *s) {
   LLVMBasicBlockRef retry = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.retry");
   LLVMBasicBlockRef got = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.got");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.join");
-  LLVMBuildCondBr(s->b, thread0(s), acquire, join);
+  LLVMBuildCondBr(s->b, lower_thread0(s), acquire, join);
 
   LLVMPositionBuilderAtEnd(s->b, acquire);
   LLVMValueRef own = s->tma_speculative_old ? s->tma_own_slot : own_slot(s, linear_block_id(s));
@@ -219,7 +215,7 @@ static void prefetch_parameter_maps(lower_state *s, ir_op *func) {
   for (int i = 0; entry && i < entry->num_args; i++) {
     if (entry->args[i]->type->kind != TY_TENSORDESC) continue;
     const lower_values *v = lower_get(s, func, entry->args[i]);
-    if (v) s->cg->tensormap_prefetch(&s->em, v->v[0], thread0(s));
+    if (v) s->cg->tensormap_prefetch(&s->em, v->v[0], lower_thread0(s));
   }
 }
 
@@ -287,7 +283,7 @@ bool lower_tma_kernel_begin(lower_state *s, ir_op *func) {
   LLVMBasicBlockRef mark = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.unclaimed");
   LLVMBasicBlockRef speculate = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.speculate");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.marked");
-  LLVMBuildCondBr(s->b, thread0(s), mark, join);
+  LLVMBuildCondBr(s->b, lower_thread0(s), mark, join);
   LLVMPositionBuilderAtEnd(s->b, mark);
   LLVMBuildStore(s->b, lower_i32(s, -1), slot_word(s));
   LLVMValueRef may_work = LLVMConstInt(s->i1, 1, 0);
@@ -315,7 +311,7 @@ void lower_tma_kernel_end(lower_state *s) {
   LLVMBasicBlockRef release = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.release");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "tma.done");
   LLVMValueRef held = s->tma_slot;
-  LLVMValueRef releases = thread0(s);
+  LLVMValueRef releases = lower_thread0(s);
   if (s->tma_claim_at) {
     /* The claimed slot, else the own slot when the start's compare-and-swap won it. */
     LLVMValueRef word = LLVMBuildLoad2(s->b, s->i32, slot_word(s), "");
@@ -520,7 +516,7 @@ static bool lower_tma_load(lower_state *s, ir_op *op) {
   }
   LLVMValueRef map = value1(s, op, 0), bar = value1(s, op, n - 3), dst = value1(s, op, n - 2), pred = value1(s, op, n - 1);
   if (!map || !bar || !dst || !pred) return false;
-  pred = and_pred(s, thread0(s), pred);
+  pred = and_pred(s, lower_thread0(s), pred);
   for (int k = 0; k < b.num_boxes; k++) {
     LLVMValueRef coords[5];
     if (!box_coords(s, op, &b, 1, k, coords)) return false;
@@ -537,7 +533,7 @@ static bool lower_tma_store(lower_state *s, ir_op *op) {
   if (!tma_box_of(s, op, desc, &b) || !check_buffer(s, op, desc, op->operands[n - 1].value->type)) return false;
   LLVMValueRef map = value1(s, op, 0), src = value1(s, op, n - 1);
   if (!map || !src) return false;
-  LLVMValueRef pred = thread0(s);
+  LLVMValueRef pred = lower_thread0(s);
   for (int k = 0; k < b.num_boxes; k++) {
     LLVMValueRef coords[5];
     if (!box_coords(s, op, &b, 1, k, coords)) return false;
@@ -671,7 +667,7 @@ bool lower_tma(lower_state *s, ir_op *op) {
   case OP_TMA_STORE_WAIT:
     if (!need(s, op, cg->bulk_wait != NULL)) return false;
     /* Only the storing thread has groups; the barrier lets every thread reuse the bytes. */
-    cg->bulk_wait(&s->em, (int)ir_op_get_int_attr(op, "pendings", 0), true, thread0(s));
+    cg->bulk_wait(&s->em, (int)ir_op_get_int_attr(op, "pendings", 0), true, lower_thread0(s));
     lower_barrier(s);
     return true;
   case OP_FENCE_ASYNC_SHARED:
@@ -684,7 +680,7 @@ bool lower_tma(lower_state *s, ir_op *op) {
     /* The barrier rule: earlier users of these bytes are done; the barriers exist for everyone
      * after the last init of a run. */
     if (!is_kind(op->prev, OP_INIT_BARRIER) && !is_kind(op->prev, OP_MEMDESC_INDEX)) lower_barrier(s);
-    cg->mbarrier_init(&s->em, bar, (int)ir_op_get_int_attr(op, "count", 1), thread0(s));
+    cg->mbarrier_init(&s->em, bar, (int)ir_op_get_int_attr(op, "count", 1), lower_thread0(s));
     const ir_op *next = op->next;
     while (next && (next->kind == OP_MEMDESC_INDEX || next->kind == OP_CONSTANT)) next = next->next;
     if (!is_kind(next, OP_INIT_BARRIER)) lower_barrier(s);
@@ -696,13 +692,13 @@ bool lower_tma(lower_state *s, ir_op *op) {
     const ir_op *prev = op->prev;
     while (prev && (prev->kind == OP_MEMDESC_INDEX || prev->kind == OP_CONSTANT)) prev = prev->prev;
     if (!is_kind(prev, OP_INVAL_BARRIER)) lower_barrier(s); /* nobody waits on it any more */
-    cg->mbarrier_inval(&s->em, bar, thread0(s));
+    cg->mbarrier_inval(&s->em, bar, lower_thread0(s));
     return true;
   }
   case OP_BARRIER_EXPECT: {
     LLVMValueRef bar = value1(s, op, 0), pred = value1(s, op, 1);
     if (!need(s, op, cg->mbarrier_expect_tx != NULL) || !bar || !pred) return false;
-    cg->mbarrier_expect_tx(&s->em, bar, (int)ir_op_get_int_attr(op, "size", 0), and_pred(s, thread0(s), pred));
+    cg->mbarrier_expect_tx(&s->em, bar, (int)ir_op_get_int_attr(op, "size", 0), and_pred(s, lower_thread0(s), pred));
     return true;
   }
   case OP_ARRIVE_BARRIER: {
@@ -710,10 +706,11 @@ bool lower_tma(lower_state *s, ir_op *op) {
      * warpgroup's MMAs finish for all its threads at once, another's need their own arrival. */
     LLVMValueRef bar = value1(s, op, 0), pred = op->num_operands > 1 ? value1(s, op, 1) : NULL;
     if (!need(s, op, cg->mbarrier_arrive != NULL) || !bar || (op->num_operands > 1 && !pred)) return false;
-    LLVMValueRef first = s->threads->num_warps >= 4
-                             ? LLVMBuildICmp(s->b, LLVMIntEQ, LLVMBuildAnd(s->b, s->threads->tid, lower_i32(s, 127), ""),
-                                             lower_i32(s, 0), "")
-                             : thread0(s);
+    LLVMValueRef first =
+        s->threads->num_warps >= 4
+            ? LLVMBuildICmp(s->b, LLVMIntEQ, LLVMBuildAnd(s->b, s->threads->tid, lower_i32(s, 127), ""),
+                            lower_i32(s, 0), "")
+            : lower_thread0(s);
     cg->mbarrier_arrive(&s->em, bar, (int)ir_op_get_int_attr(op, "count", 1), and_pred(s, first, pred));
     return true;
   }

@@ -401,8 +401,12 @@ static ir_op *build_plain(parse_state *ps, parsed_op *p, ir_loc *loc) {
     return apply_attrs(ps, p, op) ? op : NULL;
   }
   case FMT_PRINT:
-  case FMT_ASSERT: {
-    /* tt.print "prefix" {hex = B, isSigned = array<i32: ..>} [: %a, .. : T, ..]; tt.assert %c, "message" : T */
+  case FMT_ASSERT:
+  case FMT_INLINE_ASM: {
+    /* An op whose string comes first (p->word), then a type per operand:
+     *   tt.print "prefix" {hex = B, isSigned = array<i32: ..>} [: %a, .. : T, ..]
+     *   tt.assert %c, "message" : T
+     *   tt.elementwise_inline_asm "asm" {constraints = .., packed_element = N, pure = B} [%a, .. : T, ..] -> R, .. */
     if (p->types.n != p->operands.n) {
       parse_error_at(ps, p->pos, "'%s' has %d operand%s but %d type%s", opname(p), p->operands.n,
                      p->operands.n == 1 ? "" : "s", p->types.n, p->types.n == 1 ? "" : "s");
@@ -410,24 +414,10 @@ static ir_op *build_plain(parse_state *ps, parsed_op *p, ir_loc *loc) {
     }
     for (int i = 0; i < p->operands.n; i++)
       if (!operand_has_type(ps, p, i, p->types.items[i])) return NULL;
-    ir_op *op = make(ps, p, 0, NULL, loc);
-    if (!apply_attrs(ps, p, op)) return NULL;
-    ir_op_set_attr(ps->ctx, op, fmt == FMT_PRINT ? "prefix" : "message",
-                   ir_string_attr(ps->ctx, p->word, strlen(p->word)));
-    return no_more_clauses(ps, p) ? op : NULL;
-  }
-  case FMT_INLINE_ASM: {
-    /* "asm" {constraints = .., packed_element = N, pure = B} [%a, .. : T, ..] -> R, .. */
-    if (p->types.n != p->operands.n) {
-      parse_error_at(ps, p->pos, "'%s' has %d operand%s but %d operand type%s", opname(p), p->operands.n,
-                     p->operands.n == 1 ? "" : "s", p->types.n, p->types.n == 1 ? "" : "s");
-      return NULL;
-    }
-    for (int i = 0; i < p->operands.n; i++)
-      if (!operand_has_type(ps, p, i, p->types.items[i])) return NULL;
     ir_op *op = make(ps, p, p->result_types.n, (const ir_type *const *)p->result_types.items, loc);
     if (!apply_attrs(ps, p, op)) return NULL;
-    ir_op_set_attr(ps->ctx, op, "asm_string", ir_string_attr(ps->ctx, p->word, strlen(p->word)));
+    const char *name = fmt == FMT_PRINT ? "prefix" : fmt == FMT_ASSERT ? "message" : "asm_string";
+    ir_op_set_attr(ps->ctx, op, name, ir_string_attr(ps->ctx, p->word, strlen(p->word)));
     return no_more_clauses(ps, p) ? op : NULL;
   }
   case FMT_CMP: {
