@@ -2,6 +2,7 @@
 #ifndef GEMMC_ALLOCATION_H
 #define GEMMC_ALLOCATION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "gemmc/ir.h"
@@ -29,8 +30,14 @@ int64_t gemmc_allocation_total(const gemmc_allocation *a);
 /* Scratch bytes op needs to exchange data between threads: a convert_layout whose layouts put
  * data on different lanes or warps (prod(shape) * element bytes), a tt.reduce whose axis spans
  * several warps (warps along the axis * result elements * bytes, per operand, each 16-byte
- * aligned), a tt.make_tensor_descriptor (ALLOCATION_TENSORMAP_BYTES); 0 otherwise. The lowering uses the same function, so the two always agree. */
+ * aligned), a tt.make_tensor_descriptor (ALLOCATION_TENSORMAP_BYTES), an atomic whose result is
+ * shared (gemmc_atomic_result_is_shared); 0 otherwise. The lowering uses the same function, so the two always agree. */
 int64_t gemmc_allocation_scratch_bytes(const ir_op *op);
+
+/* A tt.atomic_rmw / tt.atomic_cas whose result is used while threads other than the one doing
+ * the atomic hold copies of it (a scalar; a tensor whose layout repeats elements across lanes or
+ * warps): its scratch passes the result on (prod(shape) * element bytes). */
+bool gemmc_atomic_result_is_shared(const ir_op *op);
 
 /* The scratch of a tt.make_tensor_descriptor: one CUtensorMap (128 bytes, 128-byte aligned). */
 enum { ALLOCATION_TENSORMAP_BYTES = 128 };

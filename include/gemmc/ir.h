@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-#define IR_MAX_RANK 8
+#define IR_MAX_RANK 16
 
 typedef struct gemmc_context gemmc_context;
 typedef struct ir_type ir_type;

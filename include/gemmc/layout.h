@@ -54,6 +54,9 @@ typedef struct layout_linear {
 /* The linear layout of `layout` for a tensor of `shape` (Triton's toLinearLayout). Works for
  * every layout kind (shared ones use LAYOUT_IN_OFFSET). False when unsupported. */
 bool layout_to_linear(const ir_attr *layout, int rank, const int64_t *shape, layout_linear *out);
+/* The bits of input dim `in` whose bases are zero: flipping one reaches another register, lane or
+ * warp holding the same element (broadcast copies). */
+int64_t layout_linear_copy_bits(const layout_linear *ll, layout_in_dim in);
 /* XOR of the bases of the set bits of in[LAYOUT_IN_COUNT] (bits beyond the bases are ignored). */
 void layout_linear_apply(const layout_linear *ll, const int64_t in[LAYOUT_IN_COUNT], int64_t *coord_out);
 /* Inverse: some input that maps to coord, the smallest when several do, comparing

@@ -67,9 +67,23 @@ int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
     const ir_type *bins = op->results[0].type;
     return ir_type_is_tensor(bins) ? (bins->shape[0] * 4 + 15) / 16 * 16 : 0;
   }
+  if ((op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS) && gemmc_atomic_result_is_shared(op)) {
+    const ir_type *t = op->results[0].type;
+    return ((ir_type_is_tensor(t) ? ir_type_num_elements(t) : 1) * elem_bytes(t) + 15) / 16 * 16;
+  }
   /* A device-side tensor map is assembled in shared memory, then copied to global memory. */
   if (op->kind == OP_MAKE_TENSOR_DESC || op->kind == OP_TENSORMAP_CREATE) return ALLOCATION_TENSORMAP_BYTES;
   return 0;
+}
+
+bool gemmc_atomic_result_is_shared(const ir_op *op) {
+  if ((op->kind != OP_ATOMIC_RMW && op->kind != OP_ATOMIC_CAS) || !op->num_results || !op->results[0].first_use)
+    return false;
+  const ir_type *t = op->results[0].type;
+  if (!ir_type_is_tensor(t)) return true;
+  layout_linear ll;
+  if (!t->encoding || !layout_to_linear(t->encoding, t->rank, t->shape, &ll)) return false;
+  return layout_linear_copy_bits(&ll, LAYOUT_IN_LANE) || layout_linear_copy_bits(&ll, LAYOUT_IN_WARP);
 }
 
 static bool in_tensormap_run(const ir_op *op) {

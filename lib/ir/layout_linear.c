@@ -193,6 +193,16 @@ int64_t layout_linear_in_size(const layout_linear *ll, layout_in_dim in) {
   return INT64_C(1) << ll->num_bases[in];
 }
 
+int64_t layout_linear_copy_bits(const layout_linear *ll, layout_in_dim in) {
+  int64_t bits = 0;
+  for (int i = 0; i < ll->num_bases[in]; i++) {
+    bool zero = true;
+    for (int d = 0; d < ll->rank; d++) zero &= ll->bases[in][i][d] == 0;
+    if (zero) bits |= INT64_C(1) << i;
+  }
+  return bits;
+}
+
 void layout_linear_apply(const layout_linear *ll, const int64_t in[LAYOUT_IN_COUNT], int64_t *coord_out) {
   int32_t acc[IR_MAX_RANK] = {0};
   for (int d = 0; d < LAYOUT_IN_COUNT; d++)

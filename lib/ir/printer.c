@@ -1559,14 +1559,15 @@ static void print_for(printer *p, const ir_op *op) {
  * result type without parentheses). */
 static void print_while(printer *p, const ir_op *op) {
   const ir_block *before = op->num_regions > 0 ? op->regions[0].first : NULL;
-  w_puts(p->w, " (");
+  /* MLIR leaves the bindings out when nothing is carried: `scf.while : () -> () {` */
+  if (op->num_operands) w_puts(p->w, " (");
   for (int i = 0; i < op->num_operands; i++) {
     if (i) w_puts(p->w, ", ");
     print_value(p, before && i < before->num_args ? before->args[i] : NULL);
     w_puts(p->w, " = ");
     print_operand(p, op, i);
   }
-  w_puts(p->w, ") : (");
+  w_puts(p->w, op->num_operands ? ") : (" : " : (");
   print_operand_types(p, op, 0, op->num_operands);
   w_puts(p->w, ") -> ");
   if (op->num_results != 1) w_putc(p->w, '(');

@@ -260,6 +260,17 @@ static bool is_dead_pure(const ir_op *op) {
   return true;
 }
 
+const char *const ir_atomic_rmw_ops[11] = {"and", "or",  "xor",  "add",  "fadd", "max",
+                                           "min", "umax", "umin", "exch", NULL};
+const char *const ir_atomic_sems[5] = {"relaxed", "acquire", "release", "acq_rel", NULL};
+const char *const ir_atomic_scopes[4] = {"gpu", "cta", "sys", NULL};
+
+int ir_word_index(const char *word, const char *const *list) {
+  for (int i = 0; word && list[i]; i++)
+    if (strcmp(word, list[i]) == 0) return i;
+  return -1;
+}
+
 int inline_asm_elems_per_register(const ir_type *e, int64_t pack) {
   int bits = e->kind == TY_INT ? (int)e->width : e->kind == TY_FLOAT ? (int)ir_type_bits(e) : 0;
   if (bits <= 0 || bits > 64 || (bits == 1 && pack != 1)) return 0;

@@ -112,6 +112,13 @@ bool erase_dead_pure_ops(gemmc_context *ctx, ir_op *root);
  * pack that count does not divide). The verifier and the lowering both count registers with it. */
 int inline_asm_elems_per_register(const ir_type *e, int64_t pack);
 
+/* Triton's atomic keywords (NULL-terminated): tt.atomic_rmw's operation (RMWOp) and both atomics'
+ * memory semantics and scope, each list in the order of target_atomic_op / _sem / _scope. The
+ * parser, the verifier and the lowering read them. */
+extern const char *const ir_atomic_rmw_ops[11], *const ir_atomic_sems[5], *const ir_atomic_scopes[4];
+/* The index of word in a NULL-terminated list, or -1. */
+int ir_word_index(const char *word, const char *const *list);
+
 /* One entry of tt.elementwise_inline_asm's constraint string: "=r" / "=&r" (output), "r" or a tied
  * output's number "0" (input), "~{..}" (clobber). */
 typedef enum { INLINE_ASM_OUTPUT, INLINE_ASM_INPUT, INLINE_ASM_CLOBBER } inline_asm_constraint_kind;

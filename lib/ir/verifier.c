@@ -846,6 +846,16 @@ static void verify_split_join(verifier *v, const ir_op *op) {
          ts(v, split ? half : whole));
 }
 
+/* tt.cat: two tensors of one type, the result twice as long along dim 0. */
+static void verify_cat(verifier *v, const ir_op *op) {
+  const ir_type *a = operand_type(op, 0), *b = operand_type(op, 1), *r = result_type(op, 0);
+  bool ok = ir_type_is_tensor(a) && a == b && ir_type_is_tensor(r) && r->elem == a->elem && r->rank == a->rank;
+  for (int d = 0; ok && d < a->rank; d++) ok = r->shape[d] == (d ? a->shape[d] : 2 * a->shape[d]);
+  if (!ok)
+    verr(v, op, "needs two tensors of one type and a result of twice their length along dim 0, got %s, %s -> %s",
+         ts(v, a), ts(v, b), ts(v, r));
+}
+
 /* tt.gather: source and indices tensors of one rank, integer indices; the result has the indices'
  * shape (and encoding) and the source's element type; off the axis, the indices' dims are the
  * source's. */
@@ -1111,6 +1121,20 @@ static void verify_atomic(verifier *v, const ir_op *op) {
     }
   if (r != want) verr(v, op, "result type must be %s, got %s", ts(v, want), ts(v, r));
   if (op->kind == OP_ATOMIC_RMW) check_mask(v, op, 2, p);
+  /* Triton's RMWOp, MemSemantic and MemSyncScope (the custom form's leading words). */
+  const char *const *lists[3] = {ir_atomic_rmw_ops, ir_atomic_sems, ir_atomic_scopes};
+  const char *names[3] = {"atomic_rmw_op", "sem", "scope"};
+  for (int k = op->kind == OP_ATOMIC_RMW ? 0 : 1; k < 3; k++) {
+    const ir_attr *a = ir_op_get_attr(op, names[k]);
+    if (!a || a->kind != AT_KEYWORD || ir_word_index(a->str, lists[k]) < 0)
+      verr(v, op, "'%s' needs a %s keyword attribute", ir_op_name(op), names[k]);
+  }
+  const ir_type *e = ir_type_element(want);
+  const ir_attr *kind = ir_op_get_attr(op, "atomic_rmw_op");
+  if (op->kind == OP_ATOMIC_RMW && kind && kind->kind == AT_KEYWORD && e) {
+    bool fadd = strcmp(kind->str, "fadd") == 0, exch = strcmp(kind->str, "exch") == 0;
+    if (fadd != ir_type_is_float(e) && !exch) verr(v, op, "atomic '%s' does not apply to %s", kind->str, ts(v, e));
+  }
 }
 
 /* ------------------------------------------------------------------ tt.dot */
@@ -1666,6 +1690,7 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_JOIN:
     verify_split_join(v, op);
     break;
+  case OP_CAT: verify_cat(v, op); break;
   case OP_ADDPTR: verify_addptr(v, op); break;
   case OP_LOAD: verify_load(v, op); break;
   case OP_STORE: verify_store(v, op); break;

@@ -20,20 +20,6 @@ static LLVMValueRef string_constant(lower_state *s, const char *name, const char
   return LLVMBuildAddrSpaceCast(s->b, g, generic_ptr_type(s), "");
 }
 
-/* Code after this runs only where cond holds; returns the block to continue in after it. */
-static LLVMBasicBlockRef begin_if(lower_state *s, LLVMValueRef cond, const char *name) {
-  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(s->llctx, s->fn, name);
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "");
-  LLVMBuildCondBr(s->b, cond, then, done);
-  LLVMPositionBuilderAtEnd(s->b, then);
-  return done;
-}
-
-static void end_if(lower_state *s, LLVMBasicBlockRef done) {
-  LLVMBuildBr(s->b, done);
-  LLVMPositionBuilderAtEnd(s->b, done);
-}
-
 /* vprintf's argument buffer for values of these types: a struct in the kernel's entry block
  * (CUDA's printf ABI: each argument at its natural alignment). */
 static LLVMValueRef print_buffer(lower_state *s, LLVMTypeRef type) {
@@ -128,9 +114,9 @@ bool lower_print(lower_state *s, ir_op *op) {
     LLVMTypeRef types[3] = {s->i32, s->i32, s->i32};
     LLVMTypeRef st = LLVMStructTypeInContext(s->llctx, types, 3, 0);
     LLVMValueRef buf = print_buffer(s, st);
-    LLVMBasicBlockRef done = begin_if(s, lower_thread0(s), "print");
+    LLVMBasicBlockRef done = lower_begin_if(s, lower_thread0(s), "print");
     call_vprintf(s, format, buf, st, pid, 3);
-    end_if(s, done);
+    lower_end_if(s, done);
     return true;
   }
   for (int k = 0; k < op->num_operands; k++) {
@@ -145,7 +131,7 @@ bool lower_print(lower_state *s, ir_op *op) {
     bool is_signed = sign && sign->kind == AT_DENSE_ARRAY && k < sign->num_elems && sign->ints && sign->ints[k];
     /* Thread 0 prints a scalar; a tensor's elements are printed by the threads that own them. */
     LLVMValueRef owner = !is_tensor ? lower_thread0(s) : li->owner;
-    LLVMBasicBlockRef done = owner ? begin_if(s, owner, "print") : NULL;
+    LLVMBasicBlockRef done = owner ? lower_begin_if(s, owner, "print") : NULL;
     LLVMValueRef format = NULL, buf = NULL;
     LLVMTypeRef st = NULL;
     for (int r = 0; r < nregs; r++) {
@@ -189,7 +175,7 @@ bool lower_print(lower_state *s, ir_op *op) {
       }
       call_vprintf(s, format, buf, st, args, n);
     }
-    if (done) end_if(s, done);
+    if (done) lower_end_if(s, done);
   }
   return true;
 }
@@ -224,7 +210,7 @@ bool lower_assert(lower_state *s, ir_op *op) {
   }
   LLVMValueRef failed = LLVMConstInt(s->i1, 0, 0);
   for (int r = 0; r < n; r++) failed = LLVMBuildOr(s->b, failed, LLVMBuildNot(s->b, lower_elem(vals, r), ""), "");
-  LLVMBasicBlockRef done = begin_if(s, failed, "assert_failed");
+  LLVMBasicBlockRef done = lower_begin_if(s, failed, "assert_failed");
   if (s->target->arch == GEMMC_ARCH_NVPTX) {
     const ir_attr *message = ir_op_get_attr(op, "message");
     const char *file;
@@ -243,6 +229,6 @@ bool lower_assert(lower_state *s, ir_op *op) {
   } else { /* AMD: no host message; the wave traps (the launch fails) */
     lower_call(s, "llvm.trap", s->voidt, NULL, 0);
   }
-  end_if(s, done);
+  lower_end_if(s, done);
   return true;
 }

@@ -93,18 +93,9 @@ lower_layout_info *lower_layout_of(lower_state *s, const ir_op *op, const ir_typ
     else
       li->lw_coord[d] = LLVMIsConstant(l) ? w : l;
   }
-  for (int i = 0; i < ll->num_bases[LAYOUT_IN_REGISTER]; i++) {
-    bool zero = true;
-    for (int d = 0; d < t->rank; d++) zero &= ll->bases[LAYOUT_IN_REGISTER][i][d] == 0;
-    if (zero) li->reg_dup_mask |= INT64_C(1) << i;
-  }
-  int64_t lane_dup = 0, warp_dup = 0;
-  for (int in = LAYOUT_IN_LANE; in <= LAYOUT_IN_WARP; in++)
-    for (int i = 0; i < ll->num_bases[in]; i++) {
-      bool zero = true;
-      for (int d = 0; d < t->rank; d++) zero &= ll->bases[in][i][d] == 0;
-      if (zero) *(in == LAYOUT_IN_LANE ? &lane_dup : &warp_dup) |= INT64_C(1) << i;
-    }
+  li->reg_dup_mask = layout_linear_copy_bits(ll, LAYOUT_IN_REGISTER);
+  int64_t lane_dup = layout_linear_copy_bits(ll, LAYOUT_IN_LANE);
+  int64_t warp_dup = layout_linear_copy_bits(ll, LAYOUT_IN_WARP);
   if (lane_dup || warp_dup) {
     LLVMValueRef bits = LLVMBuildOr(s->threads->pro, LLVMBuildAnd(s->threads->pro, s->threads->lane, lower_i32(s, lane_dup), ""),
                                     LLVMBuildAnd(s->threads->pro, s->threads->warp, lower_i32(s, warp_dup), ""), "");

@@ -18,6 +18,8 @@ bool lower_reduce(lower_state *s, ir_op *op);
 bool lower_convert(lower_state *s, ir_op *op);
 /* lower_gather.c: tt.gather through shared memory. */
 bool lower_gather(lower_state *s, ir_op *op);
+/* lower_atomic.c: tt.atomic_rmw and tt.atomic_cas. */
+bool lower_atomic(lower_state *s, ir_op *op);
 /* lower_histogram.c: tt.histogram with shared-memory atomics. */
 bool lower_histogram(lower_state *s, ir_op *op);
 /* lower_debug.c: tt.print (vprintf, NVIDIA), tt.assert (__assertfail; a trap on AMD). */

@@ -136,6 +136,19 @@ LLVMValueRef lower_thread0(lower_state *s) {
   return LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->tid, lower_i32(s, 0), "");
 }
 
+LLVMBasicBlockRef lower_begin_if(lower_state *s, LLVMValueRef cond, const char *name) {
+  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(s->llctx, s->fn, name);
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "");
+  LLVMBuildCondBr(s->b, cond, then, done);
+  LLVMPositionBuilderAtEnd(s->b, then);
+  return done;
+}
+
+void lower_end_if(lower_state *s, LLVMBasicBlockRef done) {
+  LLVMBuildBr(s->b, done);
+  LLVMPositionBuilderAtEnd(s->b, done);
+}
+
 LLVMValueRef lower_index_i32(lower_state *s, LLVMValueRef v) {
   unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(v));
   if (w < 32) return LLVMBuildSExt(s->b, v, s->i32, "");

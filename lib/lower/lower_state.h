@@ -119,6 +119,10 @@ LLVMValueRef lower_thread0(lower_state *s);
 /* An integer index as i32: sign-extended when narrower; when wider, truncated if it fits, else -1
  * (out of range of any unsigned bound check). */
 LLVMValueRef lower_index_i32(lower_state *s, LLVMValueRef v);
+/* Code after lower_begin_if runs only where cond holds, until lower_end_if(s, the block it
+ * returned), where both paths meet. */
+LLVMBasicBlockRef lower_begin_if(lower_state *s, LLVMValueRef cond, const char *name);
+void lower_end_if(lower_state *s, LLVMBasicBlockRef done);
 /* The vector of type vt (n lanes) holding elems[0..n): the vector the elements were extracted
  * from when they are its lanes in order (a conversion that produced pairs, packed again for a
  * store or an MMA), else one built lane by lane. Keeps extract/insert round trips out of the IR

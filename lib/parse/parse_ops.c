@@ -76,11 +76,7 @@ static bool no_more_clauses(parse_state *ps, parsed_op *p) {
   return true;
 }
 
-static bool word_in(const char *w, const char *const *list) {
-  for (; *list; list++)
-    if (strcmp(w, *list) == 0) return true;
-  return false;
-}
+static bool word_in(const char *w, const char *const *list) { return ir_word_index(w, list) >= 0; }
 
 /* A `name = word` clause stored as a keyword attribute, validated against `allowed`. */
 static bool keyword_clause(parse_state *ps, parsed_op *p, const char *clause_name, const char *attr_name,
@@ -299,8 +295,8 @@ static ir_op *build_arrow(parse_state *ps, parsed_op *p, ir_loc *loc) {
     parse_error_at(ps, p->pos, "'%s' has one result type", opname(p));
     return NULL;
   }
-  /* tt.join's second operand has the first one's type; tt.split's two results the written one. */
-  if (p->kind == OP_JOIN && !operand_has_type(ps, p, 1, p->types.items[0])) return NULL;
+  /* tt.join's and tt.cat's second operand has the first one's type; tt.split's two results the written one. */
+  if ((p->kind == OP_JOIN || p->kind == OP_CAT) && !operand_has_type(ps, p, 1, p->types.items[0])) return NULL;
   const ir_type *results[2] = {res, res};
   ir_op *op = make(ps, p, p->kind == OP_SPLIT ? 2 : 1, results, loc);
   if (!apply_attrs(ps, p, op)) return NULL;
@@ -577,12 +573,10 @@ static ir_op *build_atomic(parse_state *ps, parsed_op *p, ir_loc *loc) {
                                    : "'tt.atomic_cas' expects 'sem, scope, %%ptr, %%cmp, %%val'");
     return NULL;
   }
-  static const char *const rmw_ops[] = {"and", "or", "xor", "add", "fadd", "max", "min", "umax", "umin", "exch", NULL};
-  static const char *const sems[] = {"relaxed", "acquire", "release", "acq_rel", NULL};
-  static const char *const scopes[] = {"gpu", "cta", "sys", NULL};
   const char *op_word = rmw ? p->words.items[0] : NULL;
   const char *sem = p->words.items[rmw ? 1 : 0], *scope = p->words.items[rmw ? 2 : 1];
-  if ((rmw && !word_in(op_word, rmw_ops)) || !word_in(sem, sems) || !word_in(scope, scopes)) {
+  if ((rmw && !word_in(op_word, ir_atomic_rmw_ops)) || !word_in(sem, ir_atomic_sems) ||
+      !word_in(scope, ir_atomic_scopes)) {
     parse_error_at(ps, p->pos, "invalid atomic operation, memory semantics or scope in '%s'", opname(p));
     return NULL;
   }

@@ -609,6 +609,11 @@ while_header:
       $$ = parse_new_op(ps, $1, POS(@1));
       CHECK(parse_while_entry(ps, $$, $2, $4, POS(@4), vec1(ps, (void *)$6)));
     }
+  /* no loop-carried values: MLIR prints `scf.while : () -> () {` without the bindings */
+  | OPTOK_WHILE ':' while_types ARROW while_types {
+      $$ = parse_new_op(ps, $1, POS(@1));
+      CHECK(parse_while_entry(ps, $$, vec_new(ps), $3, POS(@3), $5));
+    }
   ;
 
 while_bindings:

@@ -200,6 +200,65 @@ static void amdgpu_store_global(const target_emitter *e, const target_global_acc
   }
 }
 
+/* ---------------------------------------------------------------- atomics */
+
+/* LLVM's atomicrmw / cmpxchg at the system scope (LLVM 19's C API sets no narrower one) with
+ * Triton's ordering; a masked-off element reads zero. */
+static LLVMValueRef amdgpu_atomic(const target_emitter *e, const target_atomic *a) {
+  static const LLVMAtomicOrdering orders[] = {LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingAcquire,
+                                              LLVMAtomicOrderingRelease, LLVMAtomicOrderingAcquireRelease};
+  LLVMTypeRef t = LLVMTypeOf(a->val);
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  bool is_float = k != LLVMIntegerTypeKind;
+  LLVMAtomicRMWBinOp op = LLVMAtomicRMWBinOpXchg;
+  switch (a->op) {
+  case TARGET_ATOMIC_AND: op = LLVMAtomicRMWBinOpAnd; break;
+  case TARGET_ATOMIC_OR: op = LLVMAtomicRMWBinOpOr; break;
+  case TARGET_ATOMIC_XOR: op = LLVMAtomicRMWBinOpXor; break;
+  case TARGET_ATOMIC_ADD: op = LLVMAtomicRMWBinOpAdd; break;
+  case TARGET_ATOMIC_FADD: op = LLVMAtomicRMWBinOpFAdd; break;
+  case TARGET_ATOMIC_MAX: op = LLVMAtomicRMWBinOpMax; break;
+  case TARGET_ATOMIC_MIN: op = LLVMAtomicRMWBinOpMin; break;
+  case TARGET_ATOMIC_UMAX: op = LLVMAtomicRMWBinOpUMax; break;
+  case TARGET_ATOMIC_UMIN: op = LLVMAtomicRMWBinOpUMin; break;
+  case TARGET_ATOMIC_EXCH:
+  case TARGET_ATOMIC_CAS: break;
+  }
+  if ((a->op == TARGET_ATOMIC_FADD) != is_float && a->op != TARGET_ATOMIC_EXCH && a->op != TARGET_ATOMIC_CAS)
+    return NULL;
+  LLVMBasicBlockRef from = NULL, merge = NULL;
+  if (!always(a->pred)) merge = begin_guard(e, a->pred, &from);
+  LLVMAtomicOrdering order = orders[a->sem];
+  LLVMValueRef r;
+  if (a->op == TARGET_ATOMIC_CAS) {
+    unsigned bits = k == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t)
+                    : k == LLVMDoubleTypeKind ? 64
+                    : k == LLVMFloatTypeKind ? 32 : 16;
+    LLVMTypeRef it = LLVMIntTypeInContext(e->ctx, bits);
+    LLVMValueRef cmp = is_float ? LLVMBuildBitCast(e->b, a->cmp, it, "") : a->cmp;
+    LLVMValueRef val = is_float ? LLVMBuildBitCast(e->b, a->val, it, "") : a->val;
+    /* the failure ordering may not release */
+    LLVMAtomicOrdering fail = order == LLVMAtomicOrderingRelease ? LLVMAtomicOrderingMonotonic
+                              : order == LLVMAtomicOrderingAcquireRelease ? LLVMAtomicOrderingAcquire : order;
+    LLVMValueRef pair = LLVMBuildAtomicCmpXchg(e->b, a->ptr, cmp, val, order, fail, 0);
+    r = LLVMBuildExtractValue(e->b, pair, 0, "");
+    if (is_float) r = LLVMBuildBitCast(e->b, r, t, "");
+  } else {
+    r = LLVMBuildAtomicRMW(e->b, op, a->ptr, a->val, order, 0);
+  }
+  if (merge) {
+    LLVMBasicBlockRef done_from = LLVMGetInsertBlock(e->b);
+    LLVMBuildBr(e->b, merge);
+    LLVMPositionBuilderAtEnd(e->b, merge);
+    LLVMValueRef phi = LLVMBuildPhi(e->b, t, "");
+    LLVMValueRef vals[2] = {r, LLVMConstNull(t)};
+    LLVMBasicBlockRef blocks[2] = {done_from, from};
+    LLVMAddIncoming(phi, vals, blocks, 2);
+    r = phi;
+  }
+  return r;
+}
+
 /* ---------------------------------------------------------------- special functions and conversions */
 
 static LLVMValueRef call_f32(const target_emitter *e, const char *name, LLVMValueRef x) {
@@ -328,6 +387,7 @@ const target_codegen target_amdgpu_codegen = {
     .shuffle_xor = amdgpu_shuffle_xor,
     .load_global = amdgpu_load_global,
     .store_global = amdgpu_store_global,
+    .atomic = amdgpu_atomic,
     .special_f32 = amdgpu_special_f32,
     .rsqrt_f64 = amdgpu_rsqrt_f64,
     .truncate_rtz = amdgpu_truncate_rtz,

@@ -64,6 +64,36 @@ typedef struct target_global_access {
   LLVMValueRef other[4];
 } target_global_access;
 
+/* One atomic read-modify-write (or compare-and-swap) of global memory, Triton's tt.atomic_rmw /
+ * tt.atomic_cas on one element: the operation, its memory ordering and the threads it orders
+ * with (Triton's sem and scope). */
+typedef enum target_atomic_op {
+  TARGET_ATOMIC_AND,
+  TARGET_ATOMIC_OR,
+  TARGET_ATOMIC_XOR,
+  TARGET_ATOMIC_ADD,  /* integers */
+  TARGET_ATOMIC_FADD, /* f16, bf16, f32, f64 */
+  TARGET_ATOMIC_MAX,  /* signed */
+  TARGET_ATOMIC_MIN,
+  TARGET_ATOMIC_UMAX,
+  TARGET_ATOMIC_UMIN,
+  TARGET_ATOMIC_EXCH,
+  TARGET_ATOMIC_CAS,
+} target_atomic_op;
+
+typedef enum target_atomic_sem { TARGET_SEM_RELAXED, TARGET_SEM_ACQUIRE, TARGET_SEM_RELEASE, TARGET_SEM_ACQ_REL } target_atomic_sem;
+typedef enum target_atomic_scope { TARGET_SCOPE_GPU, TARGET_SCOPE_CTA, TARGET_SCOPE_SYS } target_atomic_scope;
+
+typedef struct target_atomic {
+  target_atomic_op op;
+  target_atomic_sem sem;
+  target_atomic_scope scope;
+  LLVMValueRef ptr;  /* ptr addrspace(1) */
+  LLVMValueRef val;  /* the operand (CAS: the new value), of the element type */
+  LLVMValueRef cmp;  /* CAS: the expected value; NULL otherwise */
+  LLVMValueRef pred; /* i1: only where true; NULL: always. Elsewhere the result is unspecified */
+} target_atomic;
+
 /* Special functions of f32 (approximate, as Triton's libdevice-free path emits them). */
 typedef enum target_special_fn {
   TARGET_SPECIAL_EXP2,
@@ -128,6 +158,9 @@ typedef struct target_codegen {
   /* Predicated vector global memory access; `words` receives / supplies a->words i32 values. */
   void (*load_global)(const target_emitter *e, const target_global_access *a, LLVMValueRef *words);
   void (*store_global)(const target_emitter *e, const target_global_access *a, LLVMValueRef const *words);
+  /* The atomic `a`; returns the value memory held before it, or NULL (nothing emitted) when the
+   * target has no such atomic for the value's type. */
+  LLVMValueRef (*atomic)(const target_emitter *e, const target_atomic *a);
 
   /* Asynchronous global -> shared copies (NULL when the target has none): `bytes` from src to
    * dst, zero-filled where pred is false; commit closes a group; wait leaves at most `pending`

@@ -129,6 +129,62 @@ static void nvptx_store_global(const target_emitter *e, const target_global_acce
   target_inline_asm(e, text, constraints, void_type(e), args, na, true);
 }
 
+/* ---------------------------------------------------------------- atomics */
+
+/* atom{.sem}{.scope}.global.op.type as Triton spells it, predicated; the result register starts
+ * at zero so that a masked-off element reads a defined value. Float operands travel as bits. */
+static LLVMValueRef nvptx_atomic(const target_emitter *e, const target_atomic *a) {
+  static const char *const ops[] = {"and", "or", "xor", "add", "add", "max", "min", "max", "min", "exch", "cas"};
+  static const char *const sems[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+  static const char *const scopes[] = {".gpu", ".cta", ".sys"};
+  LLVMTypeRef t = LLVMTypeOf(a->val);
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  bool is_float = k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind || k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind;
+  int bits = k == LLVMIntegerTypeKind ? (int)LLVMGetIntTypeWidth(t)
+             : k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind ? 16
+             : k == LLVMFloatTypeKind ? 32
+             : k == LLVMDoubleTypeKind ? 64 : 0;
+  const char *type = NULL;
+  switch (a->op) {
+  case TARGET_ATOMIC_FADD:
+    type = k == LLVMHalfTypeKind ? ".noftz.f16" : k == LLVMBFloatTypeKind ? ".noftz.bf16"
+         : k == LLVMFloatTypeKind ? ".f32" : k == LLVMDoubleTypeKind ? ".f64" : NULL;
+    break;
+  case TARGET_ATOMIC_ADD:
+  case TARGET_ATOMIC_UMAX:
+  case TARGET_ATOMIC_UMIN:
+    if (!is_float) type = bits == 32 ? ".u32" : bits == 64 ? ".u64" : NULL;
+    break;
+  case TARGET_ATOMIC_MAX:
+  case TARGET_ATOMIC_MIN:
+    if (!is_float) type = bits == 32 ? ".s32" : bits == 64 ? ".s64" : NULL;
+    break;
+  case TARGET_ATOMIC_AND:
+  case TARGET_ATOMIC_OR:
+  case TARGET_ATOMIC_XOR:
+    if (!is_float) type = bits == 32 ? ".b32" : bits == 64 ? ".b64" : NULL;
+    break;
+  case TARGET_ATOMIC_EXCH: type = bits == 32 ? ".b32" : bits == 64 ? ".b64" : NULL; break;
+  case TARGET_ATOMIC_CAS: type = bits == 16 ? ".b16" : bits == 32 ? ".b32" : bits == 64 ? ".b64" : NULL; break;
+  }
+  if (!type) return NULL;
+  LLVMTypeRef it = LLVMIntTypeInContext(e->ctx, (unsigned)bits);
+  const char reg = bits == 16 ? 'h' : bits == 32 ? 'r' : 'l';
+  bool cas = a->op == TARGET_ATOMIC_CAS;
+  LLVMValueRef args[4];
+  int n = 0;
+  args[n++] = a->ptr;
+  if (cas) args[n++] = is_float ? LLVMBuildBitCast(e->b, a->cmp, it, "") : a->cmp;
+  args[n++] = is_float ? LLVMBuildBitCast(e->b, a->val, it, "") : a->val;
+  args[n++] = a->pred ? a->pred : LLVMConstInt(LLVMInt1TypeInContext(e->ctx), 1, 0);
+  char text[160], constraints[32];
+  snprintf(text, sizeof text, "mov.b%d $0, 0;\n\t@$%d atom%s%s.global.%s%s $0, [$1], $2%s;", bits, n, sems[a->sem],
+           scopes[a->scope], ops[a->op], type, cas ? ", $3" : "");
+  snprintf(constraints, sizeof constraints, "=%c,l,%c%s,b", reg, reg, cas ? (reg == 'h' ? ",h" : reg == 'r' ? ",r" : ",l") : "");
+  LLVMValueRef r = target_inline_asm(e, text, constraints, it, args, n, true);
+  return is_float ? LLVMBuildBitCast(e->b, r, t, "") : r;
+}
+
 /* A shared-memory pointer as the 32-bit register PTX's .shared forms take (cp.async, mbarriers,
  * TMA, tensormap.replace). */
 static LLVMValueRef smem_addr32(const target_emitter *e, LLVMValueRef p) {
@@ -648,6 +704,7 @@ const target_codegen target_nvptx_codegen = {
     .shuffle_xor = nvptx_shuffle_xor,
     .load_global = nvptx_load_global,
     .store_global = nvptx_store_global,
+    .atomic = nvptx_atomic,
     .async_copy = nvptx_async_copy,
     .async_commit = nvptx_async_commit,
     .async_wait = nvptx_async_wait,

@@ -1,0 +1,94 @@
+/* tt.atomic_rmw and tt.atomic_cas: one atomic per element, by the thread that owns it, through the target's atomic instruction; copies of the result that other threads hold come from the owner through shared memory. */
+#include <string.h>
+
+#include "gemmc/allocation.h"
+#include "lower_index.h"
+#include "lower_ops.h"
+#include "util.h"
+
+/* The keyword attribute `name` of op as its index in words[], or -1. */
+static int keyword_index(const ir_op *op, const char *name, const char *const *words) {
+  const ir_attr *a = ir_op_get_attr(op, name);
+  return a && a->kind == AT_KEYWORD ? ir_word_index(a->str, words) : -1;
+}
+
+/* Where the owner's result is copied for the other holders: the element's row-major slot. */
+static LLVMValueRef result_slot(lower_state *s, int64_t base, LLVMTypeRef et, const lower_layout_info *li,
+                                const ir_type *t, int r) {
+  LLVMValueRef index = lower_i32(s, 0);
+  for (int d = 0; li && d < t->rank; d++)
+    index = LLVMBuildAdd(s->b, LLVMBuildMul(s->b, index, lower_i32(s, t->shape[d]), ""), lower_coord(s, li, r, d), "");
+  return lower_smem_ptr(s, base, et, index);
+}
+
+bool lower_atomic(lower_state *s, ir_op *op) {
+  bool cas = op->kind == OP_ATOMIC_CAS;
+  int kind = cas ? (int)TARGET_ATOMIC_CAS : keyword_index(op, "atomic_rmw_op", ir_atomic_rmw_ops);
+  int sem = keyword_index(op, "sem", ir_atomic_sems), scope = keyword_index(op, "scope", ir_atomic_scopes);
+  if (kind < 0 || sem < 0 || scope < 0) {
+    ir_op_error(s->ctx, op, "'%s' needs its operation, memory semantics and scope", ir_op_name(op));
+    return false;
+  }
+  const ir_value *ptr = op->operands[0].value, *val = op->operands[cas ? 2 : 1].value;
+  const ir_value *cmp = cas ? op->operands[1].value : NULL;
+  const ir_value *mask = !cas && op->num_operands > 2 ? op->operands[2].value : NULL;
+  const ir_type *rt = op->results[0].type;
+  const lower_values *p = lower_get(s, op, ptr), *v = lower_get(s, op, val);
+  const lower_values *c = cmp ? lower_get(s, op, cmp) : NULL, *m = mask ? lower_get(s, op, mask) : NULL;
+  if (!p || !v || (cmp && !c) || (mask && !m)) return false;
+  int n = 1;
+  int64_t dup = 0;
+  lower_layout_info *li = NULL;
+  LLVMValueRef owner;
+  if (ir_type_is_tensor(rt)) {
+    li = lower_layout_of(s, op, rt);
+    if (!li) return false;
+    n = li->num_regs;
+    dup = li->reg_dup_mask;
+    owner = li->owner; /* NULL: every thread owns what it holds */
+  } else {
+    owner = lower_thread0(s); /* a scalar: once per block, as Triton does it */
+  }
+  lower_values *out = lower_values_new(s, op, n);
+  if (!out) return false;
+  target_atomic a;
+  memset(&a, 0, sizeof a);
+  a.op = (target_atomic_op)kind;
+  a.sem = (target_atomic_sem)sem;
+  a.scope = (target_atomic_scope)scope;
+  for (int r = 0; r < n; r++) {
+    if (r & dup) { /* a copy of an earlier register of this thread */
+      out->v[r] = out->v[r & ~dup];
+      continue;
+    }
+    a.ptr = lower_elem(p, r);
+    a.val = lower_elem(v, r);
+    a.cmp = c ? lower_elem(c, r) : NULL;
+    LLVMValueRef pred = m ? lower_elem(m, r) : NULL;
+    a.pred = pred && owner ? LLVMBuildAnd(s->b, pred, owner, "") : pred ? pred : owner;
+    out->v[r] = s->cg->atomic ? s->cg->atomic(&s->em, &a) : NULL;
+    if (!out->v[r]) {
+      ir_op_error(s->ctx, op, "target '%s' has no atomic %s of %s", s->cg->name, cas ? "cas" : ir_atomic_rmw_ops[kind],
+                  ir_type_str(s->ctx, ir_type_element(rt)));
+      return false;
+    }
+  }
+  if (owner && gemmc_atomic_result_is_shared(op)) {
+    /* The other holders read the owner's result: owners write it, a barrier, everyone reads. */
+    int64_t base = lower_scratch_offset(s, op);
+    if (base < 0) {
+      ir_op_error(s->ctx, op, "internal error: '%s' has no shared scratch for its result", ir_op_name(op));
+      return false;
+    }
+    LLVMTypeRef et = LLVMTypeOf(out->v[0]);
+    lower_barrier(s);
+    LLVMBasicBlockRef done = lower_begin_if(s, owner, "atomic.result");
+    for (int r = 0; r < n; r++)
+      if (!(r & dup)) LLVMBuildStore(s->b, out->v[r], result_slot(s, base, et, li, rt, r));
+    lower_end_if(s, done);
+    lower_barrier(s);
+    for (int r = 0; r < n; r++) out->v[r] = LLVMBuildLoad2(s->b, et, result_slot(s, base, et, li, rt, r), "");
+    s->smem_read_pending = true;
+  }
+  return lower_set(s, &op->results[0], out);
+}
