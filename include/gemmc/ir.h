@@ -324,6 +324,7 @@ typedef enum {
   FMT_LOAD,          /* %p[, %m[, %o]] [cacheModifier = c] [evictionPolicy = e] {attrs} : P */
   FMT_STORE,         /* %p, %v[, %m] [cacheModifier = c] [evictionPolicy = e] {attrs} : P */
   FMT_DOT,           /* %a, %b, %c[, inputPrecision = p] {attrs} : A * B -> D */
+  FMT_DOT_SCALED,    /* %a[ scale %as], %b[ scale %bs], %c lhs = f rhs = f {attrs} : A[, AS] * B[, BS] -> D */
   FMT_FOR,           /* scf.for %iv = %lb to %ub step %s [iter_args(..) -> (..)] [: T] { } */
   FMT_IF,            /* scf.if %c [-> (T..)] { } [else { }] */
   FMT_WHILE,         /* scf.while (%a = %x, ..) : (T..) -> (R..) { .. scf.condition } do { ^bb0(..): .. } */

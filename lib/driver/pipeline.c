@@ -31,6 +31,7 @@ typedef struct pipeline_step {
  * they apply, and software pipelining of the K loops (cp.async or TMA rings on NVIDIA, through
  * registers on AMD); last, descriptor loads and stores left become single TMA copies. */
 static const pipeline_step compile_steps[] = {
+    {gemmc_pass_expand_ops, "expand-ops", NULL},
     {gemmc_pass_assign_layouts, "assign-layouts", NULL},
     {gemmc_pass_coalesce, "coalesce", NULL},
     {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", NULL},

@@ -1642,6 +1642,38 @@ static void print_dot(printer *p, const ir_op *op) {
   print_type(p, result_type(op, 0));
 }
 
+static void print_dot_scaled(printer *p, const ir_op *op) {
+  static const char *const elided[] = {"a_elem_type", "b_elem_type", "operandSegmentSizes", NULL};
+  int scale[2] = {dot_scaled_scale_operand(op, 0), dot_scaled_scale_operand(op, 1)};
+  for (int i = 0; i < 3; i++) {
+    w_puts(p->w, i ? ", " : " ");
+    print_operand(p, op, i);
+    if (i < 2 && scale[i] >= 0 && scale[i] < op->num_operands) {
+      w_puts(p->w, " scale ");
+      print_operand(p, op, scale[i]);
+    }
+  }
+  const char *names[2] = {"a_elem_type", "b_elem_type"}, *words[2] = {" lhs = ", " rhs = "};
+  for (int i = 0; i < 2; i++) {
+    const ir_attr *f = ir_op_get_attr(op, names[i]);
+    if (!attr_is_keyword(f)) continue;
+    w_puts(p->w, words[i]);
+    w_put(p->w, f->str, f->str_len);
+  }
+  print_attr_dict(p, op, elided);
+  w_puts(p->w, " : ");
+  for (int i = 0; i < 2; i++) {
+    if (i) w_puts(p->w, " * ");
+    print_type(p, operand_type(op, i));
+    if (scale[i] >= 0 && scale[i] < op->num_operands) {
+      w_puts(p->w, ", ");
+      print_type(p, operand_type(op, scale[i]));
+    }
+  }
+  w_puts(p->w, " -> ");
+  print_type(p, result_type(op, 0));
+}
+
 /* ------------------------------------------------------------------ Hopper ops (Triton 3.6 syntax) */
 
 static void print_bracketed(printer *p, const ir_op *op, int from, int to) {
@@ -2011,6 +2043,7 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
     print_type(p, operand_type(op, 0));
     break;
   case FMT_DOT: print_dot(p, op); break;
+  case FMT_DOT_SCALED: print_dot_scaled(p, op); break;
   case FMT_FOR: print_for(p, op); break;
   case FMT_IF: print_if(p, op); break;
   case FMT_WHILE: print_while(p, op); break;

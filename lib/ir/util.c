@@ -271,6 +271,19 @@ int ir_word_index(const char *word, const char *const *list) {
   return -1;
 }
 
+int dot_scaled_scale_operand(const ir_op *op, int which) {
+  const ir_attr *seg = ir_op_get_attr(op, "operandSegmentSizes");
+  bool has[2] = {op->num_operands > 3, false};
+  if (seg && seg->kind == AT_DENSE_ARRAY && seg->num_elems == 5 && seg->ints) {
+    has[0] = seg->ints[3] != 0;
+    has[1] = seg->ints[4] != 0;
+  } else if (op->num_operands == 5) {
+    has[1] = true;
+  }
+  if (!has[which]) return -1;
+  return which == 0 ? 3 : 3 + has[0];
+}
+
 int inline_asm_elems_per_register(const ir_type *e, int64_t pack) {
   int bits = e->kind == TY_INT ? (int)e->width : e->kind == TY_FLOAT ? (int)ir_type_bits(e) : 0;
   if (bits <= 0 || bits > 64 || (bits == 1 && pack != 1)) return 0;

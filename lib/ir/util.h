@@ -119,6 +119,10 @@ extern const char *const ir_atomic_rmw_ops[11], *const ir_atomic_sems[5], *const
 /* The index of word in a NULL-terminated list, or -1. */
 int ir_word_index(const char *word, const char *const *list);
 
+/* The operand index of tt.dot_scaled's scale of operand `which` (0: a, 1: b), or -1 when it has
+ * none: operands are a, b, c, then the scales present (operandSegmentSizes says which). */
+int dot_scaled_scale_operand(const ir_op *op, int which);
+
 /* One entry of tt.elementwise_inline_asm's constraint string: "=r" / "=&r" (output), "r" or a tied
  * output's number "0" (input), "~{..}" (clobber). */
 typedef enum { INLINE_ASM_OUTPUT, INLINE_ASM_INPUT, INLINE_ASM_CLOBBER } inline_asm_constraint_kind;

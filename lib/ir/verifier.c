@@ -1137,6 +1137,68 @@ static void verify_atomic(verifier *v, const ir_op *op) {
   }
 }
 
+/* ------------------------------------------------------------------ tt.dot_scaled */
+
+/* The element type each tt.dot_scaled format is stored as (fp4/fp6 as i8 bytes). */
+static bool dot_scaled_elem_ok(const char *format, const ir_type *e) {
+  if (!strcmp(format, "e4m3")) return e->kind == TY_FLOAT && e->float_kind == FLT_F8E4M3FN;
+  if (!strcmp(format, "e5m2")) return e->kind == TY_FLOAT && e->float_kind == FLT_F8E5M2;
+  if (!strcmp(format, "bf16")) return e->kind == TY_FLOAT && e->float_kind == FLT_BF16;
+  if (!strcmp(format, "fp16")) return e->kind == TY_FLOAT && e->float_kind == FLT_F16;
+  return e->kind == TY_INT && e->width == 8; /* e2m1 (two per byte), e2m3, e3m2 */
+}
+
+static void verify_dot_scaled(verifier *v, const ir_op *op) {
+  static const char *const formats[] = {"e4m3", "e5m2", "e2m3", "e3m2", "e2m1", "bf16", "fp16", NULL};
+  const ir_attr *seg = ir_op_get_attr(op, "operandSegmentSizes");
+  if (seg && (seg->kind != AT_DENSE_ARRAY || seg->num_elems != 5 || !seg->ints || seg->ints[0] != 1 ||
+              seg->ints[1] != 1 || seg->ints[2] != 1 || seg->ints[3] < 0 || seg->ints[3] > 1 || seg->ints[4] < 0 ||
+              seg->ints[4] > 1 || 3 + seg->ints[3] + seg->ints[4] != op->num_operands)) {
+    verr(v, op, "operandSegmentSizes must be array<i32: 1, 1, 1, 0|1, 0|1> matching the %d operands", op->num_operands);
+    return;
+  }
+  const char *fmt[2];
+  const char *names[2] = {"a_elem_type", "b_elem_type"};
+  for (int i = 0; i < 2; i++) {
+    const ir_attr *f = ir_op_get_attr(op, names[i]);
+    if (!f || f->kind != AT_KEYWORD || ir_word_index(f->str, formats) < 0) {
+      verr(v, op, "needs %s (lhs / rhs = e4m3, e5m2, e2m3, e3m2, e2m1, bf16 or fp16)", names[i]);
+      return;
+    }
+    fmt[i] = f->str;
+  }
+  const ir_type *a = operand_type(op, 0), *b = operand_type(op, 1), *c = operand_type(op, 2), *r = result_type(op, 0);
+  if (!ir_type_is_tensor(a) || !ir_type_is_tensor(b) || !ir_type_is_tensor(r) || a->rank != 2 || b->rank != 2 ||
+      r->rank != 2 || c != r || !ir_type_is_float(r->elem)) {
+    verr(v, op, "needs 2-D tensors A, B and a float accumulator of the result's type, got %s * %s, %s -> %s", ts(v, a),
+         ts(v, b), ts(v, c), ts(v, r));
+    return;
+  }
+  const ir_type *ops[2] = {a, b};
+  for (int i = 0; i < 2; i++)
+    if (!dot_scaled_elem_ok(fmt[i], ops[i]->elem)) {
+      verr(v, op, "operand #%d of format %s cannot be %s", i, fmt[i], ts(v, ops[i]));
+      return;
+    }
+  /* fp4 packs two elements to a byte along K (lhs_k_pack / rhs_k_pack default) */
+  int64_t ka = a->shape[1] * (strcmp(fmt[0], "e2m1") ? 1 : 2), kb = b->shape[0] * (strcmp(fmt[1], "e2m1") ? 1 : 2);
+  if (ka != kb || a->shape[0] != r->shape[0] || b->shape[1] != r->shape[1]) {
+    verr(v, op, "shapes do not multiply: %s (K = %lld) * %s (K = %lld) -> %s", ts(v, a), (long long)ka, ts(v, b),
+         (long long)kb, ts(v, r));
+    return;
+  }
+  for (int i = 0; i < 2; i++) {
+    int k = dot_scaled_scale_operand(op, i);
+    if (k < 0) continue;
+    const ir_type *st = operand_type(op, k);
+    int64_t rows = i ? r->shape[1] : r->shape[0];
+    if (!ir_type_is_tensor(st) || st->rank != 2 || st->elem->kind != TY_INT || st->elem->width != 8 ||
+        st->shape[0] != rows || ka % 32 || st->shape[1] != ka / 32)
+      verr(v, op, "the scale of operand #%d must be tensor<%lldx%lldxi8> (one e8m0 byte per 32 elements of K), got %s",
+           i, (long long)rows, (long long)(ka / 32), ts(v, st));
+  }
+}
+
 /* ------------------------------------------------------------------ tt.dot */
 
 static const char *const input_precisions[] = {"tf32", "tf32x3", "ieee", "bf16x3", "bf16x6"};
@@ -1698,6 +1760,7 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_ATOMIC_CAS: verify_atomic(v, op); break;
   case OP_DOT:
   case OP_WARP_GROUP_DOT: verify_dot(v, op); break;
+  case OP_DOT_SCALED: verify_dot_scaled(v, op); break;
   case OP_REDUCE: verify_reduce_or_scan(v, op, true); break;
   case OP_SCAN: verify_reduce_or_scan(v, op, false); break;
   case OP_CONSTANT: verify_constant(v, op); break;

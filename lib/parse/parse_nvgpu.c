@@ -438,12 +438,78 @@ static ir_op *build_warp_specialize(parse_state *ps, parsed_op *p, ir_loc *loc) 
   return op;
 }
 
+/* ------------------------------------------------------------------ tt.dot_scaled */
+
+/* `%a[ scale %as], %b[ scale %bs], %c lhs = f rhs = f {attrs} : A[, AS] * B[, BS] -> D`: operands
+ * a, b, c, then the scales present, counted by operandSegmentSizes as MLIR's generic form does. */
+static ir_op *build_dot_scaled(parse_state *ps, parsed_op *p, ir_loc *loc) {
+  static const char *const example =
+      "%a[ scale %as], %b[ scale %bs], %c lhs = e4m3 rhs = e4m3 : A[, AS] * B[, BS] -> D";
+  ir_value *main_values[3] = {NULL, NULL, NULL}, *scales[2] = {NULL, NULL};
+  src_pos main_pos[3], scale_pos[2];
+  int k = 0;
+  for (int i = 0; i < p->items.n; i++) {
+    seg_item *it = p->items.items[i];
+    if (it->kind == SEG_VALUE && !it->juxtaposed && k < 3) {
+      main_pos[k] = it->pos;
+      main_values[k++] = it->value;
+    } else if (it->kind == SEG_WORD && strcmp(it->text, "scale") == 0 && it->juxtaposed && k >= 1 && k <= 2 &&
+               !scales[k - 1] && i + 1 < p->items.n && ((seg_item *)p->items.items[i + 1])->kind == SEG_VALUE) {
+      seg_item *v = p->items.items[++i];
+      scale_pos[k - 1] = v->pos;
+      scales[k - 1] = v->value;
+    } else if (it->kind == SEG_KV && k == 3) {
+      parsed_clause *c = ir_alloc(ps->ctx, sizeof *c);
+      c->name = it->text;
+      c->word = it->word;
+      c->pos = it->pos;
+      pv_push(ps, &p->clauses, c);
+    } else if (it->kind == SEG_ATTRS && k == 3) {
+      for (int a = 0; a < it->attrs->n; a++) pv_push(ps, &p->attrs, it->attrs->items[a]);
+    } else {
+      parse_error_at(ps, it->pos, "'%s' expects '%s'", opname(p), example);
+      return NULL;
+    }
+  }
+  if (k != 3) {
+    parse_error_at(ps, p->pos, "'%s' expects '%s'", opname(p), example);
+    return NULL;
+  }
+  for (int i = 0; i < 3; i++) add_operand(ps, p, main_values[i], main_pos[i]);
+  for (int i = 0; i < 2; i++)
+    if (scales[i]) add_operand(ps, p, scales[i], scale_pos[i]);
+  /* the types: A[, AS] * B[, BS] -> D, the scales' types where the scales are */
+  int left = 1 + (scales[0] != NULL), right = 1 + (scales[1] != NULL);
+  if (!parse_want_type_form(ps, p, TYPES_STAR_ARROW, left + right, 1, example)) return NULL;
+  if (p->star_left != left) {
+    parse_error_at(ps, p->pos, "'%s' expects %d type%s before '*'", opname(p), left, left > 1 ? "s" : "");
+    return NULL;
+  }
+  const ir_type *a = p->types.items[0], *b = p->types.items[left];
+  if (!parse_operand_has_type(ps, p, 0, a) || !parse_operand_has_type(ps, p, 1, b) ||
+      !parse_operand_has_type(ps, p, 2, p->result_types.items[0]))
+    return NULL;
+  if (scales[0] && !parse_operand_has_type(ps, p, 3, p->types.items[1])) return NULL;
+  if (scales[1] && !parse_operand_has_type(ps, p, scales[0] ? 4 : 3, p->types.items[left + 1])) return NULL;
+  const ir_type *res = p->result_types.items[0];
+  ir_op *op = parse_make_op(ps, p, 1, &res, loc);
+  if (!op || !parse_apply_attrs(ps, p, op)) return NULL;
+  static const char *const formats[] = {"e4m3", "e5m2", "e2m3", "e3m2", "e2m1", "bf16", "fp16", NULL};
+  if (!parse_keyword_clause(ps, p, "lhs", "a_elem_type", formats, op) ||
+      !parse_keyword_clause(ps, p, "rhs", "b_elem_type", formats, op) || !parse_no_more_clauses(ps, p))
+    return NULL;
+  int64_t segments[5] = {1, 1, 1, scales[0] != NULL, scales[1] != NULL};
+  ir_op_set_attr(ps->ctx, op, "operandSegmentSizes", ir_dense_int_array_attr(ps->ctx, i32_type(ps), 5, segments));
+  return op;
+}
+
 /* ------------------------------------------------------------------ dispatch */
 
 ir_op *parse_build_nvgpu_op(parse_state *ps, parsed_op *p, ir_loc *loc) {
   ir_op_format fmt = ir_op_info_of(p->kind)->format;
   if (fmt == FMT_WAIT_BARRIER) return build_wait_barrier(ps, p, loc);
   if (fmt == FMT_WARP_SPECIALIZE) return build_warp_specialize(ps, p, loc);
+  if (fmt == FMT_DOT_SCALED) return build_dot_scaled(ps, p, loc);
   positional it;
   if (!split_items(ps, p, &it)) return NULL;
   switch (fmt) {

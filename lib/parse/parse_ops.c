@@ -709,6 +709,7 @@ ir_op *parse_build_op(parse_state *ps, parsed_op *p, ir_loc *loc) {
     case FMT_WAIT_BARRIER:
     case FMT_SUBSLICE:
     case FMT_TENSORMAP_CREATE:
+    case FMT_DOT_SCALED:
     case FMT_WARP_SPECIALIZE: op = parse_build_nvgpu_op(ps, p, loc); break;
     default: op = build_plain(ps, p, loc); break;
     }

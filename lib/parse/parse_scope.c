@@ -181,7 +181,8 @@ int parse_classify_word(parse_state *ps, const char *text, int len, void *lval) 
     case FMT_BARRIER_COUNT:
     case FMT_BARRIER_EXPECT:
     case FMT_SUBSLICE:
-    case FMT_TENSORMAP_CREATE: return OPTOK_SEG;
+    case FMT_TENSORMAP_CREATE:
+    case FMT_DOT_SCALED: return OPTOK_SEG;
     default: return OPTOK_PLAIN;
     }
   }

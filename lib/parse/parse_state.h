@@ -112,6 +112,7 @@ typedef struct parsed_op {
   pvec types;          /* types after ':' (before any '->'), in order */
   pvec result_types;   /* types after '->' */
   int type_form;       /* how the types were written: see TYPES_* */
+  int star_left;       /* TYPES_STAR_ARROW: how many of `types` come before the '*' */
   pvec attrs;          /* parsed_entry*: attr dict */
   pvec props;          /* parsed_entry*: <{...}> */
   pvec clauses;        /* parsed_clause* */

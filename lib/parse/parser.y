@@ -4,6 +4,7 @@
 
 typedef struct type_sig {
   int form;
+  int star_left; /* TYPES_STAR_ARROW: how many of `types` come before the '*' */
   pvec types, results;
   pvec bare; /* parsed_bare_type*: TYPES_BARE */
 } type_sig;
@@ -318,6 +319,7 @@ op_body:
       $$ = parse_new_op(ps, $1, POS(@1)); $$->items = *$2;
       if ($3) {
         $$->type_form = $3->form; $$->types = $3->types; $$->result_types = $3->results; $$->bare_types = $3->bare;
+        $$->star_left = $3->star_left;
       }
     }
   | OPTOK_YIELD opt_attr_dict opt_operands opt_type_sig {
@@ -509,9 +511,9 @@ type_sig:
       if (strcmp($2, "to") != 0) { parse_error_at(ps, POS(@2), "expected 'to', found '%s'", $2); YYABORT; }
       $$ = sig_new(ps, TYPES_TO); pv_push(ps, &$$->types, (void *)$1); pv_push(ps, &$$->results, (void *)$3);
     }
-  | type '*' type ARROW type {
-      $$ = sig_new(ps, TYPES_STAR_ARROW);
-      pv_push(ps, &$$->types, (void *)$1); pv_push(ps, &$$->types, (void *)$3);
+  | type_list '*' type_list ARROW type {
+      $$ = sig_new(ps, TYPES_STAR_ARROW); $$->types = *$1; $$->star_left = $1->n;
+      for (int i = 0; i < $3->n; i++) pv_push(ps, &$$->types, $3->items[i]);
       pv_push(ps, &$$->results, (void *)$5);
     }
   | bare_type_list           { $$ = sig_new(ps, TYPES_BARE); $$->bare = *$1; }

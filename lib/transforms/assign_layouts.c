@@ -431,43 +431,6 @@ static void retype_function(assign_state *s, ir_op *func) {
                  ir_type_attr(s->ctx, ir_func_type(s->ctx, entry->num_args, inputs, old->num_results, results)));
 }
 
-static bool collect_cats(ir_op *op, void *user) {
-  if (op->kind == OP_CAT) ptr_list_push(user, op);
-  return true;
-}
-
-/* tt.cat (tl.cat, whose result order Triton leaves open) as the concatenation along dim 0: the
- * operands joined (a last dim of 2), that dim moved to the front, merged with dim 0. */
-static bool expand_cats(gemmc_context *ctx, ir_op *module) {
-  ptr_list cats = {ctx, NULL, 0, 0};
-  ir_walk(module, collect_cats, &cats);
-  bool ok = true;
-  for (int i = 0; i < cats.count && ok; i++) {
-    ir_op *cat = cats.items[i];
-    const ir_type *t = cat->operands[0].value->type;
-    if (t->rank + 1 > IR_MAX_RANK) {
-      ir_op_error(ctx, cat, "tt.cat of rank %d: the join it becomes needs rank %d (at most %d)", t->rank, t->rank + 1,
-                  IR_MAX_RANK);
-      ok = false;
-      break;
-    }
-    int64_t joined[IR_MAX_RANK], moved[IR_MAX_RANK], order[IR_MAX_RANK];
-    for (int d = 0; d < t->rank; d++) joined[d] = moved[d + 1] = t->shape[d];
-    joined[t->rank] = moved[0] = 2;
-    order[0] = t->rank;
-    for (int d = 0; d < t->rank; d++) order[d + 1] = d;
-    ir_value *halves[2] = {cat->operands[0].value, cat->operands[1].value};
-    ir_value *j = build_before(ctx, cat, OP_JOIN, 2, halves, ir_tensor_type(ctx, t->rank + 1, joined, t->elem, NULL));
-    ir_value *m = build_before(ctx, cat, OP_TRANS, 1, &j, ir_tensor_type(ctx, t->rank + 1, moved, t->elem, NULL));
-    ir_op_set_attr(ctx, m->def_op, "order", ir_dense_int_array_attr(ctx, ir_int_type(ctx, 32), t->rank + 1, order));
-    ir_value *r = build_before(ctx, cat, OP_RESHAPE, 1, &m, cat->results[0].type);
-    ir_value_replace_all_uses(&cat->results[0], r);
-    ir_op_erase(cat);
-  }
-  ptr_list_free(&cats);
-  return ok;
-}
-
 bool gemmc_pass_assign_layouts(const gemmc_pass_context *pc, ir_op *module) {
   gemmc_context *ctx = pc->ctx;
   int num_warps = pc->num_warps, threads_per_warp = pc->threads_per_warp, num_ctas = pc->num_ctas;
@@ -484,7 +447,6 @@ bool gemmc_pass_assign_layouts(const gemmc_pass_context *pc, ir_op *module) {
     return false;
   }
 
-  if (!expand_cats(ctx, module)) return false;
   assign_state s;
   memset(&s, 0, sizeof s);
   s.ctx = ctx;
