@@ -6,7 +6,8 @@
 #           config, the seed's batched kernel, tutorial 09's kernels and the tutorial's kernel with
 #           other layouts, dtypes and epilogues, through libgemmc on ragged shapes, against torch;
 #           test/gpu/triton_other_kernels.py: layer norm, attention, x @ W.T with tl.trans;
-#           test/gpu/triton_debug_ops.py: tl.device_print, tl.device_assert).
+#           test/gpu/triton_debug_ops.py: tl.device_print, tl.device_assert;
+#           test/gpu/triton_language_sweep.py: small kernels over the language against Triton's output).
 #   triton: Triton 3.6's IR of the kernels gemmc must match (triton-dumps.tar.gz) and gemmc beside
 #           Triton and cuBLAS in one process (triton_compare.csv/.txt); triton-quick: 3 rows only.
 #   product: gemmc_matmul (issue 12): the correctness suite and a 1000-case random sweep, warm-call
@@ -86,6 +87,8 @@ if [ "$mode" = triton-sweep ]; then
   python3 test/gpu/triton_other_kernels.py > "$out/sweep-other-kernels.log" 2>&1 &
   pids+=($!)
   python3 test/gpu/triton_debug_ops.py > "$out/sweep-debug-ops.log" 2>&1 &
+  pids+=($!)
+  python3 test/gpu/triton_language_sweep.py > "$out/sweep-language.log" 2>&1 &
   pids+=($!)
   for pid in "${pids[@]}"; do wait "$pid" || status=1; done
   for log in "$out"/sweep-*.log; do printf '%-40s %s\n' "$(basename "$log")" "$(tail -1 "$log")" | tee -a "$out/summary.txt"; done
