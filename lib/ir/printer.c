@@ -1693,6 +1693,13 @@ static int count_int_operands(const ir_op *op, int from, unsigned width) {
 static void print_desc_op(printer *p, const ir_op *op, ir_op_format format) {
   int n = op->num_operands;
   w_putc(p->w, ' ');
+  const ir_attr *kind = ir_op_get_attr(op, "kind");
+  bool reduce = (op->kind == OP_DESC_REDUCE || op->kind == OP_TMA_REDUCE) && attr_is_keyword(kind);
+  static const char *const elided_kind[] = {"kind", NULL};
+  if (reduce) { /* `tt.descriptor_reduce add, %desc[..], %v` */
+    w_put(p->w, kind->str, kind->str_len);
+    w_puts(p->w, ", ");
+  }
   print_operand(p, op, 0);
   switch (format) {
   case FMT_DESC_LOAD:
@@ -1708,7 +1715,7 @@ static void print_desc_op(printer *p, const ir_op *op, ir_op_format format) {
     print_bracketed(p, op, 2, n);
     w_puts(p->w, ", ");
     print_operand(p, op, 1);
-    print_attr_dict(p, op, NULL);
+    print_attr_dict(p, op, reduce ? elided_kind : NULL);
     w_puts(p->w, " : ");
     print_operand_types(p, op, 0, 2);
     return;
@@ -1719,7 +1726,7 @@ static void print_desc_op(printer *p, const ir_op *op, ir_op_format format) {
       w_puts(p->w, ", ");
       print_operand(p, op, 3);
     }
-    print_attr_dict(p, op, NULL);
+    print_attr_dict(p, op, reduce ? elided_kind : NULL);
     w_puts(p->w, " : ");
     if (format == FMT_DESC_GATHER)
       print_functional_type(p, op);
@@ -1756,7 +1763,7 @@ static void print_desc_op(printer *p, const ir_op *op, ir_op_format format) {
     print_bracketed(p, op, 1, n - 1);
     w_putc(p->w, ' ');
     print_operand(p, op, n - 1);
-    print_attr_dict(p, op, NULL);
+    print_attr_dict(p, op, reduce ? elided_kind : NULL);
     w_puts(p->w, " : ");
     print_type(p, operand_type(op, 0));
     w_puts(p->w, ", ");

@@ -265,6 +265,8 @@ const char *const ir_atomic_rmw_ops[11] = {"and", "or",  "xor",  "add",  "fadd",
 const char *const ir_atomic_sems[5] = {"relaxed", "acquire", "release", "acq_rel", NULL};
 const char *const ir_atomic_scopes[4] = {"gpu", "cta", "sys", NULL};
 
+const char *const ir_descriptor_reduce_kinds[9] = {"add", "min", "max", "inc", "dec", "and", "or", "xor", NULL};
+
 int ir_word_index(const char *word, const char *const *list) {
   for (int i = 0; word && list[i]; i++)
     if (strcmp(word, list[i]) == 0) return i;

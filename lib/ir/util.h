@@ -116,6 +116,8 @@ int inline_asm_elems_per_register(const ir_type *e, int64_t pack);
  * memory semantics and scope, each list in the order of target_atomic_op / _sem / _scope. The
  * parser, the verifier and the lowering read them. */
 extern const char *const ir_atomic_rmw_ops[11], *const ir_atomic_sems[5], *const ir_atomic_scopes[4];
+/* tt.descriptor_reduce's and ttng.async_tma_reduce's `kind` (Triton's DescriptorReduceKind). */
+extern const char *const ir_descriptor_reduce_kinds[9];
 /* The index of word in a NULL-terminated list, or -1. */
 int ir_word_index(const char *word, const char *const *list);
 

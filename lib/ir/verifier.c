@@ -317,7 +317,7 @@ static int64_t lowering_weight(const ir_op *op, bool amd_target) {
    * 8 s, 128 per thread 1.4 s (now the largest accepted). */
   int64_t amd_memory = amd_target ? 8 : 1;
   switch (op->kind) {
-  case OP_STORE: case OP_DESC_STORE: case OP_DESC_SCATTER: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
+  case OP_STORE: case OP_DESC_STORE: case OP_DESC_REDUCE: case OP_DESC_SCATTER: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
   case OP_ASYNC_COPY:
     return 32 * amd_memory;
   case OP_CONVERT_LAYOUT: case OP_IN_THREAD_TRANSPOSE: case OP_GATHER: case OP_HISTOGRAM: case OP_DOT:

@@ -4,6 +4,7 @@
 
 #include "gemmc/layout.h"
 #include "gemmc/limits.h"
+#include "util.h"
 #include "verifier_internal.h"
 
 #define ERR(...) vfy_error(v, op, __VA_ARGS__)
@@ -273,6 +274,27 @@ static void verify_tma_load(verifier *v, const ir_op *op) {
   check_pred(v, op, n - 1);
 }
 
+/* The `kind` of a descriptor reduction and the element types TMA reduces with it (PTX's
+ * cp.reduce.async.bulk.tensor). */
+static void verify_reduce_kind(verifier *v, const ir_op *op, const ir_type *desc) {
+  const ir_attr *k = ir_op_get_attr(op, "kind");
+  int kind = k && k->kind == AT_KEYWORD ? ir_word_index(k->str, ir_descriptor_reduce_kinds) : -1;
+  if (kind < 0) {
+    ERR("needs a kind: add, min, max, inc, dec, and, or or xor");
+    return;
+  }
+  const ir_type *e = desc->kind == TY_TENSORDESC ? desc->elem : NULL;
+  if (!e) return;
+  bool is_int = e->kind == TY_INT && (e->width == 32 || e->width == 64);
+  bool half = e->kind == TY_FLOAT && (e->float_kind == FLT_F16 || e->float_kind == FLT_BF16);
+  bool f32 = e->kind == TY_FLOAT && e->float_kind == FLT_F32;
+  bool ok = kind == 0 ? is_int || half || f32                              /* add */
+            : kind <= 2 ? is_int || half                                    /* min, max */
+            : kind <= 4 ? e->kind == TY_INT && e->width == 32               /* inc, dec */
+                        : is_int;                                           /* and, or, xor */
+  if (!ok) ERR("TMA cannot reduce %s elements with '%s'", TS(e), k->str);
+}
+
 static void verify_tma_store(verifier *v, const ir_op *op) {
   const ir_type *d = operand_type(op, 0);
   int n = op->num_operands;
@@ -498,6 +520,10 @@ bool verify_nvgpu_op(verifier *v, const ir_op *op) {
   case OP_MAKE_TENSOR_DESC: verify_make_desc(v, op); return true;
   case OP_DESC_LOAD:
   case OP_DESC_STORE: verify_desc_load_store(v, op); return true;
+  case OP_DESC_REDUCE:
+    verify_desc_load_store(v, op);
+    verify_reduce_kind(v, op, operand_type(op, 0));
+    return true;
   case OP_DESC_GATHER:
   case OP_DESC_SCATTER: verify_desc_gather_scatter(v, op); return true;
   case OP_MAKE_TENSOR_PTR: verify_make_tensor_ptr(v, op); return true;
@@ -515,6 +541,10 @@ bool verify_nvgpu_op(verifier *v, const ir_op *op) {
   }
   case OP_TMA_LOAD: verify_tma_load(v, op); return true;
   case OP_TMA_STORE: verify_tma_store(v, op); return true;
+  case OP_TMA_REDUCE:
+    verify_tma_store(v, op);
+    verify_reduce_kind(v, op, operand_type(op, 0));
+    return true;
   case OP_TMA_STORE_WAIT: int_attr(v, op, "pendings", 0, 1 << 20, NULL); return true;
   case OP_TENSORMAP_CREATE: verify_tensormap_create(v, op); return true;
   case OP_TENSORMAP_FENCEPROXY_ACQUIRE:

@@ -55,6 +55,7 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_REINTERPRET_TENSOR_DESC:
   case OP_TMA_LOAD:
   case OP_TMA_STORE:
+  case OP_TMA_REDUCE:
   case OP_TMA_STORE_WAIT:
   case OP_FENCE_ASYNC_SHARED:
   case OP_INIT_BARRIER:

@@ -534,10 +534,11 @@ static bool lower_tma_store(lower_state *s, ir_op *op) {
   LLVMValueRef map = value1(s, op, 0), src = value1(s, op, n - 1);
   if (!map || !src) return false;
   LLVMValueRef pred = lower_thread0(s);
+  const ir_attr *kind = op->kind == OP_TMA_REDUCE ? ir_op_get_attr(op, "kind") : NULL; /* verified */
   for (int k = 0; k < b.num_boxes; k++) {
     LLVMValueRef coords[5];
     if (!box_coords(s, op, &b, 1, k, coords)) return false;
-    s->cg->tma_store(&s->em, map, coords, b.rank, box_ptr(s, src, &b, k), pred);
+    s->cg->tma_store(&s->em, map, coords, b.rank, box_ptr(s, src, &b, k), kind ? kind->str : NULL, pred);
   }
   s->cg->bulk_commit(&s->em, pred);
   if (op->num_results) return lower_set1(s, &op->results[0], LLVMGetUndef(s->i32));
@@ -663,7 +664,8 @@ bool lower_tma(lower_state *s, ir_op *op) {
     return raw && lower_set1(s, &op->results[0], raw);
   }
   case OP_TMA_LOAD: return need(s, op, cg->tma_load != NULL) && lower_tma_load(s, op);
-  case OP_TMA_STORE: return need(s, op, cg->tma_store != NULL) && lower_tma_store(s, op);
+  case OP_TMA_STORE:
+  case OP_TMA_REDUCE: return need(s, op, cg->tma_store != NULL) && lower_tma_store(s, op);
   case OP_TMA_STORE_WAIT:
     if (!need(s, op, cg->bulk_wait != NULL)) return false;
     /* Only the storing thread has groups; the barrier lets every thread reuse the bytes. */

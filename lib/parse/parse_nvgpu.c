@@ -6,6 +6,7 @@
 
 #include "parse_state.h"
 #include "parser.h"
+#include "util.h"
 
 static const char *opname(const parsed_op *p) { return ir_op_info_of(p->kind)->name; }
 
@@ -211,12 +212,12 @@ static ir_op *build_block_ptr(parse_state *ps, parsed_op *p, const positional *i
 
 static ir_op *build_desc_access(parse_state *ps, parsed_op *p, const positional *it, ir_loc *loc) {
   ir_op_kind k = p->kind;
-  bool has_src = k == OP_DESC_STORE || k == OP_DESC_SCATTER;
+  bool has_src = k == OP_DESC_STORE || k == OP_DESC_REDUCE || k == OP_DESC_SCATTER;
   bool gather_like = k == OP_DESC_GATHER || k == OP_DESC_SCATTER;
   int num_inputs = k == OP_GATHER ? 2 : 3;
   const char *example = k == OP_GATHER      ? "%src[%indices] {axis = 0 : i32} : (tensor<..>, tensor<..>) -> tensor<..>"
                         : k == OP_DESC_LOAD ? "%desc[%i, ..] : !tt.tensordesc<..> -> tensor<..>"
-                        : k == OP_DESC_STORE ? "%desc[%i, ..], %src : !tt.tensordesc<..>, tensor<..>"
+                        : k == OP_DESC_STORE || k == OP_DESC_REDUCE ? "%desc[%i, ..], %src : !tt.tensordesc<..>, tensor<..>"
                         : k == OP_DESC_GATHER
                             ? "%desc[%x_offsets, %y] : (!tt.tensordesc<..>, tensor<..>, i32) -> tensor<..>"
                             : "%desc[%x_offsets, %y], %src : !tt.tensordesc<..>, tensor<..>, i32, tensor<..>";
@@ -231,7 +232,7 @@ static ir_op *build_desc_access(parse_state *ps, parsed_op *p, const positional 
     return NULL;
   }
   add_operand(ps, p, idx->value, idx->pos);
-  if (k == OP_DESC_STORE) add_operand(ps, p, it->items[1]->value, it->items[1]->pos);
+  if (k == OP_DESC_STORE || k == OP_DESC_REDUCE) add_operand(ps, p, it->items[1]->value, it->items[1]->pos);
   add_operands(ps, p, &idx->values, idx->pos);
   if (k == OP_DESC_SCATTER) add_operand(ps, p, it->items[1]->value, it->items[1]->pos);
   if (k == OP_DESC_LOAD) {
@@ -255,7 +256,7 @@ static ir_op *build_desc_access(parse_state *ps, parsed_op *p, const positional 
     return parse_no_more_clauses(ps, p) ? finish(ps, p, 1, ft->results, loc) : NULL;
   }
   /* store: desc, src (indices untyped); scatter: all four operand types. */
-  int ntypes = k == OP_DESC_STORE ? 2 : 4;
+  int ntypes = k == OP_DESC_STORE || k == OP_DESC_REDUCE ? 2 : 4;
   if (!parse_want_type_form(ps, p, TYPES_PLAIN, ntypes, 0, example)) return NULL;
   for (int i = 0; i < ntypes; i++)
     if (!parse_operand_has_type(ps, p, i, p->types.items[i])) return NULL;
@@ -512,6 +513,24 @@ ir_op *parse_build_nvgpu_op(parse_state *ps, parsed_op *p, ir_loc *loc) {
   if (fmt == FMT_DOT_SCALED) return build_dot_scaled(ps, p, loc);
   positional it;
   if (!split_items(ps, p, &it)) return NULL;
+  const char *reduce_kind = NULL;
+  if (p->kind == OP_DESC_REDUCE || p->kind == OP_TMA_REDUCE) {
+    /* the leading word: `tt.descriptor_reduce add, %desc[..], %v` */
+    for (int i = 0; i < p->clauses.n && !reduce_kind; i++) {
+      parsed_clause *c = p->clauses.items[i];
+      if (!c->word && !c->values.n && ir_word_index(c->name, ir_descriptor_reduce_kinds) >= 0) {
+        reduce_kind = c->name;
+        p->clauses.items[i] = p->clauses.items[--p->clauses.n];
+      }
+    }
+    if (!reduce_kind) {
+      parse_error_at(ps, p->pos, "'%s' expects its kind first (add, min, max, inc, dec, and, or, xor)", opname(p));
+      return NULL;
+    }
+    ir_op *op = fmt == FMT_DESC_STORE ? build_desc_access(ps, p, &it, loc) : build_tma(ps, p, &it, loc);
+    if (op) ir_op_set_attr(ps->ctx, op, "kind", ir_keyword_attr(ps->ctx, reduce_kind));
+    return op;
+  }
   switch (fmt) {
   case FMT_MAKE_DESC: return build_make_desc(ps, p, &it, loc);
   case FMT_MAKE_TENSOR_PTR:

@@ -234,12 +234,13 @@ typedef struct target_codegen {
   void (*mbarrier_wait)(const target_emitter *e, LLVMValueRef bar, LLVMValueRef phase);
   /* Tensor copies (TMA): a box at `coords` (i32, innermost first) of the tensor map at `map` (a
    * global or parameter address) into shared memory `dst`, completing as transactions on `bar`;
-   * a box from shared memory `src` to the tensor, in the thread's bulk group; commit closes the
+   * a box from shared memory `src` to the tensor (reduce: combined with it by that operation, one of
+ * ir_descriptor_reduce_kinds, instead of overwriting it), in the thread's bulk group; commit closes the
    * group, wait leaves `pending` groups (read_only: until their shared memory has been read). */
   void (*tma_load)(const target_emitter *e, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef const *coords, int rank,
                    LLVMValueRef bar, LLVMValueRef pred);
   void (*tma_store)(const target_emitter *e, LLVMValueRef map, LLVMValueRef const *coords, int rank, LLVMValueRef src,
-                    LLVMValueRef pred);
+                    const char *reduce, LLVMValueRef pred);
   void (*bulk_commit)(const target_emitter *e, LLVMValueRef pred);
   void (*bulk_wait)(const target_emitter *e, int pending, bool read_only, LLVMValueRef pred);
   /* Device-side tensor maps: write the fields of `t` into the 128 zeroed bytes at `smem`

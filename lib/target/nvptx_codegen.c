@@ -558,11 +558,15 @@ static void nvptx_tma_load(const target_emitter *e, LLVMValueRef dst, LLVMValueR
 }
 
 static void nvptx_tma_store(const target_emitter *e, LLVMValueRef map, LLVMValueRef const *coords, int rank,
-                            LLVMValueRef src, LLVMValueRef pred) {
+                            LLVMValueRef src, const char *reduce, LLVMValueRef pred) {
   char list[64], text[256], constraints[64];
   coord_list(list, sizeof list, 2, rank);
-  snprintf(text, sizeof text, "@$0 cp.async.bulk.tensor.%dd.global.shared::cta.bulk_group [$1, %s], [$%d];", rank, list,
-           2 + rank);
+  if (reduce)
+    snprintf(text, sizeof text, "@$0 cp.reduce.async.bulk.tensor.%dd.global.shared::cta.%s.tile.bulk_group [$1, %s], [$%d];",
+             rank, reduce, list, 2 + rank);
+  else
+    snprintf(text, sizeof text, "@$0 cp.async.bulk.tensor.%dd.global.shared::cta.bulk_group [$1, %s], [$%d];", rank,
+             list, 2 + rank);
   LLVMValueRef args[10];
   int n = 0;
   args[n++] = always(e, pred);

@@ -432,6 +432,7 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
     return true;
   }
   case OP_DESC_STORE:
+  case OP_DESC_REDUCE:
   case OP_LOCAL_ALLOC:
     /* the tile goes to memory (a TMA store's shared buffer): any layout stores it */
     if (user->num_results > 1 || (user->kind == OP_LOCAL_ALLOC && user->num_operands != 1)) return false;

@@ -1,4 +1,4 @@
-/* --tma-lowering: the tt.descriptor_load / tt.descriptor_store that no pipeline took become single TMA copies through a shared buffer and an mbarrier (Triton's TMALowering). */
+/* --tma-lowering: the tt.descriptor_load / _store / _reduce that no pipeline took become single TMA copies through a shared buffer and an mbarrier (Triton's TMALowering). */
 #include <stdint.h>
 
 #include "gemmc/layout.h"
@@ -17,6 +17,8 @@
  *   tt.descriptor_store %d[%i, %j], %x     ->      %buf = ttg.local_alloc %x; fence_async_shared;
  *                                                  async_tma_copy_local_to_global %d[%i, %j] %buf;
  *                                                  async_tma_store_wait {pendings = 0}
+ *
+ *   tt.descriptor_reduce k, %d[..], %x     ->      the same with ttng.async_tma_reduce k, %d[..] %buf
  */
 
 static const ir_type *block_buffer_type(gemmc_context *ctx, const ir_type *desc) {
@@ -83,7 +85,10 @@ static void lower_desc_store(gemmc_context *ctx, ir_op *store) {
   copy_ops[n++] = store->operands[0].value;
   for (int i = 2; i < store->num_operands; i++) copy_ops[n++] = store->operands[i].value;
   copy_ops[n++] = buf;
-  build_before(ctx, store, OP_TMA_STORE, n, copy_ops, NULL);
+  bool reduce = store->kind == OP_DESC_REDUCE; /* the same copy, reducing into the tile: same kind */
+  ir_op *copy = ir_op_create(ctx, reduce ? OP_TMA_REDUCE : OP_TMA_STORE, n, copy_ops, 0, NULL, 0, store->loc);
+  if (reduce) ir_op_set_attr(ctx, copy, "kind", ir_op_get_attr(store, "kind"));
+  ir_op_insert_before(store, copy);
   ir_op *wait = ir_op_create(ctx, OP_TMA_STORE_WAIT, 0, NULL, 0, NULL, 0, store->loc);
   ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, 0));
   ir_op_insert_before(store, wait);
@@ -92,7 +97,7 @@ static void lower_desc_store(gemmc_context *ctx, ir_op *store) {
 }
 
 static bool collect(ir_op *op, void *user) {
-  if (op->kind == OP_DESC_LOAD || op->kind == OP_DESC_STORE) ptr_list_push(user, op);
+  if (op->kind == OP_DESC_LOAD || op->kind == OP_DESC_STORE || op->kind == OP_DESC_REDUCE) ptr_list_push(user, op);
   return true;
 }
 

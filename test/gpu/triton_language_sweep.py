@@ -511,7 +511,7 @@ def cases(torch):
         target = torch.zeros(64, 256, **cu)
         out.append(Case("descriptor atomic_add", k_desc_atomic_add, dict(
             desc=TensorDescriptor.from_tensor(target, [64, 64]), v_ptr=f32(64, 64), BM=64, BN=64), (4,), ["desc"],
-            tol=1e-6, accumulate={"desc"}, unsupported="'tt.descriptor_reduce'"))
+            tol=1e-6, accumulate={"desc"}))
     except ImportError:
         pass
     return out
