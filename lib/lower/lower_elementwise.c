@@ -199,6 +199,20 @@ static ir_op_kind extern_function(const ir_op *op, const char **intrinsic) {
       {"__nv_truncf", OP_EXTERN_ELEMENTWISE, "trunc"},
       {"__nv_copysignf", OP_EXTERN_ELEMENTWISE, "copysign"},
       {"__nv_powf", OP_EXTERN_ELEMENTWISE, NULL},
+      /* f64: what the hardware or LLVM computes exactly (exp, log, sin, .. need libdevice) */
+      {"__nv_sqrt", OP_SQRT, NULL},
+      {"__nv_rsqrt", OP_RSQRT, NULL},
+      {"__nv_fabs", OP_ABSF, NULL},
+      {"__nv_floor", OP_FLOOR, NULL},
+      {"__nv_ceil", OP_CEIL, NULL},
+      {"__nv_fma", OP_FMA, NULL},
+      {"__nv_fmax", OP_MAXNUMF, NULL},
+      {"__nv_fmin", OP_MINNUMF, NULL},
+      {"__nv_round", OP_EXTERN_ELEMENTWISE, "round"},
+      {"__nv_rint", OP_EXTERN_ELEMENTWISE, "rint"},
+      {"__nv_nearbyint", OP_EXTERN_ELEMENTWISE, "nearbyint"},
+      {"__nv_trunc", OP_EXTERN_ELEMENTWISE, "trunc"},
+      {"__nv_copysign", OP_EXTERN_ELEMENTWISE, "copysign"},
   };
   const ir_attr *symbol = ir_op_get_attr(op, "symbol");
   *intrinsic = NULL;
@@ -339,7 +353,7 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, cons
     LLVMValueRef up[2] = {call_overloaded(s, all ? "maximum" : "maxnum", lo, 2), a[2]};
     return call_overloaded(s, all ? "minimum" : "minnum", up, 2);
   }
-  case OP_EXTERN_ELEMENTWISE: /* f32 only (lower_elementwise checked) */
+  case OP_EXTERN_ELEMENTWISE: /* f32, or f64 for the intrinsics (lower_elementwise checked) */
     return intrinsic ? call_overloaded(s, intrinsic, a, op->num_operands) : pow_f32(s, a[0], a[1]);
   case OP_FLOOR: return call_overloaded(s, "floor", a, 1);
   case OP_CEIL: return call_overloaded(s, "ceil", a, 1);
@@ -443,13 +457,16 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
   if (kind == OP_EXTERN_ELEMENTWISE) {
     kind = extern_function(op, &intrinsic);
     const ir_attr *symbol = ir_op_get_attr(op, "symbol");
-    bool f32 = rt == s->f32;
-    for (int k = 0; k < op->num_operands; k++) f32 &= lower_elem_type(s, op->operands[k].value->type) == s->f32;
-    if (kind == OP_COUNT || (kind == OP_EXTERN_ELEMENTWISE && !f32)) {
+    /* powf is computed by hand for f32; the intrinsics take f32 and f64 */
+    LLVMTypeRef want = intrinsic && rt == LLVMDoubleTypeInContext(s->llctx) ? rt : s->f32;
+    bool typed = rt == want;
+    for (int k = 0; k < op->num_operands; k++) typed &= lower_elem_type(s, op->operands[k].value->type) == want;
+    if (kind == OP_COUNT || (kind == OP_EXTERN_ELEMENTWISE && !typed)) {
       ir_op_error(s->ctx, op,
                   "tt.extern_elementwise: gemmc has no lowering of '%.*s' (libdevice is not linked; "
                   "f32 tanh, exp, exp2, log, log2, sqrt, rsqrt, sin, cos, erf, pow, fabs, floor, ceil, round, rint, "
-                  "trunc, fma, fmax, fmin, copysign are)",
+                  "trunc, fma, fmax, fmin, copysign are, and of these sqrt, rsqrt, fabs, floor, ceil, round, rint, "
+                  "trunc, fma, fmax, fmin, copysign on f64)",
                   symbol ? (int)symbol->str_len : 0, symbol ? symbol->str : "");
       return false;
     }

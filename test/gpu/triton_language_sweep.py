@@ -177,8 +177,19 @@ def k_f64(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m, other=1.0)
     tl.store(o_ptr + 0 * n + offs, tl.sqrt(tl.abs(x)) / (x * x + 1.0), mask=m)
-    tl.store(o_ptr + 1 * n + offs, libdevice.exp(x) + tl.fma(x, x, 1.0), mask=m)
-    tl.store(o_ptr + 2 * n + offs, tl.sum(tl.where(m, x, 0.0), 0) + x * 0, mask=m)
+    tl.store(o_ptr + 1 * n + offs, libdevice.floor(x * 3.0) + libdevice.ceil(x) + libdevice.fma(x, x, 1.0), mask=m)
+    tl.store(o_ptr + 2 * n + offs, libdevice.sqrt(libdevice.fabs(x)) + libdevice.trunc(x * 7.0) + libdevice.rint(x * 5.0),
+             mask=m)
+    tl.store(o_ptr + 3 * n + offs, libdevice.copysign(libdevice.fmax(x, 0.25), x), mask=m)
+    tl.store(o_ptr + 4 * n + offs, tl.sum(tl.where(m, x, 0.0), 0) + x * 0, mask=m)
+
+
+@triton.jit
+def k_f64_exp(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1.0)
+    tl.store(o_ptr + offs, libdevice.exp(x), mask=m)
 
 
 @triton.jit
@@ -440,7 +451,9 @@ def cases(torch):
     out.append(Case("float math", k_math, dict(x_ptr=f32(n) * 2, o_ptr=emp(16 * n), n=n, BLOCK=1024),
                     ((n + 1023) // 1024,), ["o_ptr"], tol=2e-6))
     out.append(Case("f64 math", k_f64, dict(x_ptr=torch.randn(4096, dtype=torch.float64, **cu),
-                    o_ptr=emp(3 * 4096, dtype=torch.float64), n=4096, BLOCK=256), (16,), ["o_ptr"], tol=1e-12,
+                    o_ptr=emp(5 * 4096, dtype=torch.float64), n=4096, BLOCK=256), (16,), ["o_ptr"], tol=1e-12))
+    out.append(Case("f64 libdevice exp", k_f64_exp, dict(x_ptr=torch.randn(4096, dtype=torch.float64, **cu),
+                    o_ptr=emp(4096, dtype=torch.float64), n=4096, BLOCK=256), (16,), ["o_ptr"], tol=1e-12,
                     unsupported="'__nv_exp'"))
     out.append(Case("casts", k_casts, dict(x_ptr=f32(n) * 3, o_ptr=emp(7 * n), i_ptr=emp(3 * n, dtype=torch.int32),
                     n=n, BLOCK=1024), ((n + 1023) // 1024,), ["o_ptr", "i_ptr"]))
