@@ -57,6 +57,27 @@ int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
     }
     return total;
   }
+  /* tt.scan: when an element and its partner across some bit of the axis position are in
+   * different warps (lower_scan.c), each operand's run totals meet there, in row-major order. */
+  if (op->kind == OP_SCAN) {
+    const ir_type *src = op->operands[0].value->type;
+    int axis = (int)ir_op_get_int_attr(op, "axis", 0);
+    layout_linear ll;
+    if (!ir_type_is_tensor(src) || !src->encoding || axis < 0 || axis >= src->rank ||
+        !layout_to_linear(src->encoding, src->rank, src->shape, &ll))
+      return 0;
+    bool across_warps = false;
+    for (int64_t step = 1; step < src->shape[axis] && !across_warps; step *= 2) {
+      int64_t unit[IR_MAX_RANK] = {0}, in[LAYOUT_IN_COUNT];
+      unit[axis] = step;
+      across_warps = layout_linear_invert(&ll, unit, in) && in[LAYOUT_IN_WARP] != 0;
+    }
+    if (!across_warps) return 0;
+    int64_t total = 0;
+    for (int k = 0; k < op->num_operands; k++)
+      total += (ir_type_num_elements(src) * elem_bytes(op->operands[k].value->type) + 15) / 16 * 16;
+    return total;
+  }
   /* tt.gather: the source, in row-major order */
   if (op->kind == OP_GATHER) {
     const ir_type *src = op->operands[0].value->type;

@@ -415,14 +415,23 @@ static bool without_layouts(const ir_op *op) {
   return false;
 }
 
-/* How many times the lowering emits an op of a tt.reduce / tt.scan combine region: once per
- * element a thread combines, plus the shuffle and cross-warp steps (at most 16); 1 elsewhere. A
- * combine region of 400 ops over 512 elements per thread took 2.5 s while it cost 400. */
+/* How many times the lowering emits an op of a tt.reduce / tt.scan combine region: tt.reduce
+ * once per element a thread combines, plus the shuffle and cross-warp steps (at most 16);
+ * tt.scan (lower_scan.c) at most twice per element and bit of the axis position, plus twice per
+ * element (its runs and their carries); 1 elsewhere. A combine region of 400 ops over 512
+ * elements per thread took 2.5 s while it cost 400. */
 static int64_t combine_repeats(verifier *v, const ir_op *op) {
   for (const ir_op *p = ir_op_parent_op(op); p; p = ir_op_parent_op(p))
     if ((p->kind == OP_REDUCE || p->kind == OP_SCAN) && p->num_operands > 0 && p->operands[0].value) {
-      int64_t n = cost_elements(v, p, p->operands[0].value->type);
-      return n > 0 ? n + 16 : 1;
+      const ir_type *t = p->operands[0].value->type;
+      int64_t n = cost_elements(v, p, t), per_elem = 1;
+      int64_t axis = ir_op_get_int_attr(p, "axis", 0);
+      if (p->kind == OP_SCAN && t->kind == TY_TENSOR && axis >= 0 && axis < t->rank) {
+        int64_t bits = 0;
+        while (bits < 62 && (INT64_C(1) << bits) < t->shape[axis]) bits++;
+        per_elem = 2 * bits + 2;
+      }
+      return n > 0 ? n * per_elem + 16 : 1;
     }
   return 1;
 }
@@ -1886,11 +1895,12 @@ static void verify_op(verifier *v, const ir_op *op) {
     return;
   }
   /* The shared-memory allocator places each buffer against those live with it: bounded here. */
-  if (op->kind == OP_LOCAL_ALLOC || op->kind == OP_CONVERT_LAYOUT || op->kind == OP_REDUCE ||
+  if (op->kind == OP_LOCAL_ALLOC || op->kind == OP_CONVERT_LAYOUT || op->kind == OP_REDUCE || op->kind == OP_SCAN ||
       op->kind == OP_MAKE_TENSOR_DESC) {
     if (++v->shared_buffers == GEMMC_MAX_SHARED_BUFFERS + 1)
-      verr(v, op, "is the %dth op of its function that may need a shared-memory buffer (allocations, layout "
-                  "conversions, reductions, tensor maps); gemmc allows %d",
+      verr(v, op,
+           "is the %dth op of its function that may need a shared-memory buffer (allocations, layout "
+           "conversions, reductions, scans, tensor maps); gemmc allows %d",
            GEMMC_MAX_SHARED_BUFFERS + 1, GEMMC_MAX_SHARED_BUFFERS);
   }
   int saved_buffers = v->shared_buffers;

@@ -27,6 +27,7 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_SCF_WHILE:
   case OP_SCF_IF: return lower_control(s, op);
   case OP_REDUCE: return lower_reduce(s, op);
+  case OP_SCAN: return lower_scan(s, op);
   case OP_CONVERT_LAYOUT: return lower_is_convert_to_mma_operand(op) ? lower_convert_to_dot_operand(s, op) : lower_convert(s, op);
   case OP_DOT: return lower_dot(s, op);
   case OP_GATHER: return lower_gather(s, op);
@@ -131,4 +132,26 @@ ir_op *lower_block_until(lower_state *s, const ir_op *op, ir_block *block, ir_op
     return NULL;
   }
   return term;
+}
+
+bool lower_combine_region(lower_state *s, ir_op *op, LLVMValueRef const *lhs, LLVMValueRef const *rhs,
+                          LLVMValueRef *out) {
+  int n = op->num_operands;
+  ir_op_kind ret_kind = op->kind == OP_SCAN ? OP_SCAN_RETURN : OP_REDUCE_RETURN;
+  const char *what = op->kind == OP_SCAN ? "the combine region of tt.scan" : "the combine region of tt.reduce";
+  ir_block *block = op->num_regions ? ir_region_entry(&op->regions[0]) : NULL;
+  if (!block || block->num_args != 2 * n) {
+    ir_op_error(s->ctx, op, "%s must take %d arguments", what, 2 * n);
+    return false;
+  }
+  for (int k = 0; k < n; k++)
+    if (!lower_set1(s, block->args[k], lhs[k]) || !lower_set1(s, block->args[n + k], rhs[k])) return false;
+  ir_op *ret = lower_block_until(s, op, block, ret_kind, n, what);
+  if (!ret) return false;
+  for (int k = 0; k < n; k++) {
+    const lower_values *v = lower_get(s, ret, ret->operands[k].value);
+    if (!v) return false;
+    out[k] = v->v[0];
+  }
+  return true;
 }

@@ -2,14 +2,6 @@
 #include "lower_index.h"
 #include "lower_ops.h"
 
-/* Row-major element offset (i32) of the coordinates c. */
-static LLVMValueRef row_major_offset(lower_state *s, const ir_type *t, LLVMValueRef *c) {
-  LLVMValueRef off = c[0];
-  for (int d = 1; d < t->rank; d++)
-    off = LLVMBuildAdd(s->b, LLVMBuildMul(s->b, off, lower_i32(s, t->shape[d]), ""), c[d], "");
-  return off;
-}
-
 /* An element as it sits in shared memory: i1 takes a byte. */
 static LLVMValueRef to_memory(lower_state *s, LLVMValueRef x, bool is_bool) {
   return is_bool ? LLVMBuildZExt(s->b, x, LLVMInt8TypeInContext(s->llctx), "") : x;
@@ -30,8 +22,8 @@ bool lower_gather(lower_state *s, ir_op *op) {
   lower_layout_info *sl = lower_layout_of(s, op, st), *il = lower_layout_of(s, op, it);
   const lower_values *src = lower_get(s, op, op->operands[0].value), *idx = lower_get(s, op, op->operands[1].value);
   if (!sl || !il || !src || !idx) return false;
-  bool is_bool = LLVMGetTypeKind(et) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(et) == 1;
-  LLVMTypeRef mt = is_bool ? LLVMInt8TypeInContext(s->llctx) : et;
+  LLVMTypeRef mt = lower_memory_type(s, et);
+  bool is_bool = mt != et;
 
   /* Earlier readers of the scratch bytes are done; every copy of a replicated element writes the
    * same value. */
@@ -40,7 +32,8 @@ bool lower_gather(lower_state *s, ir_op *op) {
     if (r & sl->reg_dup_mask) continue;
     LLVMValueRef c[IR_MAX_RANK] = {0};
     for (int d = 0; d < st->rank; d++) c[d] = lower_coord(s, sl, r, d);
-    LLVMBuildStore(s->b, to_memory(s, src->v[r], is_bool), lower_smem_ptr(s, base, mt, row_major_offset(s, st, c)));
+    LLVMBuildStore(s->b, to_memory(s, src->v[r], is_bool),
+                   lower_smem_ptr(s, base, mt, lower_row_major_offset(s, st, c)));
   }
   lower_barrier(s);
 
@@ -55,7 +48,7 @@ bool lower_gather(lower_state *s, ir_op *op) {
     LLVMValueRef i = lower_index_i32(s, idx->v[r]);
     LLVMValueRef in_range = LLVMBuildICmp(s->b, LLVMIntULT, i, lower_i32(s, st->shape[axis]), "");
     c[axis] = LLVMBuildSelect(s->b, in_range, i, lower_i32(s, 0), "gather.index");
-    LLVMValueRef x = LLVMBuildLoad2(s->b, mt, lower_smem_ptr(s, base, mt, row_major_offset(s, st, c)), "");
+    LLVMValueRef x = LLVMBuildLoad2(s->b, mt, lower_smem_ptr(s, base, mt, lower_row_major_offset(s, st, c)), "");
     out->v[r] = is_bool ? LLVMBuildTrunc(s->b, x, et, "") : x;
   }
   s->smem_read_pending = true;

@@ -115,10 +115,21 @@ void lower_reg_coord(const lower_layout_info *li, int64_t r, int64_t *coord) {
 LLVMValueRef lower_coord(lower_state *s, const lower_layout_info *li, int64_t r, int d) {
   int64_t c[IR_MAX_RANK];
   lower_reg_coord(li, r, c);
+  return lower_coord_at(s, li, c, d);
+}
+
+LLVMValueRef lower_coord_at(lower_state *s, const lower_layout_info *li, const int64_t *k, int d) {
   LLVMValueRef lw = li->lw_coord[d];
-  if (LLVMIsConstant(lw)) return lower_i32(s, c[d] ^ (int64_t)LLVMConstIntGetZExtValue(lw));
-  if (c[d] == 0) return lw;
-  return LLVMBuildXor(s->b, lw, lower_i32(s, c[d]), "");
+  if (LLVMIsConstant(lw)) return lower_i32(s, k[d] ^ (int64_t)LLVMConstIntGetZExtValue(lw));
+  if (k[d] == 0) return lw;
+  return LLVMBuildXor(s->b, lw, lower_i32(s, k[d]), "");
+}
+
+LLVMValueRef lower_row_major_offset(lower_state *s, const ir_type *t, LLVMValueRef const *c) {
+  LLVMValueRef off = c[0];
+  for (int d = 1; d < t->rank; d++)
+    off = LLVMBuildAdd(s->b, LLVMBuildMul(s->b, off, lower_i32(s, t->shape[d]), ""), c[d], "");
+  return off;
 }
 
 bool lower_equal_register_bits(lower_state *s, const ir_op *op, const ir_value *v, int64_t *bits) {

@@ -29,6 +29,11 @@ lower_layout_info *lower_layout_of(lower_state *s, const ir_op *op, const ir_typ
 void lower_reg_coord(const lower_layout_info *li, int64_t r, int64_t *coord);
 /* Runtime i32 coordinate along dim d of register r: lw_coord[d] ^ reg part. */
 LLVMValueRef lower_coord(lower_state *s, const lower_layout_info *li, int64_t r, int d);
+/* The same for any compile-time coordinate k of this thread's lane/warp part: lw_coord[d] ^ k[d]
+ * (lower_coord is k = the coordinate of register r). */
+LLVMValueRef lower_coord_at(lower_state *s, const lower_layout_info *li, const int64_t *k, int d);
+/* Row-major element offset (i32) in a tensor of type t of the coordinates c. */
+LLVMValueRef lower_row_major_offset(lower_state *s, const ir_type *t, LLVMValueRef const *c);
 /* Applies the lane/warp bases of a linear map whose outputs are one integer (e.g. shared
  * offsets): value = XOR over set bits i of lane (warp) of lane_vals[i] (warp_vals[i]). Emits into
  * the prologue. */

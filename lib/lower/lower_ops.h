@@ -14,6 +14,9 @@ bool lower_memory(lower_state *s, ir_op *op);
 bool lower_control(lower_state *s, ir_op *op);
 /* lower_reduce.c: tt.reduce. */
 bool lower_reduce(lower_state *s, ir_op *op);
+/* lower_scan.c: tt.scan: runs in registers, then the position bits across registers, lanes
+ * (shuffles) and warps (shared memory). */
+bool lower_scan(lower_state *s, ir_op *op);
 /* lower_convert.c: ttg.convert_layout other than to an MMA operand. */
 bool lower_convert(lower_state *s, ir_op *op);
 /* lower_gather.c: tt.gather through shared memory. */

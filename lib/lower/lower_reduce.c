@@ -5,75 +5,10 @@
 #include "lower_index.h"
 #include "lower_ops.h"
 
-#define REDUCE_MAX_OPERANDS 8
-
-static unsigned type_bits(LLVMTypeRef t) {
-  switch (LLVMGetTypeKind(t)) {
-  case LLVMHalfTypeKind:
-  case LLVMBFloatTypeKind: return 16;
-  case LLVMFloatTypeKind: return 32;
-  case LLVMDoubleTypeKind:
-  case LLVMPointerTypeKind: return 64;
-  case LLVMIntegerTypeKind: return LLVMGetIntTypeWidth(t);
-  default: return 0;
-  }
-}
-
-static LLVMValueRef shfl_i32(lower_state *s, LLVMValueRef x, int lane_mask) {
-  return s->cg->shuffle_xor(&s->em, x, lane_mask);
-}
-
-/* x from the lane whose id differs in lane_mask; 64-bit values go as two halves, narrow ones
- * widened to 32 bits. */
-static LLVMValueRef shfl_xor(lower_state *s, LLVMValueRef x, int lane_mask) {
-  LLVMTypeRef t = LLVMTypeOf(x);
-  unsigned bits = type_bits(t);
-  LLVMTypeRef it = LLVMIntTypeInContext(s->llctx, bits);
-  bool is_ptr = LLVMGetTypeKind(t) == LLVMPointerTypeKind;
-  LLVMValueRef xi = is_ptr ? LLVMBuildPtrToInt(s->b, x, it, "")
-                    : LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? x
-                                                              : LLVMBuildBitCast(s->b, x, it, "");
-  LLVMValueRef r;
-  if (bits == 64) {
-    LLVMTypeRef v2 = LLVMVectorType(s->i32, 2);
-    LLVMValueRef v = LLVMBuildBitCast(s->b, xi, v2, "");
-    LLVMValueRef lo = shfl_i32(s, LLVMBuildExtractElement(s->b, v, lower_i32(s, 0), ""), lane_mask);
-    LLVMValueRef hi = shfl_i32(s, LLVMBuildExtractElement(s->b, v, lower_i32(s, 1), ""), lane_mask);
-    v = LLVMBuildInsertElement(s->b, LLVMGetUndef(v2), lo, lower_i32(s, 0), "");
-    v = LLVMBuildInsertElement(s->b, v, hi, lower_i32(s, 1), "");
-    r = LLVMBuildBitCast(s->b, v, it, "");
-  } else if (bits < 32) {
-    r = LLVMBuildTrunc(s->b, shfl_i32(s, LLVMBuildZExt(s->b, xi, s->i32, ""), lane_mask), it, "");
-  } else {
-    r = shfl_i32(s, xi, lane_mask);
-  }
-  if (is_ptr) return LLVMBuildIntToPtr(s->b, r, t, "");
-  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? r : LLVMBuildBitCast(s->b, r, t, "");
-}
-
-/* Lowers the combine region once for (acc, cur) -> out. */
-static bool combine(lower_state *s, ir_op *op, int nops, LLVMValueRef *acc, LLVMValueRef *cur, LLVMValueRef *out) {
-  ir_block *block = ir_region_entry(&op->regions[0]);
-  if (!block || block->num_args != 2 * nops) {
-    ir_op_error(s->ctx, op, "the combine region of tt.reduce must take %d arguments", 2 * nops);
-    return false;
-  }
-  for (int k = 0; k < nops; k++)
-    if (!lower_set1(s, block->args[k], acc[k]) || !lower_set1(s, block->args[nops + k], cur[k])) return false;
-  ir_op *ret = lower_block_until(s, op, block, OP_REDUCE_RETURN, nops, "the combine region of tt.reduce");
-  if (!ret) return false;
-  for (int k = 0; k < nops; k++) {
-    const lower_values *v = lower_get(s, ret, ret->operands[k].value);
-    if (!v) return false;
-    out[k] = v->v[0];
-  }
-  return true;
-}
-
 typedef struct reduce_group {
   int64_t key[IR_MAX_RANK]; /* register coordinate with the axis zeroed */
   int64_t rep;              /* a register of the group */
-  LLVMValueRef acc[REDUCE_MAX_OPERANDS];
+  LLVMValueRef acc[LOWER_COMBINE_MAX_OPERANDS];
 } reduce_group;
 
 static int find_group(const reduce_group *g, int n, const int64_t *key, int rank) {
@@ -95,22 +30,18 @@ static LLVMValueRef out_linear(lower_state *s, const lower_layout_info *li, int6
   return lin;
 }
 
-static LLVMTypeRef mem_type(lower_state *s, LLVMTypeRef t) {
-  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1 ? s->i8 : t;
-}
-
 bool lower_reduce(lower_state *s, ir_op *op) {
   int nops = op->num_operands;
   int axis = (int)ir_op_get_int_attr(op, "axis", 0);
   const ir_type *st = op->operands[0].value->type;
-  if (nops > REDUCE_MAX_OPERANDS || !ir_type_is_tensor(st) || axis < 0 || axis >= st->rank) {
+  if (nops > LOWER_COMBINE_MAX_OPERANDS || !ir_type_is_tensor(st) || axis < 0 || axis >= st->rank) {
     ir_op_error(s->ctx, op, "lowering of this tt.reduce is not implemented yet");
     return false;
   }
   lower_layout_info *li = lower_layout_of(s, op, st);
   if (!li) return false;
   const layout_linear *ll = &li->ll;
-  const lower_values *src[REDUCE_MAX_OPERANDS];
+  const lower_values *src[LOWER_COMBINE_MAX_OPERANDS];
   for (int k = 0; k < nops; k++)
     if (!(src[k] = lower_get(s, op, op->operands[k].value))) return false;
 
@@ -124,14 +55,14 @@ bool lower_reduce(lower_state *s, ir_op *op) {
     lower_reg_coord(li, r, key);
     key[axis] = 0;
     int g = find_group(groups, ng, key, li->rank);
-    LLVMValueRef cur[REDUCE_MAX_OPERANDS];
+    LLVMValueRef cur[LOWER_COMBINE_MAX_OPERANDS];
     for (int k = 0; k < nops; k++) cur[k] = src[k]->v[r];
     if (g < 0) {
       g = ng++;
       memcpy(groups[g].key, key, sizeof key);
       groups[g].rep = r;
       memcpy(groups[g].acc, cur, sizeof(LLVMValueRef) * (size_t)nops);
-    } else if (!combine(s, op, nops, groups[g].acc, cur, groups[g].acc)) {
+    } else if (!lower_combine_region(s, op, groups[g].acc, cur, groups[g].acc)) {
       return false;
     }
   }
@@ -146,9 +77,9 @@ bool lower_reduce(lower_state *s, ir_op *op) {
         return false;
       }
     for (int g = 0; g < ng; g++) {
-      LLVMValueRef other[REDUCE_MAX_OPERANDS];
-      for (int k = 0; k < nops; k++) other[k] = shfl_xor(s, groups[g].acc[k], 1 << i);
-      if (!combine(s, op, nops, groups[g].acc, other, groups[g].acc)) return false;
+      LLVMValueRef other[LOWER_COMBINE_MAX_OPERANDS];
+      for (int k = 0; k < nops; k++) other[k] = lower_shuffle_xor(s, groups[g].acc[k], 1 << i);
+      if (!lower_combine_region(s, op, groups[g].acc, other, groups[g].acc)) return false;
     }
   }
 
@@ -169,7 +100,7 @@ bool lower_reduce(lower_state *s, ir_op *op) {
   }
   int64_t nwarps_axis = INT64_C(1) << num_axis_warps;
   int64_t out_elems = ir_type_num_elements(st) / st->shape[axis];
-  int64_t operand_offset[REDUCE_MAX_OPERANDS];
+  int64_t operand_offset[LOWER_COMBINE_MAX_OPERANDS];
   if (num_axis_warps > 0) {
     int64_t base = lower_scratch_offset(s, op);
     if (base < 0) {
@@ -188,7 +119,7 @@ bool lower_reduce(lower_state *s, ir_op *op) {
       LLVMValueRef idx = LLVMBuildAdd(s->b, wbase, out_linear(s, li, groups[g].rep, axis), "");
       for (int k = 0; k < nops; k++) {
         LLVMValueRef v = groups[g].acc[k];
-        LLVMTypeRef mt = mem_type(s, LLVMTypeOf(v));
+        LLVMTypeRef mt = lower_memory_type(s, LLVMTypeOf(v));
         if (mt != LLVMTypeOf(v)) v = LLVMBuildZExt(s->b, v, mt, "");
         LLVMBuildStore(s->b, v, lower_smem_ptr(s, operand_offset[k], mt, idx));
       }
@@ -201,7 +132,7 @@ bool lower_reduce(lower_state *s, ir_op *op) {
   lower_layout_info *rli = scalar ? NULL : lower_layout_of(s, op, op->results[0].type);
   if (!scalar && !rli) return false;
   int nout = scalar ? 1 : rli->num_regs;
-  lower_values *out[REDUCE_MAX_OPERANDS];
+  lower_values *out[LOWER_COMBINE_MAX_OPERANDS];
   for (int k = 0; k < nops; k++)
     if (!(out[k] = lower_values_new(s, op, nout))) return false;
   for (int r = 0; r < nout; r++) {
@@ -221,17 +152,17 @@ bool lower_reduce(lower_state *s, ir_op *op) {
       continue;
     }
     LLVMValueRef lin = out_linear(s, li, groups[g].rep, axis);
-    LLVMValueRef acc[REDUCE_MAX_OPERANDS];
+    LLVMValueRef acc[LOWER_COMBINE_MAX_OPERANDS];
     for (int w = 0; w < nwarps_axis; w++) {
       LLVMValueRef idx = LLVMBuildAdd(s->b, lin, lower_i32(s, w * out_elems), "");
-      LLVMValueRef cur[REDUCE_MAX_OPERANDS];
+      LLVMValueRef cur[LOWER_COMBINE_MAX_OPERANDS];
       for (int k = 0; k < nops; k++) {
-        LLVMTypeRef t = LLVMTypeOf(groups[g].acc[k]), mt = mem_type(s, t);
+        LLVMTypeRef t = LLVMTypeOf(groups[g].acc[k]), mt = lower_memory_type(s, t);
         LLVMValueRef v = LLVMBuildLoad2(s->b, mt, lower_smem_ptr(s, operand_offset[k], mt, idx), "");
         cur[k] = mt != t ? LLVMBuildTrunc(s->b, v, t, "") : v;
       }
       if (w == 0) memcpy(acc, cur, sizeof(LLVMValueRef) * (size_t)nops);
-      else if (!combine(s, op, nops, acc, cur, acc)) return false;
+      else if (!lower_combine_region(s, op, acc, cur, acc)) return false;
     }
     for (int k = 0; k < nops; k++) out[k]->v[r] = acc[k];
   }

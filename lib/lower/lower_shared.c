@@ -46,11 +46,6 @@ int lower_smem_vector_width(const lower_smem_map *m, int elem_bytes) {
   return layout_offset_map_vector_width(&m->map, elem_bytes >= 16 ? 1 : 16 / elem_bytes);
 }
 
-/* In memory an i1 takes a byte. */
-static LLVMTypeRef memory_type(lower_state *s, LLVMTypeRef t) {
-  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1 ? s->i8 : t;
-}
-
 static LLVMValueRef smem_elem_ptr(lower_state *s, LLVMValueRef base, LLVMTypeRef t, LLVMValueRef index) {
   return LLVMBuildGEP2(s->b, t, base, &index, 1, "");
 }
@@ -148,7 +143,7 @@ static LLVMValueRef pack_pair(lower_state *s, LLVMTypeRef mt, LLVMValueRef lo, L
 
 void lower_smem_store_values(lower_state *s, LLVMValueRef base, const lower_smem_map *m, const lower_layout_info *li,
                              LLVMTypeRef et, int bytes, const lower_values *vals) {
-  LLVMTypeRef mt = memory_type(s, et);
+  LLVMTypeRef mt = lower_memory_type(s, et);
   lower_matrix_rows rows;
   if (has_matrix_stores(s, bytes) && lower_matrix_rows_plan(s, &m->map, li->reg_dup_mask, &rows)) {
     int64_t group = INT64_C(1) << rows.group_shift;
@@ -247,7 +242,7 @@ bool lower_smem_loader_init_map(lower_state *s, ir_op *op, lower_smem_loader *ld
     ir_op_error(s->ctx, op, "cannot load elements of %s from shared memory", ir_type_str(s->ctx, tensor));
     return false;
   }
-  ld->mt = memory_type(s, ld->et);
+  ld->mt = lower_memory_type(s, ld->et);
   ld->bytes = lower_elem_bytes(tensor);
   ld->out = lower_values_new(s, op, li->num_regs);
   if (!ld->out) return false;

@@ -200,6 +200,48 @@ void lower_barrier_settle(lower_state *s) {
   if (s->barrier_deferred) lower_barrier(s);
 }
 
+static unsigned type_bits(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMHalfTypeKind:
+  case LLVMBFloatTypeKind: return 16;
+  case LLVMFloatTypeKind: return 32;
+  case LLVMDoubleTypeKind:
+  case LLVMPointerTypeKind: return 64;
+  case LLVMIntegerTypeKind: return LLVMGetIntTypeWidth(t);
+  default: return 0;
+  }
+}
+
+LLVMValueRef lower_shuffle_xor(lower_state *s, LLVMValueRef x, int lane_mask) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  unsigned bits = type_bits(t);
+  LLVMTypeRef it = LLVMIntTypeInContext(s->llctx, bits);
+  bool is_ptr = LLVMGetTypeKind(t) == LLVMPointerTypeKind;
+  LLVMValueRef xi = is_ptr                                      ? LLVMBuildPtrToInt(s->b, x, it, "")
+                    : LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? x
+                                                                : LLVMBuildBitCast(s->b, x, it, "");
+  LLVMValueRef r;
+  if (bits == 64) {
+    LLVMTypeRef v2 = LLVMVectorType(s->i32, 2);
+    LLVMValueRef v = LLVMBuildBitCast(s->b, xi, v2, "");
+    LLVMValueRef lo = s->cg->shuffle_xor(&s->em, LLVMBuildExtractElement(s->b, v, lower_i32(s, 0), ""), lane_mask);
+    LLVMValueRef hi = s->cg->shuffle_xor(&s->em, LLVMBuildExtractElement(s->b, v, lower_i32(s, 1), ""), lane_mask);
+    v = LLVMBuildInsertElement(s->b, LLVMGetUndef(v2), lo, lower_i32(s, 0), "");
+    v = LLVMBuildInsertElement(s->b, v, hi, lower_i32(s, 1), "");
+    r = LLVMBuildBitCast(s->b, v, it, "");
+  } else if (bits < 32) {
+    r = LLVMBuildTrunc(s->b, s->cg->shuffle_xor(&s->em, LLVMBuildZExt(s->b, xi, s->i32, ""), lane_mask), it, "");
+  } else {
+    r = s->cg->shuffle_xor(&s->em, xi, lane_mask);
+  }
+  if (is_ptr) return LLVMBuildIntToPtr(s->b, r, t, "");
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? r : LLVMBuildBitCast(s->b, r, t, "");
+}
+
+LLVMTypeRef lower_memory_type(lower_state *s, LLVMTypeRef t) {
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1 ? s->i8 : t;
+}
+
 LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index) {
   LLVMValueRef base = s->smem;
   if (byte_offset) {

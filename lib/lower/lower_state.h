@@ -138,6 +138,12 @@ void lower_barrier(lower_state *s);
 void lower_barrier_defer(lower_state *s);
 /* Emits the deferred barrier, if one is owed. */
 void lower_barrier_settle(lower_state *s);
+/* x from the lane whose index differs from this one's in lane_mask (the target's butterfly
+ * shuffle of 32-bit words): 64-bit values go as two halves, narrower ones widened, floats and
+ * pointers as their bits. */
+LLVMValueRef lower_shuffle_xor(lower_state *s, LLVMValueRef x, int lane_mask);
+/* The type an element of LLVM type t takes in memory: i1 takes a byte (i8), others themselves. */
+LLVMTypeRef lower_memory_type(lower_state *s, LLVMTypeRef t);
 /* Pointer into dynamic shared memory at a constant byte offset plus a dynamic element index. */
 LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index);
 int64_t lower_scratch_offset(lower_state *s, const ir_op *op);
