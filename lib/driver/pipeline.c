@@ -22,6 +22,9 @@ typedef struct pipeline_step {
   gemmc_pass_fn run;
   const char *name;
   step_when when;
+  /* Verified after it even without verify_each: assign-layouts, whose TTGIR must be consistent
+   * (TTGIR handed in as TTIR gets layouts that contradict its own, caught here). */
+  bool verify;
 } pipeline_step;
 
 /* Triton's order: coalesce, remove-conversions, accelerate-matmul, remove-conversions (the MMA
@@ -31,26 +34,26 @@ typedef struct pipeline_step {
  * they apply, and software pipelining of the K loops (cp.async or TMA rings on NVIDIA, through
  * registers on AMD); last, descriptor loads and stores left become single TMA copies. */
 static const pipeline_step compile_steps[] = {
-    {gemmc_pass_expand_ops, "expand-ops", NULL},
-    {gemmc_pass_assign_layouts, "assign-layouts", NULL},
-    {gemmc_pass_coalesce, "coalesce", NULL},
-    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", NULL},
-    {gemmc_pass_accelerate_matmul, "accelerate-matmul", NULL},
-    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", NULL},
-    {gemmc_pass_amd_optimize_epilogue, "amd-optimize-epilogue", is_amd},
-    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", is_amd},
-    {gemmc_pass_amd_in_thread_transpose, "amd-in-thread-transpose", is_cdna3},
-    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", is_cdna3},
+    {gemmc_pass_expand_ops, "expand-ops", NULL, false},
+    {gemmc_pass_assign_layouts, "assign-layouts", NULL, true},
+    {gemmc_pass_coalesce, "coalesce", NULL, false},
+    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", NULL, false},
+    {gemmc_pass_accelerate_matmul, "accelerate-matmul", NULL, false},
+    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", NULL, false},
+    {gemmc_pass_amd_optimize_epilogue, "amd-optimize-epilogue", is_amd, false},
+    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", is_amd, false},
+    {gemmc_pass_amd_in_thread_transpose, "amd-in-thread-transpose", is_cdna3, false},
+    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", is_cdna3, false},
     /* The "ttgir" pipeline stops here, before TMA, warp specialization and pipelining. */
-    {gemmc_pass_tma_loads, "tma-loads", pipelined_async},
-    {gemmc_pass_warp_specialize, "warp-specialize", pipelined_async},
-    {gemmc_pass_pipeline_loads, "pipeline-loads", pipelined_async},
-    {gemmc_pass_amd_stream_pipeline, "amd-stream-pipeline", pipelined_amd},
-    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", pipelined_amd},
+    {gemmc_pass_tma_loads, "tma-loads", pipelined_async, false},
+    {gemmc_pass_warp_specialize, "warp-specialize", pipelined_async, false},
+    {gemmc_pass_pipeline_loads, "pipeline-loads", pipelined_async, false},
+    {gemmc_pass_amd_stream_pipeline, "amd-stream-pipeline", pipelined_amd, false},
+    {gemmc_pass_remove_layout_conversions, "remove-layout-conversions", pipelined_amd, false},
     /* Descriptor loads and stores left after pipelining (or an error where the target has no TMA). */
-    {gemmc_pass_tma_lowering, "tma-lowering", NULL},
+    {gemmc_pass_tma_lowering, "tma-lowering", NULL, false},
     /* A loop-carried accumulator reset by a select becomes the MMA's useC flag. */
-    {gemmc_pass_optimize_accumulator_init, "optimize-accumulator-init", NULL},
+    {gemmc_pass_optimize_accumulator_init, "optimize-accumulator-init", NULL, false},
 };
 
 enum { COMPILE_STEPS = (int)(sizeof compile_steps / sizeof compile_steps[0]) };
@@ -79,7 +82,7 @@ bool gemmc_pipeline_run(const gemmc_pass_context *pc, ir_op *module, const char 
     if (!step->run(pc, module)) return false;
     /* The lowering-cost limit waits for the end of the pipeline (the caller verifies its result):
      * the IR in between is not what gets lowered. */
-    if ((verify_each || i == 0) && !ir_verify_between_passes(pc->ctx, module)) return false;
+    if ((verify_each || step->verify) && !ir_verify_between_passes(pc->ctx, module)) return false;
   }
   return true;
 }

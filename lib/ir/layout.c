@@ -283,6 +283,14 @@ int layout_contig_per_thread(const ir_attr *layout, int rank, const int64_t *sha
       next++;
     }
   }
+  /* A lane, warp or block basis that moves one of those low bits permutes each thread's run by
+   * XOR (lane [0, 1] with register [0, 1]: lane 1 holds columns 1 then 0): only the bits below
+   * the lowest such move stay in order from the thread's first register. */
+  for (int in = LAYOUT_IN_LANE; in <= LAYOUT_IN_BLOCK; in++)
+    for (int i = 0; i < ll.num_bases[in]; i++) {
+      int32_t low = ll.bases[in][i][dim] & (contig[dim] - 1);
+      if (low) contig[dim] = low & -low;
+    }
   return contig[dim];
 }
 
