@@ -3,6 +3,7 @@
 
 #include "gemmc/allocation.h"
 #include "lower_index.h"
+#include "lower_memory.h"
 #include "lower_ops.h"
 #include "util.h"
 
@@ -56,20 +57,39 @@ bool lower_atomic(lower_state *s, ir_op *op) {
   a.op = (target_atomic_op)kind;
   a.sem = (target_atomic_sem)sem;
   a.scope = (target_atomic_scope)scope;
-  for (int r = 0; r < n; r++) {
-    if (r & dup) { /* a copy of an earlier register of this thread */
-      out->v[r] = out->v[r & ~dup];
+  /* fadd of consecutive elements: one vector atomic where the target has one (sm_90: 2-4 f32, 2-8
+   * f16 / bf16; the width coalescing gave the access, as for a store), else one per element. */
+  const ir_type *elem = ir_type_element(rt);
+  int vec = kind == TARGET_ATOMIC_FADD && li ? lower_global_vector_width(s, ptr, mask, lower_elem_bytes(elem) * 8) : 1;
+  if (vec > n) vec = n;
+  LLVMTypeRef et = lower_elem_type(s, elem);
+  for (int r0 = 0; r0 < n; r0 += vec) {
+    if (r0 & dup) { /* copies of earlier registers of this thread */
+      for (int j = 0; j < vec; j++) out->v[r0 + j] = out->v[(r0 + j) & ~dup];
       continue;
     }
-    a.ptr = lower_elem(p, r);
-    a.val = lower_elem(v, r);
-    a.cmp = c ? lower_elem(c, r) : NULL;
-    LLVMValueRef pred = m ? lower_elem(m, r) : NULL;
+    a.ptr = lower_elem(p, r0);
+    a.cmp = c ? lower_elem(c, r0) : NULL;
+    LLVMValueRef pred = m ? lower_elem(m, r0) : NULL;
     a.pred = pred && owner ? LLVMBuildAnd(s->b, pred, owner, "") : pred ? pred : owner;
-    out->v[r] = s->cg->atomic ? s->cg->atomic(&s->em, &a) : NULL;
-    if (!out->v[r]) {
+    a.vec = vec;
+    if (vec > 1) {
+      LLVMValueRef x = LLVMGetUndef(LLVMVectorType(et, (unsigned)vec));
+      for (int j = 0; j < vec; j++) x = LLVMBuildInsertElement(s->b, x, lower_elem(v, r0 + j), lower_i32(s, j), "");
+      a.val = x;
+      LLVMValueRef r = s->cg->atomic ? s->cg->atomic(&s->em, &a) : NULL;
+      if (r) {
+        for (int j = 0; j < vec; j++) out->v[r0 + j] = LLVMBuildExtractElement(s->b, r, lower_i32(s, j), "");
+        continue;
+      }
+      vec = 1; /* no vector atomic here: element by element from this register on */
+      a.vec = 1;
+    }
+    a.val = lower_elem(v, r0);
+    out->v[r0] = s->cg->atomic ? s->cg->atomic(&s->em, &a) : NULL;
+    if (!out->v[r0]) {
       ir_op_error(s->ctx, op, "target '%s' has no atomic %s of %s", s->cg->name, cas ? "cas" : ir_atomic_rmw_ops[kind],
-                  ir_type_str(s->ctx, ir_type_element(rt)));
+                  ir_type_str(s->ctx, elem));
       return false;
     }
   }
@@ -80,7 +100,6 @@ bool lower_atomic(lower_state *s, ir_op *op) {
       ir_op_error(s->ctx, op, "internal error: '%s' has no shared scratch for its result", ir_op_name(op));
       return false;
     }
-    LLVMTypeRef et = LLVMTypeOf(out->v[0]);
     lower_barrier(s);
     LLVMBasicBlockRef done = lower_begin_if(s, owner, "atomic.result");
     for (int r = 0; r < n; r++)

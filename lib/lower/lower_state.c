@@ -20,7 +20,7 @@ void lower_state_init(lower_state *s, gemmc_context *ctx, const gemmc_target *ta
   LLVMSetTarget(s->mod, target->triple);
   s->b = LLVMCreateBuilderInContext(llctx);
   s->kernel_threads.pro = LLVMCreateBuilderInContext(llctx);
-  s->em = (target_emitter){llctx, s->mod, s->b, target->ptx_version};
+  s->em = (target_emitter){llctx, s->mod, s->b, target->ptx_version, target->compute_capability};
   s->i1 = LLVMInt1TypeInContext(llctx);
   s->i8 = LLVMInt8TypeInContext(llctx);
   s->i16 = LLVMInt16TypeInContext(llctx);

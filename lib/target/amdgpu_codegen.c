@@ -207,6 +207,7 @@ static void amdgpu_store_global(const target_emitter *e, const target_global_acc
 static LLVMValueRef amdgpu_atomic(const target_emitter *e, const target_atomic *a) {
   static const LLVMAtomicOrdering orders[] = {LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingAcquire,
                                               LLVMAtomicOrderingRelease, LLVMAtomicOrderingAcquireRelease};
+  if (a->vec > 1) return NULL; /* one element at a time */
   LLVMTypeRef t = LLVMTypeOf(a->val);
   LLVMTypeKind k = LLVMGetTypeKind(t);
   bool is_float = k != LLVMIntegerTypeKind;

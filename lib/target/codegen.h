@@ -31,6 +31,7 @@ typedef struct target_emitter {
   LLVMModuleRef mod;
   LLVMBuilderRef b;
   int ptx_version; /* NVIDIA: the PTX ISA emitted (85 = 8.5); 0 elsewhere */
+  int compute_capability; /* NVIDIA: 80, 90, ..; 0 for AMD */
 } target_emitter;
 
 /* Cache operators of a global access (Triton's cacheModifier), and L1 eviction priorities. */
@@ -88,8 +89,11 @@ typedef struct target_atomic {
   target_atomic_op op;
   target_atomic_sem sem;
   target_atomic_scope scope;
-  LLVMValueRef ptr;  /* ptr addrspace(1) */
-  LLVMValueRef val;  /* the operand (CAS: the new value), of the element type */
+  LLVMValueRef ptr;  /* ptr addrspace(1), of the first element */
+  /* The operand (CAS: the new value) of the element type; `vec` > 1 (fadd of consecutive
+   * elements): a vector of that many, one instruction for all, each element atomic on its own. */
+  LLVMValueRef val;
+  int vec;
   LLVMValueRef cmp;  /* CAS: the expected value; NULL otherwise */
   LLVMValueRef pred; /* i1: only where true; NULL: always. Elsewhere the result is unspecified */
 } target_atomic;
@@ -158,8 +162,8 @@ typedef struct target_codegen {
   /* Predicated vector global memory access; `words` receives / supplies a->words i32 values. */
   void (*load_global)(const target_emitter *e, const target_global_access *a, LLVMValueRef *words);
   void (*store_global)(const target_emitter *e, const target_global_access *a, LLVMValueRef const *words);
-  /* The atomic `a`; returns the value memory held before it, or NULL (nothing emitted) when the
-   * target has no such atomic for the value's type. */
+  /* The atomic `a`; returns the value memory held before it (a vector of a->vec), or NULL
+   * (nothing emitted) when the target has no such atomic for the value's type and width. */
   LLVMValueRef (*atomic)(const target_emitter *e, const target_atomic *a);
 
   /* Asynchronous global -> shared copies (NULL when the target has none): `bytes` from src to

@@ -133,10 +133,61 @@ static void nvptx_store_global(const target_emitter *e, const target_global_acce
 
 /* atom{.sem}{.scope}.global.op.type as Triton spells it, predicated; the result register starts
  * at zero so that a masked-off element reads a defined value. Float operands travel as bits. */
+static const char *const atomic_sems[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
+static const char *const atomic_scopes[] = {".gpu", ".cta", ".sys"};
+
+/* sm_90's vector atomics (PTX 8.1): one fadd of 2 or 4 consecutive f32, or 2, 4 or 8 f16 / bf16,
+ * as Triton issues them for coalesced tiles (a split-K epilogue's tl.atomic_add). */
+static LLVMValueRef nvptx_atomic_vector(const target_emitter *e, const target_atomic *a) {
+  LLVMTypeRef vt = LLVMTypeOf(a->val), t = LLVMGetElementType(vt);
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  int n = a->vec;
+  bool f32 = k == LLVMFloatTypeKind, half = k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind;
+  if (a->op != TARGET_ATOMIC_FADD || e->compute_capability < 90 || e->ptx_version < 81 || !(f32 || half) ||
+      (n != 2 && n != 4 && !(half && n == 8)))
+    return NULL;
+  int bits = f32 ? 32 : 16;
+  char reg = f32 ? 'r' : 'h';
+  LLVMTypeRef it = LLVMIntTypeInContext(e->ctx, (unsigned)bits);
+  char text[320], constraints[96], outs[64], ins[64];
+  size_t ol = 0, il = 0, cl = 0;
+  LLVMValueRef args[10];
+  int na = 0;
+  args[na++] = a->ptr;
+  for (int i = 0; i < n; i++) {
+    ol += (size_t)snprintf(outs + ol, sizeof outs - ol, "%s$%d", i ? ", " : "", i);
+    cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, "%s=%c", i ? "," : "", reg);
+  }
+  cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, ",l");
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef x = LLVMBuildExtractElement(e->b, a->val, target_i32(e, i), "");
+    args[na++] = LLVMBuildBitCast(e->b, x, it, "");
+    il += (size_t)snprintf(ins + il, sizeof ins - il, "%s$%d", i ? ", " : "", n + na - 1);
+    cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, ",%c", reg);
+  }
+  args[na++] = a->pred ? a->pred : LLVMConstInt(LLVMInt1TypeInContext(e->ctx), 1, 0);
+  snprintf(constraints + cl, sizeof constraints - cl, ",b");
+  const char *type = f32 ? "f32" : k == LLVMHalfTypeKind ? "f16" : "bf16";
+  size_t tl = 0;
+  for (int i = 0; i < n; i++) tl += (size_t)snprintf(text + tl, sizeof text - tl, "mov.b%d $%d, 0;\n\t", bits, i);
+  snprintf(text + tl, sizeof text - tl, "@$%d atom%s%s.global.add%s.v%d.%s {%s}, [$%d], {%s};", n + na - 1,
+           atomic_sems[a->sem], atomic_scopes[a->scope], f32 ? "" : ".noftz", n, type, outs, n, ins);
+  LLVMTypeRef fields[8];
+  for (int i = 0; i < n; i++) fields[i] = it;
+  LLVMValueRef r = target_inline_asm(e, text, constraints, LLVMStructTypeInContext(e->ctx, fields, (unsigned)n, 0), args,
+                                     na, true);
+  LLVMValueRef out = LLVMGetUndef(vt);
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef x = LLVMBuildBitCast(e->b, LLVMBuildExtractValue(e->b, r, (unsigned)i, ""), t, "");
+    out = LLVMBuildInsertElement(e->b, out, x, target_i32(e, i), "");
+  }
+  return out;
+}
+
 static LLVMValueRef nvptx_atomic(const target_emitter *e, const target_atomic *a) {
   static const char *const ops[] = {"and", "or", "xor", "add", "add", "max", "min", "max", "min", "exch", "cas"};
-  static const char *const sems[] = {".relaxed", ".acquire", ".release", ".acq_rel"};
-  static const char *const scopes[] = {".gpu", ".cta", ".sys"};
+  const char *const *sems = atomic_sems, *const *scopes = atomic_scopes;
+  if (a->vec > 1) return nvptx_atomic_vector(e, a);
   LLVMTypeRef t = LLVMTypeOf(a->val);
   LLVMTypeKind k = LLVMGetTypeKind(t);
   bool is_float = k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind || k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind;
