@@ -177,10 +177,10 @@ def k_f64(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m, other=1.0)
     tl.store(o_ptr + 0 * n + offs, tl.sqrt(tl.abs(x)) / (x * x + 1.0), mask=m)
-    tl.store(o_ptr + 1 * n + offs, libdevice.floor(x * 3.0) + libdevice.ceil(x) + libdevice.fma(x, x, 1.0), mask=m)
-    tl.store(o_ptr + 2 * n + offs, libdevice.sqrt(libdevice.fabs(x)) + libdevice.trunc(x * 7.0) + libdevice.rint(x * 5.0),
+    tl.store(o_ptr + 1 * n + offs, libdevice.floor(x * 3.0) + libdevice.ceil(x) + libdevice.fma(x, x, x), mask=m)
+    tl.store(o_ptr + 2 * n + offs, libdevice.sqrt(tl.abs(x)) + libdevice.trunc(x * 7.0) + libdevice.rint(x * 5.0),
              mask=m)
-    tl.store(o_ptr + 3 * n + offs, libdevice.copysign(libdevice.fmax(x, 0.25), x), mask=m)
+    tl.store(o_ptr + 3 * n + offs, libdevice.copysign(tl.maximum(x, 0.25), x), mask=m)
     tl.store(o_ptr + 4 * n + offs, tl.sum(tl.where(m, x, 0.0), 0) + x * 0, mask=m)
 
 
