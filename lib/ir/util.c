@@ -506,9 +506,14 @@ ir_value *build_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, int n
 }
 
 ir_value *build_int_constant(gemmc_context *ctx, ir_op *anchor, int64_t v, unsigned width) {
-  const ir_type *t = ir_int_type(ctx, width);
+  return build_int_constant_of(ctx, anchor, v, ir_int_type(ctx, width));
+}
+
+ir_value *build_int_constant_of(gemmc_context *ctx, ir_op *anchor, int64_t v, const ir_type *t) {
+  const ir_attr *a = ir_int_attr(ctx, v, ir_type_element(t));
+  if (ir_type_is_tensor(t)) a = ir_dense_attr(ctx, t, true, 1, &a);
   ir_op *op = ir_op_create(ctx, OP_CONSTANT, 0, NULL, 1, &t, 0, anchor->loc);
-  ir_op_set_attr(ctx, op, "value", ir_int_attr(ctx, v, t));
+  ir_op_set_attr(ctx, op, "value", a);
   ir_op_insert_before(anchor, op);
   return &op->results[0];
 }

@@ -155,6 +155,8 @@ bool scf_for_normalize_step(gemmc_context *ctx, ir_op *loop);
 ir_value *build_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, int n, ir_value *const *operands,
                        const ir_type *result);
 ir_value *build_int_constant(gemmc_context *ctx, ir_op *anchor, int64_t v, unsigned width);
+/* An integer constant of type t (a scalar, or a tensor: the splat of v) before anchor. */
+ir_value *build_int_constant_of(gemmc_context *ctx, ir_op *anchor, int64_t v, const ir_type *t);
 /* A one-operand op `kind` (a cast or layout conversion) of v to type `to` before anchor, with
  * anchor's location and source location. */
 ir_value *build_cast_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_value *v, const ir_type *to);

@@ -16,10 +16,10 @@ static int keyword_index(const ir_op *op, const char *name, const char *const *w
 /* Where the owner's result is copied for the other holders: the element's row-major slot. */
 static LLVMValueRef result_slot(lower_state *s, int64_t base, LLVMTypeRef et, const lower_layout_info *li,
                                 const ir_type *t, int r) {
-  LLVMValueRef index = lower_i32(s, 0);
-  for (int d = 0; li && d < t->rank; d++)
-    index = LLVMBuildAdd(s->b, LLVMBuildMul(s->b, index, lower_i32(s, t->shape[d]), ""), lower_coord(s, li, r, d), "");
-  return lower_smem_ptr(s, base, et, index);
+  if (!li) return lower_smem_ptr(s, base, et, lower_i32(s, 0));
+  LLVMValueRef coord[IR_MAX_RANK];
+  for (int d = 0; d < t->rank; d++) coord[d] = lower_coord(s, li, r, d);
+  return lower_smem_ptr(s, base, et, lower_row_major_offset(s, t, coord));
 }
 
 bool lower_atomic(lower_state *s, ir_op *op) {

@@ -37,15 +37,7 @@ static ir_value *op2(expander *x, ir_op_kind kind, ir_value *a, ir_value *b, con
   return build_before(x->ctx, x->at, kind, 2, ops, to ? to : a->type);
 }
 
-/* A splat constant of t's shape (or a scalar when t is not a tensor). */
-static ir_value *splat_int(expander *x, const ir_type *t, int64_t v) {
-  const ir_type *e = ir_type_element(t);
-  const ir_attr *a = ir_int_attr(x->ctx, v, e);
-  if (ir_type_is_tensor(t)) a = ir_dense_attr(x->ctx, t, true, 1, &a);
-  ir_value *r = build_before(x->ctx, x->at, OP_CONSTANT, 0, NULL, t);
-  ir_op_set_attr(x->ctx, r->def_op, "value", a);
-  return r;
-}
+static ir_value *splat_int(expander *x, const ir_type *t, int64_t v) { return build_int_constant_of(x->ctx, x->at, v, t); }
 
 static ir_value *transpose(expander *x, ir_value *v, const int64_t *order) {
   const ir_type *t = v->type;
