@@ -32,6 +32,7 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_DOT: return lower_dot(s, op);
   case OP_GATHER: return lower_gather(s, op);
   case OP_HISTOGRAM: return lower_histogram(s, op);
+  case OP_GPU_BARRIER: lower_barrier(s); return true;
   case OP_ATOMIC_RMW:
   case OP_ATOMIC_CAS: return lower_atomic(s, op);
   case OP_LOCAL_ALLOC:

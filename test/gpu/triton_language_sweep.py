@@ -330,6 +330,51 @@ def k_spinlock(lock_ptr, acc_ptr, o_ptr):
     tl.store(o_ptr + tl.program_id(0), 1)
 
 
+@triton.jit
+def k_layer_norm_bwd_dx_fused(DX, DY, DW, DB, X, W, Mean, Rstd, Lock, stride, N, GROUP_SIZE_M: tl.constexpr,
+                              BLOCK_SIZE_N: tl.constexpr):
+    # Triton's tutorial 05 (layer norm backward): partial dW / dB summed into GROUP_SIZE_M rows under
+    # a per-row spin lock (atomic_cas / atomic_xchg), tl.debug_barrier before the release
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE_N)
+    mask = cols < N
+    X += row * stride
+    DY += row * stride
+    DX += row * stride
+    lock_id = row % GROUP_SIZE_M
+    Lock += lock_id
+    Count = Lock + GROUP_SIZE_M
+    DW = DW + lock_id * N + cols
+    DB = DB + lock_id * N + cols
+    x = tl.load(X + cols, mask=mask, other=0).to(tl.float32)
+    dy = tl.load(DY + cols, mask=mask, other=0).to(tl.float32)
+    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    mean = tl.load(Mean + row)
+    rstd = tl.load(Rstd + row)
+    xhat = (x - mean) * rstd
+    wdy = w * dy
+    xhat = tl.where(mask, xhat, 0.)
+    wdy = tl.where(mask, wdy, 0.)
+    c1 = tl.sum(xhat * wdy, axis=0) / N
+    c2 = tl.sum(wdy, axis=0) / N
+    dx = (wdy - (xhat * c1 + c2)) * rstd
+    tl.store(DX + cols, dx, mask=mask)
+    partial_dw = (dy * xhat).to(w.dtype)
+    partial_db = (dy).to(w.dtype)
+    while tl.atomic_cas(Lock, 0, 1) == 1:
+        pass
+    count = tl.load(Count)
+    if count == 0:
+        tl.atomic_xchg(Count, 1)
+    else:
+        partial_dw += tl.load(DW, mask=mask)
+        partial_db += tl.load(DB, mask=mask)
+    tl.store(DW, partial_dw, mask=mask)
+    tl.store(DB, partial_db, mask=mask)
+    tl.debug_barrier()
+    tl.atomic_xchg(Lock, 0)
+
+
 # ------------------------------------------------------------------------------------------------- dots
 @triton.jit
 def k_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, PREC: tl.constexpr):
@@ -484,6 +529,14 @@ def cases(torch):
     out.append(Case("spin lock (atomic_cas loop)", k_spinlock, dict(lock_ptr=torch.zeros(1, dtype=torch.int32, **cu),
                     acc_ptr=torch.zeros(1, dtype=torch.int32, **cu), o_ptr=emp(64, dtype=torch.int32)), (64,),
                     ["acc_ptr", "o_ptr", "lock_ptr"], accumulate={"acc_ptr", "lock_ptr"}))
+    Mrows, Ncols, G = 1024, 1000, 16
+    lx, ldy = f32(Mrows, Ncols), f32(Mrows, Ncols)
+    lmean, lrstd = lx.mean(1), 1 / (lx.var(1, unbiased=False) + 1e-5).sqrt()
+    out.append(Case("layer norm backward (tutorial 05, locks)", k_layer_norm_bwd_dx_fused, dict(
+        DX=emp(Mrows, Ncols), DY=ldy, DW=torch.zeros(G, Ncols, **cu), DB=torch.zeros(G, Ncols, **cu), X=lx,
+        W=torch.randn(Ncols, **cu), Mean=lmean, Rstd=lrstd, Lock=torch.zeros(2 * G, dtype=torch.int32, **cu),
+        stride=Ncols, N=Ncols, GROUP_SIZE_M=G, BLOCK_SIZE_N=1024), (Mrows,), ["DX", "DW", "DB", "Lock"], warps=8,
+        tol=1e-5, accumulate={"DW", "DB", "Lock"}))
     for dt, prec in ((torch.float16, "ieee"), (torch.bfloat16, "ieee"), (torch.float32, "tf32"),
                      (torch.float32, "ieee"), (torch.float32, "tf32x3")):
         for m_, n_, k_ in ((16, 16, 16), (64, 128, 64)):
