@@ -375,6 +375,75 @@ def k_layer_norm_bwd_dx_fused(DX, DY, DW, DB, X, W, Mean, Rstd, Lock, stride, N,
     tl.atomic_xchg(Lock, 0)
 
 
+# Triton's tutorial 06 (fused attention, Flash Attention v2) forward pass with host tensor descriptors, as
+# the tutorial writes it (its STAGE 3 is causal: an off-band loop, then the on-band one).
+@triton.jit
+def k_attn_fwd_inner_tma(acc, l_i, m_i, q, desc_k, desc_v, offset_y, dtype: tl.constexpr, start_m, qk_scale,
+                        BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr,
+                        offs_m: tl.constexpr, offs_n: tl.constexpr, N_CTX: tl.constexpr):
+    if STAGE == 1:
+        lo, hi = 0, start_m * BLOCK_M
+    elif STAGE == 2:
+        lo, hi = start_m * BLOCK_M, (start_m + 1) * BLOCK_M
+        lo = tl.multiple_of(lo, BLOCK_M)
+    else:
+        lo, hi = 0, N_CTX
+    offsetkv_y = offset_y + lo
+    for start_n in range(lo, hi, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        k = desc_k.load([offsetkv_y, 0]).T
+        qk = tl.dot(q, k)
+        if STAGE == 2:
+            mask = offs_m[:, None] >= (start_n + offs_n[None, :])
+            qk = qk * qk_scale + tl.where(mask, 0, -1.0e6)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            qk -= m_ij[:, None]
+        else:
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v = desc_v.load([offsetkv_y, 0])
+        p = p.to(dtype)
+        acc = tl.dot(p, v, acc)
+        m_i = m_ij
+        offsetkv_y += BLOCK_N
+    return acc, l_i, m_i
+
+@triton.jit
+def k_attn_fwd_tma(sm_scale, M, Z, H, desc_q, desc_k, desc_v, desc_o, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                  BLOCK_N: tl.constexpr, FP8_OUTPUT: tl.constexpr, STAGE: tl.constexpr):
+    dtype = tl.float8e5 if FP8_OUTPUT else tl.float16
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z = off_hz // H
+    off_h = off_hz % H
+    offset_y = off_z + off_h * N_CTX
+    qo_offset_y = offset_y + start_m * BLOCK_M
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale
+    qk_scale *= 1.44269504
+    q = desc_q.load([qo_offset_y, 0])
+    if STAGE & 1:
+        acc, l_i, m_i = k_attn_fwd_inner_tma(acc, l_i, m_i, q, desc_k, desc_v, offset_y, dtype, start_m, qk_scale, BLOCK_M,
+                                            HEAD_DIM, BLOCK_N, 4 - STAGE, offs_m, offs_n, N_CTX)
+    if STAGE & 2:
+        acc, l_i, m_i = k_attn_fwd_inner_tma(acc, l_i, m_i, q, desc_k, desc_v, offset_y, dtype, start_m, qk_scale, BLOCK_M,
+                                            HEAD_DIM, BLOCK_N, 2, offs_m, offs_n, N_CTX)
+    m_i += tl.math.log2(l_i)
+    acc = acc / l_i[:, None]
+    m_ptrs = M + off_hz * N_CTX + offs_m
+    tl.store(m_ptrs, m_i)
+    desc_o.store([qo_offset_y, 0], acc.to(dtype))
+
+
 # ------------------------------------------------------------------------------------------------- dots
 @triton.jit
 def k_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, PREC: tl.constexpr):
@@ -574,6 +643,17 @@ def cases(torch):
         ["c_ptr"], tol=1e-2))
     try:
         from triton.tools.tensor_descriptor import TensorDescriptor
+        for causal in (False, True):
+            Hh, Nc, Dh = 2, 512, 64
+            qa, ka, va = (torch.randn(1, Hh, Nc, Dh, **cu).half() * 0.5 for _ in range(3))
+            oa = emp(1, Hh, Nc, Dh, dtype=torch.float16)
+            rows = Hh * Nc
+            descs = [TensorDescriptor(t.view(rows, Dh), shape=[rows, Dh], strides=[Dh, 1], block_shape=[bs, Dh])
+                     for t, bs in ((qa, 128), (ka, 64), (va, 64), (oa, 128))]
+            out.append(Case(f"attention fwd (tutorial 06, TMA){' causal' if causal else ''}", k_attn_fwd_tma, dict(
+                sm_scale=0.125, M=emp(Hh, Nc), Z=1, H=Hh, desc_q=descs[0], desc_k=descs[1], desc_v=descs[2],
+                desc_o=descs[3], N_CTX=Nc, HEAD_DIM=Dh, BLOCK_M=128, BLOCK_N=64, FP8_OUTPUT=False,
+                STAGE=3 if causal else 1), (Nc // 128, Hh), ["desc_o", "M"], tol=2e-3))
         target = torch.zeros(64, 256, **cu)
         out.append(Case("descriptor atomic_add", k_desc_atomic_add, dict(
             desc=TensorDescriptor.from_tensor(target, [64, 64]), v_ptr=f32(64, 64), BM=64, BN=64), (4,), ["desc"],
