@@ -30,6 +30,15 @@ static int64_t elem_bytes(const ir_type *t) {
   return bits < 8 ? 1 : bits / 8;
 }
 
+/* A tt.reduce's or tt.scan's operand 0, its axis and its linear layout; false when it has none. */
+static bool axis_source_layout(const ir_op *op, const ir_type **src, int *axis, layout_linear *ll) {
+  *src = op->operands[0].value->type;
+  *axis = (int)ir_op_get_int_attr(op, "axis", 0);
+  const ir_type *t = *src;
+  return ir_type_is_tensor(t) && t->encoding && *axis >= 0 && *axis < t->rank &&
+         layout_to_linear(t->encoding, t->rank, t->shape, ll);
+}
+
 int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
   if (op->kind == OP_CONVERT_LAYOUT) {
     const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
@@ -38,13 +47,11 @@ int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
     if (!layout_conversion_needs_scratch(src->encoding, dst->encoding, src->rank, src->shape)) return 0;
     return ir_type_num_elements(src) * elem_bytes(src);
   }
+  const ir_type *src;
+  int axis;
+  layout_linear ll;
   if (op->kind == OP_REDUCE) {
-    const ir_type *src = op->operands[0].value->type;
-    int axis = (int)ir_op_get_int_attr(op, "axis", 0);
-    layout_linear ll;
-    if (!ir_type_is_tensor(src) || !src->encoding || axis < 0 || axis >= src->rank ||
-        !layout_to_linear(src->encoding, src->rank, src->shape, &ll))
-      return 0;
+    if (!axis_source_layout(op, &src, &axis, &ll)) return 0;
     int64_t warps_along_axis = 1;
     for (int i = 0; i < ll.num_bases[LAYOUT_IN_WARP]; i++)
       if (ll.bases[LAYOUT_IN_WARP][i][axis] != 0) warps_along_axis *= 2;
@@ -60,12 +67,7 @@ int64_t gemmc_allocation_scratch_bytes(const ir_op *op) {
   /* tt.scan: when an element and its partner across some bit of the axis position are in
    * different warps (lower_scan.c), each operand's run totals meet there, in row-major order. */
   if (op->kind == OP_SCAN) {
-    const ir_type *src = op->operands[0].value->type;
-    int axis = (int)ir_op_get_int_attr(op, "axis", 0);
-    layout_linear ll;
-    if (!ir_type_is_tensor(src) || !src->encoding || axis < 0 || axis >= src->rank ||
-        !layout_to_linear(src->encoding, src->rank, src->shape, &ll))
-      return 0;
+    if (!axis_source_layout(op, &src, &axis, &ll)) return 0;
     bool across_warps = false;
     for (int64_t step = 1; step < src->shape[axis] && !across_warps; step *= 2) {
       int64_t unit[IR_MAX_RANK] = {0}, in[LAYOUT_IN_COUNT];

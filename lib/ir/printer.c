@@ -1690,6 +1690,15 @@ static int count_int_operands(const ir_op *op, int from, unsigned width) {
 }
 
 /* `%desc[%i, ..]` / `%desc[%i, ..] %src`: descriptor loads, stores, gathers, scatters and TMA copies. */
+/* ` "text" {attrs}`: an op written with its string attribute first, the dictionary without it
+ * (tt.print, tt.elementwise_inline_asm). */
+static void print_leading_string(printer *p, const ir_op *op, const char *name) {
+  const char *const elided[] = {name, NULL};
+  w_putc(p->w, ' ');
+  print_string_attr(p, op, name);
+  print_attr_dict(p, op, elided);
+}
+
 static void print_desc_op(printer *p, const ir_op *op, ir_op_format format) {
   int n = op->num_operands;
   w_putc(p->w, ' ');
@@ -2156,10 +2165,7 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
   case FMT_SUBSLICE: print_subslice(p, op); break;
   case FMT_WARP_SPECIALIZE: print_warp_specialize(p, op); break;
   case FMT_PRINT: {
-    static const char *const elided[] = {"prefix", NULL};
-    w_putc(p->w, ' ');
-    print_string_attr(p, op, "prefix");
-    print_attr_dict(p, op, elided);
+    print_leading_string(p, op, "prefix");
     if (op->num_operands) {
       w_puts(p->w, " : ");
       print_operands(p, op, 0, op->num_operands);
@@ -2180,10 +2186,7 @@ static void print_custom(printer *p, const ir_op *op, ir_op_format format) {
     break;
   }
   case FMT_INLINE_ASM: {
-    static const char *const elided[] = {"asm_string", NULL};
-    w_putc(p->w, ' ');
-    print_string_attr(p, op, "asm_string");
-    print_attr_dict(p, op, elided);
+    print_leading_string(p, op, "asm_string");
     if (op->num_operands) {
       w_putc(p->w, ' ');
       print_operands(p, op, 0, op->num_operands);

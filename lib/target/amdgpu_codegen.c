@@ -232,10 +232,7 @@ static LLVMValueRef amdgpu_atomic(const target_emitter *e, const target_atomic *
   LLVMAtomicOrdering order = orders[a->sem];
   LLVMValueRef r;
   if (a->op == TARGET_ATOMIC_CAS) {
-    unsigned bits = k == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t)
-                    : k == LLVMDoubleTypeKind ? 64
-                    : k == LLVMFloatTypeKind ? 32 : 16;
-    LLVMTypeRef it = LLVMIntTypeInContext(e->ctx, bits);
+    LLVMTypeRef it = LLVMIntTypeInContext(e->ctx, (unsigned)target_scalar_bits(t));
     LLVMValueRef cmp = is_float ? LLVMBuildBitCast(e->b, a->cmp, it, "") : a->cmp;
     LLVMValueRef val = is_float ? LLVMBuildBitCast(e->b, a->val, it, "") : a->val;
     /* the failure ordering may not release */

@@ -48,6 +48,17 @@ int target_asm_register_bits(const gemmc_target *t, char letter) {
   }
 }
 
+int target_scalar_bits(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMIntegerTypeKind: return (int)LLVMGetIntTypeWidth(t);
+  case LLVMHalfTypeKind:
+  case LLVMBFloatTypeKind: return 16;
+  case LLVMFloatTypeKind: return 32;
+  case LLVMDoubleTypeKind: return 64;
+  default: return 0;
+  }
+}
+
 LLVMValueRef target_i32(const target_emitter *e, long long v) {
   return LLVMConstInt(LLVMInt32TypeInContext(e->ctx), (unsigned long long)v, 1);
 }

@@ -286,6 +286,8 @@ LLVMValueRef target_call(const target_emitter *e, const char *name, LLVMTypeRef 
 LLVMValueRef target_inline_asm(const target_emitter *e, const char *text, const char *constraints, LLVMTypeRef ret,
                                LLVMValueRef *args, int n, bool side_effects);
 LLVMValueRef target_i32(const target_emitter *e, long long v);
+/* The width in bits of an integer or f16 / bf16 / f32 / f64 type; 0 for any other. */
+int target_scalar_bits(LLVMTypeRef t);
 /* The width in bits of the register an inline-asm constraint letter of target t names, as LLVM
  * 19's back end allocates it: NVPTX b 1, h 16, r and f 32, l and d 64; AMDGPU v any of 16, 32 and
  * 64 (-1). 0 for letters gemmc does not hand to LLVM (ones it would reject with a fatal error, or

@@ -190,11 +190,8 @@ static LLVMValueRef nvptx_atomic(const target_emitter *e, const target_atomic *a
   if (a->vec > 1) return nvptx_atomic_vector(e, a);
   LLVMTypeRef t = LLVMTypeOf(a->val);
   LLVMTypeKind k = LLVMGetTypeKind(t);
-  bool is_float = k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind || k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind;
-  int bits = k == LLVMIntegerTypeKind ? (int)LLVMGetIntTypeWidth(t)
-             : k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind ? 16
-             : k == LLVMFloatTypeKind ? 32
-             : k == LLVMDoubleTypeKind ? 64 : 0;
+  int bits = target_scalar_bits(t);
+  bool is_float = bits && k != LLVMIntegerTypeKind;
   const char *type = NULL;
   switch (a->op) {
   case TARGET_ATOMIC_FADD:
