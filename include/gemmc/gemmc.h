@@ -73,6 +73,9 @@ typedef struct gemmc_compile_options {
   int tma;
   int warp_specialize;
   bool keep_llvm_ir;    /* keep the optimized LLVM IR text (gemmc_compiled_llvm_ir) past GEMMC_STAGE_LLVM */
+  /* Triton's enable_fp_fusion = False: round a * b + c twice. By default (false) floating-point
+   * mulf / addf / subf may contract into fma, as Triton compiles them (LLVM's `contract`). */
+  bool disable_fp_fusion;
 } gemmc_compile_options;
 
 enum { GEMMC_WARP_SPECIALIZE_PING_PONG = 1, GEMMC_WARP_SPECIALIZE_PAIRS = 2 };

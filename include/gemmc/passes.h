@@ -33,6 +33,7 @@ typedef struct gemmc_pass_context {
   /* print-llvm */
   bool emit_ptx;              /* emit=ptx (else llvm) */
   int opt_level;              /* opt=0..3; -1: 3 for PTX, 0 for LLVM IR */
+  bool fp_fusion;             /* fp-fusion=0|1 (default 1): Triton's enable_fp_fusion */
   const char *output;         /* output=FILE, or NULL for `out` */
   /* pipeline */
   const char *pipeline;       /* the pipeline's name (its first, positional option) */

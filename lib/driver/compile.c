@@ -347,7 +347,8 @@ static bool lower_and_emit(gemmc_compiled *c, ir_op *module) {
   int num_lowered = 0;
   memset(lowered, 0, sizeof lowered);
   double start = now_ms();
-  if (!gemmc_lower_to_llvm(c->ctx, module, c->target, c->llvm_ctx, &c->llvm_module, lowered, 4, &num_lowered))
+  if (!gemmc_lower_to_llvm(c->ctx, module, c->target, !c->opts.disable_fp_fusion, c->llvm_ctx, &c->llvm_module, lowered,
+                           4, &num_lowered))
     return false;
   c->times.lower_ms = now_ms() - start;
   if (!c->llvm_module) return fail(c, "internal error: lowering made no LLVM module");

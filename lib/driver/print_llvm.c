@@ -17,7 +17,7 @@ bool gemmc_pass_print_llvm(const gemmc_pass_context *pc, ir_op *module) {
   LLVMModuleRef m = NULL;
   gemmc_lowered_kernel kernels[MAX_KERNELS];
   int n = 0;
-  bool ok = gemmc_lower_to_llvm(ctx, module, t, llctx, &m, kernels, MAX_KERNELS, &n);
+  bool ok = gemmc_lower_to_llvm(ctx, module, t, pc->fp_fusion, llctx, &m, kernels, MAX_KERNELS, &n);
   FILE *f = pc->out;
   if (ok && pc->output) {
     f = fopen(pc->output, "w");

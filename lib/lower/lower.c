@@ -187,8 +187,9 @@ static int64_t fixed_shared_bytes(lower_state *s) {
   return bytes;
 }
 
-bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *target, LLVMContextRef llvm_ctx,
-                         LLVMModuleRef *out, gemmc_lowered_kernel *kernels, int max_kernels, int *num_kernels) {
+bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *target, bool fp_fusion,
+                         LLVMContextRef llvm_ctx, LLVMModuleRef *out, gemmc_lowered_kernel *kernels, int max_kernels,
+                         int *num_kernels) {
   if (out) *out = NULL;
   if (num_kernels) *num_kernels = 0;
   if (!module || module->kind != OP_MODULE || !target || !llvm_ctx || !out) {
@@ -211,6 +212,7 @@ bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *
   lower_state st;
   lower_state *s = &st;
   lower_state_init(s, ctx, target, cg, llvm_ctx, mname && mname->str ? mname->str : "gemmc", num_warps, threads_per_warp);
+  s->fp_fusion = fp_fusion;
   s->axis = axis_info_run(ctx, module);
   bool ok = s->axis != NULL;
   if (!ok) ir_op_error(ctx, module, "out of memory in the axis-info analysis");

@@ -25,7 +25,8 @@ typedef struct gemmc_lowered_kernel {
  * The module must be TTGIR that verifies. Kernels are marked for the target (kernel calling convention /
  * amdgpu_kernel). On error emits diagnostics at the offending op and returns false.
  * `kernels` receives up to `max_kernels` descriptions; *num_kernels the count. */
-bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *target, LLVMContextRef llvm_ctx,
-                         LLVMModuleRef *out, gemmc_lowered_kernel *kernels, int max_kernels, int *num_kernels);
+bool gemmc_lower_to_llvm(gemmc_context *ctx, ir_op *module, const gemmc_target *target, bool fp_fusion,
+                         LLVMContextRef llvm_ctx, LLVMModuleRef *out, gemmc_lowered_kernel *kernels, int max_kernels,
+                         int *num_kernels);
 
 #endif

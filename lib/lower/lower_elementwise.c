@@ -245,6 +245,14 @@ static LLVMValueRef pow_f32(lower_state *s, LLVMValueRef x, LLVMValueRef y) {
 /* One element of an elementwise op computing `kind` (op's own kind, or the op a libdevice call
  * stands for; for the f32 calls computed here, OP_EXTERN_ELEMENTWISE with the LLVM intrinsic, or
  * NULL for powf); NULL after reporting an error. */
+/* With fp fusion on (Triton's default enable_fp_fusion), a user's mulf feeding an addf / subf may become
+ * one fma (one rounding), as Triton's LLVM target options allow: the `contract` flag on both. */
+static LLVMValueRef contractible(lower_state *s, LLVMValueRef v) {
+  if (s->fp_fusion && LLVMIsAInstruction(v) && LLVMCanValueUseFastMathFlags(v))
+    LLVMSetFastMathFlags(v, LLVMFastMathAllowContract);
+  return v;
+}
+
 static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, const char *intrinsic, LLVMValueRef *a,
                                 LLVMTypeRef rt) {
   LLVMBuilderRef b = s->b;
@@ -325,9 +333,9 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, cons
   case OP_INT_TO_PTR: return LLVMBuildIntToPtr(b, a[0], rt, "");
   case OP_PTR_TO_INT: return LLVMBuildPtrToInt(b, a[0], rt, "");
   case OP_FP_TO_FP: return fp_to_fp(s, op, a[0], rt);
-  case OP_ADDF: return LLVMBuildFAdd(b, a[0], a[1], "");
-  case OP_SUBF: return LLVMBuildFSub(b, a[0], a[1], "");
-  case OP_MULF: return LLVMBuildFMul(b, a[0], a[1], "");
+  case OP_ADDF: return contractible(s, LLVMBuildFAdd(b, a[0], a[1], ""));
+  case OP_SUBF: return contractible(s, LLVMBuildFSub(b, a[0], a[1], ""));
+  case OP_MULF: return contractible(s, LLVMBuildFMul(b, a[0], a[1], ""));
   case OP_DIVF: return LLVMBuildFDiv(b, a[0], a[1], "");
   case OP_REMF: return LLVMBuildFRem(b, a[0], a[1], "");
   case OP_NEGF: return LLVMBuildFNeg(b, a[0], "");

@@ -54,6 +54,7 @@ typedef struct lower_state {
   LLVMValueRef smem;       /* the dynamic shared memory array (the target's shared address space) */
   int num_warps, threads_per_warp;
   int kernel_max_registers; /* .maxnreg of the kernel being lowered (0: none) */
+  bool fp_fusion;           /* mulf / addf / subf may contract into fma (Triton's enable_fp_fusion) */
   lower_threads kernel_threads; /* every thread of the block */
   lower_threads *threads;       /* the role being lowered (&kernel_threads outside specialized regions) */
   /* ir_value -> lower_values. The values live in the arena (lower_alloc), not in the table, so

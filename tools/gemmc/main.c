@@ -57,6 +57,8 @@ static void print_usage(FILE *f) {
         "  --warp-specialize=on|off|ping-pong|pairs   sm_90a: persistent producer/consumer kernels where\n"
         "                           legal (default on); for 4-warp kernels ping-pong (alternate tiles) or\n"
         "                           pairs (two programs sharing a B tile at once) forces the consumer groups' plan\n"
+        "  --fp-fusion=on|off       let a * b + c contract into one fma (default on, as Triton's\n"
+        "                           enable_fp_fusion)\n"
         "  --emit=c                 OUTPUT.c and OUTPUT.h: the PTX (and the cubin when ptxas is on PATH)\n"
         "                           with a loader and a typed launcher that need only the CUDA driver\n"
         "  -D NAME=VALUE            set the compile-time constant $NAME / ${NAME} (repeatable)\n"
@@ -250,6 +252,14 @@ static int parse_args(int argc, char **argv, driver_options *o) {
         return EXIT_FAILED;
       }
       o->compile.warp_specialize = mode - 1;
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--fp-fusion", &missing))) {
+      if (strcmp(v, "on") && strcmp(v, "off")) {
+        driver_error("bad --fp-fusion '%s' (expected on or off)", v);
+        return EXIT_FAILED;
+      }
+      o->compile.disable_fp_fusion = !strcmp(v, "off");
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--kpack", &missing))) {
