@@ -240,9 +240,38 @@ static void test_keep_llvm_ir(void) {
   gemmc_context_destroy(ctx);
 }
 
+/* Triton's enable_fp_fusion: a * b + c is one fma by default, two roundings with disable_fp_fusion. */
+static void test_fp_fusion(void) {
+  static const char axpy[] = "module {\n"
+                             "  tt.func public @axpy(%p: !tt.ptr<f32>, %a: f32, %b: f32, %c: f32) {\n"
+                             "    %m = arith.mulf %a, %b : f32\n"
+                             "    %s = arith.addf %m, %c : f32\n"
+                             "    tt.store %p, %s : !tt.ptr<f32>\n"
+                             "    tt.return\n"
+                             "  }\n"
+                             "}\n";
+  gemmc_context *ctx = gemmc_context_create();
+  for (int disable = 0; disable < 2; disable++) {
+    gemmc_compile_options o;
+    gemmc_compile_options_init(&o);
+    CHECK(!o.disable_fp_fusion, "fusion is on by default");
+    o.disable_fp_fusion = disable;
+    gemmc_compiled *out = NULL;
+    CHECK(gemmc_compile(ctx, axpy, strlen(axpy), "axpy.tir", &o, &out), "disable=%d: %s", disable,
+          gemmc_compiled_diagnostics(out));
+    const char *ptx = gemmc_compiled_ptx(out, NULL);
+    CHECK(ptx && (strstr(ptx, "fma.rn.f32") != NULL) == !disable, "disable=%d: fma.rn.f32 %s", disable,
+          disable ? "present" : "missing");
+    CHECK(ptx && (strstr(ptx, "mul.rn.f32") != NULL) == disable, "disable=%d: mul.rn.f32", disable);
+    gemmc_compiled_destroy(out);
+  }
+  gemmc_context_destroy(ctx);
+}
+
 int main(void) {
   test_null_accessors();
   test_keep_llvm_ir();
+  test_fp_fusion();
   test_rules();
   test_memory_limit();
   test_failing_allocator();

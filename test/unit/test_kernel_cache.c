@@ -110,6 +110,10 @@ static void test_keys(void) {
   a.num_warps = 8;
   gemmc_cache_key(add_tir, strlen(add_tir), &a, 13000, k5);
   CHECK(strcmp(k1, k5), "num_warps changes the key");
+  a.disable_fp_fusion = true;
+  char k6[65];
+  gemmc_cache_key(add_tir, strlen(add_tir), &a, 13000, k6);
+  CHECK(strcmp(k5, k6), "disable_fp_fusion changes the key");
   CHECK(strlen(k1) == 64, "a key is 64 hex digits");
 }
 
