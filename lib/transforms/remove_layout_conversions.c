@@ -14,8 +14,10 @@
  *      in the same block) to A, switch reductions and register-renaming shape ops (trans,
  *      reshape, split, join) fed by them to A, let stores to memory (tt.descriptor_store, a
  *      local_alloc of the tile) take A as it is, and keep one conversion
- *      back to B only where a user really needs B; done when it removes more conversions than
- *      it adds (Triton's LayoutPropagation, greedily from one conversion at a time);
+ *      back to B only where a user really needs B; in a loop body, iter args go along when
+ *      their yielded value follows (the loop carries them in A: an attention kernel's
+ *      accumulator and row statistics); done when it removes more converted elements than it
+ *      adds (Triton's LayoutPropagation, greedily from one conversion at a time);
  *   3. backward: for %c = convert %x : L1 -> L2, when %x is computed by cheap ops only
  *      (elementwise, splat, make_range, constants, broadcast, expand_dims), clone them in L2
  *      and drop the conversion (Triton's backwardRematerialization); inside a loop, values from
