@@ -395,6 +395,35 @@ static bool operands_outlive_iteration(const loop_plan *lp, const ir_op *dot) {
   return true;
 }
 
+/* The dot of iteration i is still in flight when iteration i+1 starts (pendings = 1), so the
+ * iter arg it is yielded to names registers an MMA may still write. The next dot may take them
+ * as its accumulator (the MMAs chain); any other use (the attention kernel rescales its
+ * accumulator before the next dot) reads them through a wait {pendings = 0} placed before the
+ * first such use, as Triton threads the argument through a wait in the body. */
+static void wait_before_other_uses(gemmc_context *ctx, const loop_plan *lp, ir_op *dot, ir_value *arg) {
+  ptr_list uses = {ctx, NULL, 0, 0}, holders = {ctx, NULL, 0, 0}; /* holders: the body's ops around them */
+  for (ir_operand *u = arg->first_use; u; u = u->next_use) {
+    if (u->owner == dot && u->index == 2) continue;
+    ptr_list_push(&uses, u);
+    ir_op *holder = u->owner;
+    while (holder && holder->parent != lp->body) holder = ir_op_parent_op(holder);
+    if (holder) ptr_list_push_unique(&holders, holder);
+  }
+  ir_op *first = lp->body->first;
+  while (first && !ptr_list_contains(&holders, first)) first = first->next;
+  ptr_list_free(&holders);
+  if (first) {
+    ir_op *wait = ir_op_create(ctx, OP_WARP_GROUP_DOT_WAIT, 1, &arg, 1, &arg->type, 0, first->loc);
+    ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, 0));
+    ir_op_insert_before(first, wait);
+    for (int i = 0; i < uses.count; i++) {
+      ir_operand *u = uses.items[i];
+      ir_op_set_operand(u->owner, u->index, &wait->results[0]);
+    }
+  }
+  ptr_list_free(&uses);
+}
+
 static ir_op *make_dot_async(gemmc_context *ctx, const loop_plan *lp, ir_op *dot, ir_op *yield) {
   ir_op_set_attr(ctx, dot, "isAsync", ir_bool_attr(ctx, true));
   ir_value *acc = &dot->results[0];
@@ -404,6 +433,7 @@ static ir_op *make_dot_async(gemmc_context *ctx, const loop_plan *lp, ir_op *dot
   ir_op_insert_after(dot, wait);
   ir_value_replace_all_uses(acc, &wait->results[0]);
   ir_op_set_operand(wait, 0, acc);
+  if (only_yielded) wait_before_other_uses(ctx, lp, dot, lp->body->args[wait->results[0].first_use->index + 1]);
   return wait;
 }
 

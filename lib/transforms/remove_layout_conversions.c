@@ -14,8 +14,10 @@
  *      in the same block) to A, switch reductions and register-renaming shape ops (trans,
  *      reshape, split, join) fed by them to A, let stores to memory (tt.descriptor_store, a
  *      local_alloc of the tile) take A as it is, and keep one conversion
- *      back to B only where a user really needs B; done when it removes more conversions than
- *      it adds (Triton's LayoutPropagation, greedily from one conversion at a time);
+ *      back to B only where a user really needs B; in a loop body, iter args go along when
+ *      their yielded value follows (the loop carries them in A: an attention kernel's
+ *      accumulator and row statistics); done when it removes more converted elements than it
+ *      adds (Triton's LayoutPropagation, greedily from one conversion at a time);
  *   3. backward: for %c = convert %x : L1 -> L2, when %x is computed by cheap ops only
  *      (elementwise, splat, make_range, constants, broadcast, expand_dims), clone them in L2
  *      and drop the conversion (Triton's backwardRematerialization); inside a loop, values from
@@ -341,13 +343,16 @@ static bool backward_one(rlc_state *s, ir_op *cvt) {
 
 /* The users of a conversion that can move to its source layout. */
 typedef struct forward_set {
-  ptr_list ops;      /* ops rewritten in place, and sinks (conversions) */
-  ptr_list values;   /* values that change layout ... */
-  ptr_list layouts;  /* ... to these */
-  ptr_list exits;    /* values some user still needs in the old layout */
-  ptr_list rejected; /* ops that stay as they are */
-  int removed;       /* conversions that disappear */
-  int added;         /* conversions that appear */
+  ptr_list ops;       /* ops rewritten in place, and sinks (conversions) */
+  ptr_list values;    /* values that change layout ... */
+  ptr_list layouts;   /* ... to these */
+  ptr_list exits;     /* values some user still needs in the old layout */
+  ptr_list rejected;  /* ops that stay as they are */
+  ptr_list iter_args; /* body arguments of `loop` that the loop carries in their new layout */
+  ptr_list *pinned;   /* body arguments an earlier attempt could not carry: they keep their layout */
+  ir_op *loop;        /* the scf.for whose body is the conversion's block, or NULL */
+  int64_t removed;    /* elements of the conversions that disappear */
+  int64_t added;      /* elements of the conversions that appear */
 } forward_set;
 
 /* The layout v takes when the set is applied, or NULL when v is not in it. */
@@ -362,13 +367,45 @@ static void forward_add_value(forward_set *f, ir_value *v, const ir_attr *layout
   ptr_list_push(&f->layouts, (void *)layout);
 }
 
+/* The scf.for whose body is `block`, or NULL: its iter args may move with a set. */
+static ir_op *body_loop(const ir_block *block) {
+  ir_op *loop = block->parent ? block->parent->parent : NULL;
+  return loop && loop->kind == OP_SCF_FOR && loop->regions[0].first == block ? loop : NULL;
+}
+
+/* v is an iter arg of the set's loop that may take a new layout (it is not pinned). */
+static bool forward_can_carry(const forward_set *f, const ir_value *v) {
+  return f->loop && is_tensor(v) && !v->def_op && iter_arg_loop(v) == f->loop && !ptr_list_contains(f->pinned, v);
+}
+
+/* The loop carries iter arg v in `layout` (checked against its yielded value once the set is
+ * complete: forward_check_carried). */
+static bool forward_carry(forward_set *f, ir_value *v, const ir_attr *layout) {
+  if (forward_layout(f, v) || !forward_can_carry(f, v)) return false;
+  forward_add_value(f, v, layout);
+  ptr_list_push(&f->iter_args, v);
+  return true;
+}
+
+/* A use that sees the value's new layout: an op of the set, or the yield of an iter arg the loop
+ * carries in that layout. */
+static bool forward_use_stays(const forward_set *f, const ir_operand *u) {
+  if (ptr_list_contains(&f->ops, u->owner)) return true;
+  if (!f->loop || u->owner->kind != OP_SCF_YIELD || u->owner->parent != f->loop->regions[0].first) return false;
+  const ir_block *body = f->loop->regions[0].first;
+  if (u->index + 1 >= body->num_args) return false;
+  const ir_value *arg = body->args[u->index + 1];
+  return ptr_list_contains(&f->iter_args, arg) && forward_layout(f, arg) == forward_layout(f, u->value);
+}
+
 /* A leaf conversion this many times smaller than the tile an op computes is as good as none:
  * a bias row converted and broadcast in the accumulator's layout instead of the accumulator
  * converted to the row's (Triton's cost model weighs conversions by their size too). */
 #define SMALL_CONVERT_RATIO 16
 
-/* Every tensor operand of op can be had in `layout`: it moves to it with the set, or its
- * producers can be cloned in it without a conversion, or with small ones at the leaves only. */
+/* Every tensor operand of op can be had in `layout`: it moves to it with the set, or it is an iter
+ * arg the loop can carry in it, or its producers can be cloned in it without a conversion, or
+ * with small ones at the leaves only. */
 static bool operands_available(rlc_state *s, const ir_op *op, const forward_set *f, const ir_attr *layout) {
   for (int i = 0; i < op->num_operands; i++) {
     ir_value *o = op->operands[i].value;
@@ -378,6 +415,7 @@ static bool operands_available(rlc_state *s, const ir_op *op, const forward_set 
       if (moving != layout) return false;
       continue;
     }
+    if (forward_can_carry(f, o)) continue;
     remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
     bool ok = plan_remat(s, o, layout, NULL, &plan) &&
               (plan.num_converts == 0 || plan.max_convert_elems * SMALL_CONVERT_RATIO <= ir_type_num_elements(o->type));
@@ -385,6 +423,12 @@ static bool operands_available(rlc_state *s, const ir_op *op, const forward_set 
     if (!ok) return false;
   }
   return true;
+}
+
+/* After op joined the set in `layout`: its iter-arg operands move with it. */
+static void forward_carry_operands(forward_set *f, const ir_op *op, const ir_attr *layout) {
+  for (int i = 0; i < op->num_operands; i++)
+    if (op->operands[i].value) forward_carry(f, op->operands[i].value, layout);
 }
 
 static void forward_exit(forward_set *f, ir_value *v) {
@@ -397,12 +441,13 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
   if (!layout_can_host_clones(layout)) return false;
   if (is_convert(user)) {
     ptr_list_push(&f->ops, user);
-    if (encoding_of(&user->results[0]) == layout) f->removed++;
+    if (encoding_of(&user->results[0]) == layout) f->removed += ir_type_num_elements(user->results[0].type);
     return true;
   }
   if (is_elementwise_tensor_op(user)) {
     if (!operands_available(s, user, f, layout)) return false;
     ptr_list_push(&f->ops, user);
+    forward_carry_operands(f, user, layout);
     forward_add_value(f, &user->results[0], layout);
     return true;
   }
@@ -428,6 +473,7 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
     const ir_attr *result = renamed_result_layout(s->ctx, user, layout);
     if (!result || !layout_can_host_clones(result)) return false;
     ptr_list_push(&f->ops, user);
+    if (user->kind == OP_JOIN) forward_carry_operands(f, user, layout);
     for (int r = 0; r < user->num_results; r++) forward_add_value(f, &user->results[r], result);
     return true;
   }
@@ -442,6 +488,7 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
     if (!operands_available(s, user, f, layout)) return false;
     int axis = (int)ir_op_get_int_attr(user, "axis", 0);
     ptr_list_push(&f->ops, user);
+    forward_carry_operands(f, user, layout);
     for (int r = 0; r < user->num_results; r++)
       if (is_tensor(&user->results[r]))
         forward_add_value(f, &user->results[r], layout_infer_reduce_result(s->ctx, layout, axis));
@@ -451,9 +498,63 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
   }
 }
 
+/* Each carried iter arg must get its next value in its new layout for free: the yielded value
+ * moves with the set to the same layout, or is rebuilt in it without a conversion (as a
+ * conversion from it). The others are pinned for the next attempt; false when there are any. */
+static bool forward_check_carried(rlc_state *s, forward_set *f) {
+  bool ok = true;
+  ir_op *yield = f->loop ? ir_block_terminator(f->loop->regions[0].first) : NULL;
+  for (int i = 0; i < f->iter_args.count; i++) {
+    ir_value *arg = f->iter_args.items[i];
+    const ir_attr *layout = forward_layout(f, arg);
+    ir_value *next = yield->operands[arg->index - 1].value;
+    const ir_attr *next_layout = forward_layout(f, next);
+    bool carried = next_layout == layout;
+    if (!next_layout) {
+      remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
+      carried = plan_remat(s, next, layout, f->loop, &plan) && plan.num_converts == 0;
+      plan_free(&plan);
+    }
+    if (!carried) {
+      ptr_list_push(f->pinned, arg);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/* True when init can be had in `layout` before the loop without a conversion. */
+static bool init_is_free(rlc_state *s, ir_value *init, const ir_attr *layout) {
+  remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
+  bool free_init = plan_remat(s, init, layout, NULL, &plan) && plan.num_converts == 0;
+  plan_free(&plan);
+  return free_init;
+}
+
+/* What carrying the set's iter args costs and saves: the loop result converted back after the
+ * loop where it is used, an init that cannot be rebuilt in the new layout converted before it,
+ * and a yielded conversion from the new layout that dies. */
+static void forward_count_carried(rlc_state *s, forward_set *f) {
+  ir_op *yield = f->loop ? ir_block_terminator(f->loop->regions[0].first) : NULL;
+  for (int i = 0; i < f->iter_args.count; i++) {
+    ir_value *arg = f->iter_args.items[i];
+    int k = arg->index - 1;
+    const ir_attr *layout = forward_layout(f, arg);
+    int64_t elems = ir_type_num_elements(arg->type);
+    ir_value *next = yield->operands[k].value;
+    if (!forward_layout(f, next) && next->def_op && is_convert(next->def_op) && !next->first_use->next_use)
+      f->removed += elems;
+    if (f->loop->results[k].first_use) f->added += elems;
+    if (!init_is_free(s, f->loop->operands[3 + k].value, layout)) f->added += elems;
+  }
+}
+
 /* Grows the set to a fixed point (an op whose other operand joins the set later, as in
- * x - broadcast(max(x)), is accepted on a later sweep), then counts the conversions. */
-static void forward_collect(rlc_state *s, ir_op *cvt, forward_set *f, const ir_attr *from) {
+ * x - broadcast(max(x)), is accepted on a later sweep), then counts the conversions. A value
+ * yielded by the loop whose body this is takes its iter arg along (and the other way round), so
+ * that a loop-carried accumulator or row statistic stays in the new layout. False when an iter
+ * arg could not be carried after all: it is pinned and the caller collects again. */
+static bool forward_collect(rlc_state *s, ir_op *cvt, forward_set *f, const ir_attr *from) {
   ir_block *block = cvt->parent;
   forward_add_value(f, &cvt->results[0], from);
   for (bool grew = true; grew;) {
@@ -465,19 +566,26 @@ static void forward_collect(rlc_state *s, ir_op *cvt, forward_set *f, const ir_a
         ir_op *user = u->owner;
         /* users in other blocks (loop bodies) would get a conversion inside them */
         if (ptr_list_contains(&f->ops, user) || user->parent != block || ptr_list_contains(&f->rejected, user)) continue;
+        if (f->loop && user->kind == OP_SCF_YIELD) {
+          if (u->index + 1 < block->num_args && forward_carry(f, block->args[u->index + 1], layout)) grew = true;
+          continue;
+        }
         if (forward_accept(s, f, user, layout)) grew = true;
         else if (!is_elementwise_tensor_op(user) && user->kind != OP_REDUCE) ptr_list_push(&f->rejected, user);
       }
     }
   }
+  if (!forward_check_carried(s, f)) return false;
   for (int i = 0; i < f->values.count; i++) {
     ir_value *w = f->values.items[i];
     for (ir_operand *u = w->first_use; u; u = u->next_use)
-      if (!ptr_list_contains(&f->ops, u->owner)) forward_exit(f, w);
+      if (!forward_use_stays(f, u)) forward_exit(f, w);
   }
   for (int i = 0; i < f->exits.count; i++)
-    if (f->exits.items[i] != &cvt->results[0]) f->added++;
-  if (!ptr_list_contains(&f->exits, &cvt->results[0])) f->removed++;
+    if (f->exits.items[i] != &cvt->results[0]) f->added += ir_type_num_elements(((ir_value *)f->exits.items[i])->type);
+  if (!ptr_list_contains(&f->exits, &cvt->results[0])) f->removed += ir_type_num_elements(cvt->results[0].type);
+  forward_count_carried(s, f);
+  return true;
 }
 
 /* Every op of the set sees its moving operands in one layout (paths through reductions and
@@ -495,6 +603,23 @@ static bool forward_consistent(const forward_set *f) {
     }
   }
   return true;
+}
+
+/* v was retyped from `old`: its uses that do not see the new layout go through one conversion
+ * back, right after v's definition (the top of the body for an iter arg, after the loop for a
+ * loop result). */
+static void forward_convert_exits(rlc_state *s, const forward_set *f, ir_value *v, const ir_type *old) {
+  ptr_list exits = {s->ctx, NULL, 0, 0};
+  for (ir_operand *u = v->first_use; u; u = u->next_use)
+    if (!forward_use_stays(f, u)) ptr_list_push(&exits, u);
+  if (exits.count) {
+    ir_value *back = convert_after_def(s->ctx, v, old->encoding);
+    for (int i = 0; i < exits.count; i++) {
+      ir_operand *u = exits.items[i];
+      ir_op_set_operand(u->owner, u->index, back);
+    }
+  }
+  ptr_list_free(&exits);
 }
 
 /* Rewrites one op of the set: operands to their new layouts, results retyped in place, users
@@ -517,26 +642,71 @@ static void forward_rewrite_op(rlc_state *s, const forward_set *f, ir_op *op, ir
     if (!layout) continue;
     const ir_type *old = op->results[r].type;
     op->results[r].type = ir_type_with_encoding(s->ctx, old, layout);
-    convert_outside_uses(s->ctx, &op->results[r], old, &f->ops);
+    forward_convert_exits(s, f, &op->results[r], old);
   }
+}
+
+/* The loop carries iter arg `arg` in its new layout: the argument and the loop result are
+ * retyped, the init rebuilt (or converted) in it before the loop, users that keep the old
+ * layout (after the loop, or in the body outside the set) converted back. */
+static void forward_rewrite_carried(rlc_state *s, const forward_set *f, ir_value *arg) {
+  int k = arg->index - 1;
+  const ir_attr *layout = forward_layout(f, arg);
+  const ir_type *old = arg->type, *type = ir_type_with_encoding(s->ctx, old, layout);
+  ir_value *init = f->loop->operands[3 + k].value;
+  ir_value *new_init =
+      init_is_free(s, init, layout) ? remat(s, init, layout, NULL) : convert_after_def(s->ctx, init, layout);
+  ir_op_set_operand(f->loop, 3 + k, new_init);
+  arg->type = type;
+  f->loop->results[k].type = type;
+  forward_convert_exits(s, f, &f->loop->results[k], old);
+  forward_convert_exits(s, f, arg, old);
+}
+
+/* The yielded values of carried iter args that did not move with the set, rebuilt in the new
+ * layout (forward_check_carried proved that needs no conversion). */
+static void forward_rewrite_yield(rlc_state *s, const forward_set *f) {
+  ir_op *yield = ir_block_terminator(f->loop->regions[0].first);
+  for (int i = 0; i < f->iter_args.count; i++) {
+    ir_value *arg = f->iter_args.items[i];
+    ir_value *next = yield->operands[arg->index - 1].value;
+    if (next->type != arg->type) ir_op_set_operand(yield, arg->index - 1, remat(s, next, encoding_of(arg), f->loop));
+  }
+}
+
+static void forward_free(forward_set *f) {
+  ptr_list_free(&f->ops);
+  ptr_list_free(&f->values);
+  ptr_list_free(&f->layouts);
+  ptr_list_free(&f->exits);
+  ptr_list_free(&f->rejected);
+  ptr_list_free(&f->iter_args);
 }
 
 static bool forward_one(rlc_state *s, ir_op *cvt) {
   const ir_attr *from = encoding_of(cvt->operands[0].value), *to = encoding_of(&cvt->results[0]);
   if (!cvt->results[0].first_use || from == to || !layout_can_host_clones(from) || !layout_can_host_clones(to))
     return false;
-  forward_set f = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0},
-                   {s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0};
-  forward_collect(s, cvt, &f, from);
-  bool apply = f.ops.count > 0 && f.added < f.removed && forward_consistent(&f);
-  if (apply) /* in block order, so an op's moving operands are retyped before it is */
-    for (ir_op *op = cvt->next; op; op = op->next)
-      if (ptr_list_contains(&f.ops, op)) forward_rewrite_op(s, &f, op, cvt);
-  ptr_list_free(&f.ops);
-  ptr_list_free(&f.values);
-  ptr_list_free(&f.layouts);
-  ptr_list_free(&f.exits);
-  ptr_list_free(&f.rejected);
+  ir_block *block = cvt->parent;
+  ptr_list pinned = {s->ctx, NULL, 0, 0};
+  bool apply = false;
+  /* each failed attempt pins at least one more iter arg, so this ends */
+  for (int attempt = 0; attempt <= block->num_args; attempt++) {
+    ptr_list empty = {s->ctx, NULL, 0, 0};
+    forward_set f = {empty, empty, empty, empty, empty, empty, &pinned, body_loop(block), 0, 0};
+    bool complete = forward_collect(s, cvt, &f, from);
+    apply = complete && f.ops.count > 0 && f.added < f.removed && forward_consistent(&f);
+    if (apply) {
+      for (int i = 0; i < f.iter_args.count; i++) forward_rewrite_carried(s, &f, f.iter_args.items[i]);
+      /* in block order, so an op's moving operands are retyped before it is */
+      for (ir_op *op = block->first; op; op = op->next)
+        if (ptr_list_contains(&f.ops, op)) forward_rewrite_op(s, &f, op, cvt);
+      if (f.iter_args.count) forward_rewrite_yield(s, &f);
+    }
+    forward_free(&f);
+    if (complete) break;
+  }
+  ptr_list_free(&pinned);
   return apply;
 }
 
