@@ -355,6 +355,14 @@ typedef struct forward_set {
   int64_t added;      /* elements of the conversions that appear */
 } forward_set;
 
+/* A conversion in a loop body runs once per iteration, one before or after the loop once: the
+ * loop's conversions count this many times (the trip count is rarely known; Triton's forward
+ * propagation carries a loop's values whenever that removes a conversion from its body). */
+enum { LOOP_BODY_WEIGHT = 8 };
+
+/* The cost of `elems` converted elements in the set's block: weighted when it is a loop body. */
+static int64_t in_block(const forward_set *f, int64_t elems) { return f->loop ? elems * LOOP_BODY_WEIGHT : elems; }
+
 /* The layout v takes when the set is applied, or NULL when v is not in it. */
 static const ir_attr *forward_layout(const forward_set *f, const ir_value *v) {
   for (int i = 0; i < f->values.count; i++)
@@ -441,7 +449,7 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
   if (!layout_can_host_clones(layout)) return false;
   if (is_convert(user)) {
     ptr_list_push(&f->ops, user);
-    if (encoding_of(&user->results[0]) == layout) f->removed += ir_type_num_elements(user->results[0].type);
+    if (encoding_of(&user->results[0]) == layout) f->removed += in_block(f, ir_type_num_elements(user->results[0].type));
     return true;
   }
   if (is_elementwise_tensor_op(user)) {
@@ -543,7 +551,7 @@ static void forward_count_carried(rlc_state *s, forward_set *f) {
     int64_t elems = ir_type_num_elements(arg->type);
     ir_value *next = yield->operands[k].value;
     if (!forward_layout(f, next) && next->def_op && is_convert(next->def_op) && !next->first_use->next_use)
-      f->removed += elems;
+      f->removed += in_block(f, elems);
     if (f->loop->results[k].first_use) f->added += elems;
     if (!init_is_free(s, f->loop->operands[3 + k].value, layout)) f->added += elems;
   }
@@ -582,8 +590,8 @@ static bool forward_collect(rlc_state *s, ir_op *cvt, forward_set *f, const ir_a
       if (!forward_use_stays(f, u)) forward_exit(f, w);
   }
   for (int i = 0; i < f->exits.count; i++)
-    if (f->exits.items[i] != &cvt->results[0]) f->added += ir_type_num_elements(((ir_value *)f->exits.items[i])->type);
-  if (!ptr_list_contains(&f->exits, &cvt->results[0])) f->removed += ir_type_num_elements(cvt->results[0].type);
+    if (f->exits.items[i] != &cvt->results[0]) f->added += in_block(f, ir_type_num_elements(((ir_value *)f->exits.items[i])->type));
+  if (!ptr_list_contains(&f->exits, &cvt->results[0])) f->removed += in_block(f, ir_type_num_elements(cvt->results[0].type));
   forward_count_carried(s, f);
   return true;
 }
