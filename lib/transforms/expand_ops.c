@@ -1,7 +1,8 @@
-/* --expand-ops: TTIR ops gemmc builds from others before layouts are assigned: tt.cat as join + trans + reshape, tt.dot_scaled as upcasts, scale multiplies and a tt.dot (Triton's decomposition on GPUs without scaled MMA). */
+/* --expand-ops: TTIR ops gemmc builds from others before layouts are assigned: tt.cat as join + trans + reshape, tt.dot_scaled as upcasts, scale multiplies and a tt.dot (Triton's decomposition on GPUs without scaled MMA), f32 dots of inputPrecision tf32x3 / bf16x3 / bf16x6 as tensor-core dots of split operands (Triton's F32DotTC). */
 #include <string.h>
 
 #include "gemmc/passes.h"
+#include "target/mma.h"
 #include "util.h"
 
 /*
@@ -15,6 +16,15 @@
  * along K (scale 255: NaN), then rounded to the compute type (f16 when either side is fp16, else
  * bf16: exact for fp8 and fp4 times a power of two in range), and one tt.dot takes them with the
  * accumulator.
+ *
+ * tt.dot of f32 operands with inputPrecision = tf32x3 (a target with tf32 MMA) or bf16x3 / bf16x6
+ * (a target with bf16 MMA), as Triton's F32DotTC pass writes them, products summed in its order:
+ * - tf32x3: big = cvt.rna.tf32 (x), small = x - big per operand; small_a big_b + big_a small_b
+ *   from zero, NaNs of that sum zeroed (an infinite operand's small part is 0 and its product
+ *   NaN), then + big_a big_b, then + the accumulator.
+ * - bf16xN: x split into hi = bf16 (x), mid = bf16 (x - hi), lo = bf16 (x - hi - mid); from zero
+ *   (bf16x6: mid mid, lo hi, hi lo;) mid hi, hi mid, NaNs zeroed, + hi hi, + the accumulator.
+ * Elsewhere these precisions stay f32 FMA dots (exact products, slower).
  */
 
 typedef struct expander {
@@ -175,21 +185,120 @@ static bool expand_dot_scaled(expander *x, ir_op *dot) {
   return true;
 }
 
+/* ------------------------------------------------------------------ f32 dots on tensor cores */
+
+static ir_value *splat_f32(expander *x, const ir_type *t, double v) {
+  const ir_attr *a = ir_float_attr(x->ctx, v, ir_type_element(t));
+  ir_op *op = ir_op_create(x->ctx, OP_CONSTANT, 0, NULL, 1, &t, 0, x->at->loc);
+  ir_op_set_attr(x->ctx, op, "value", ir_dense_attr(x->ctx, t, true, 1, &a));
+  ir_op_insert_before(x->at, op);
+  return &op->results[0];
+}
+
+/* v with its NaN elements replaced by 0. */
+static ir_value *zero_nans(expander *x, ir_value *v) {
+  ir_value *ops[2] = {v, v};
+  const ir_type *i1 = ir_type_with_element(x->ctx, v->type, ir_int_type(x->ctx, 1));
+  ir_value *nan = build_before(x->ctx, x->at, OP_CMPF, 2, ops, i1);
+  ir_op_set_attr(x->ctx, nan->def_op, "predicate", ir_keyword_attr(x->ctx, "uno"));
+  ir_value *sel[3] = {nan, splat_f32(x, v->type, 0.0), v};
+  return build_before(x->ctx, x->at, OP_SELECT, 3, sel, v->type);
+}
+
+/* v rounded to tf32 (to nearest, ties away from zero), kept in f32: the instruction Triton uses. */
+static ir_value *tf32_round(expander *x, ir_value *v) {
+  ir_value *r = op1(x, OP_ELEMENTWISE_INLINE_ASM, v, v->type);
+  static const char text[] = "cvt.rna.tf32.f32 $0, $1;", cons[] = "=r,r";
+  ir_op_set_attr(x->ctx, r->def_op, "asm_string", ir_string_attr(x->ctx, text, strlen(text)));
+  ir_op_set_attr(x->ctx, r->def_op, "constraints", ir_string_attr(x->ctx, cons, strlen(cons)));
+  ir_op_set_attr(x->ctx, r->def_op, "pure", ir_bool_attr(x->ctx, true));
+  ir_op_set_attr(x->ctx, r->def_op, "packed_element", ir_i32_attr(x->ctx, 1));
+  return r;
+}
+
+/* tt.dot a, b, c (inputPrecision `precision` when not NULL). */
+static ir_value *part_dot(expander *x, ir_value *a, ir_value *b, ir_value *c, const char *precision) {
+  ir_value *ops[3] = {a, b, c};
+  ir_value *r = build_before(x->ctx, x->at, OP_DOT, 3, ops, c->type);
+  if (precision) ir_op_set_attr(x->ctx, r->def_op, "inputPrecision", ir_keyword_attr(x->ctx, precision));
+  return r;
+}
+
+/* The first n bf16 parts of f32 v: hi = bf16 (v), then each next part of what is left. */
+static void split_bf16(expander *x, ir_value *v, int n, ir_value *parts[3]) {
+  const ir_type *bf16 = ir_type_with_element(x->ctx, v->type, ir_float_type(x->ctx, FLT_BF16));
+  for (int i = 0; i < n; i++) {
+    parts[i] = op1(x, OP_TRUNCF, v, bf16);
+    if (i + 1 < n) v = op2(x, OP_SUBF, v, op1(x, OP_EXTF, parts[i], v->type), NULL);
+  }
+}
+
+/* The precision of an f32 dot that expands on `target` (tf32x3, bf16x3, bf16x6), else NULL. */
+static const char *split_precision(const gemmc_target *target, const ir_op *dot) {
+  if (!target || !(target->mma_kinds & (GEMMC_MMA_SYNC | GEMMC_MMA_MFMA))) return NULL;
+  for (int i = 0; i < 2; i++) {
+    const ir_type *e = ir_type_element(dot->operands[i].value->type);
+    if (!ir_type_is_float(e) || e->float_kind != FLT_F32) return NULL;
+  }
+  const char *p = target_dot_input_precision(dot);
+  if (!p) return NULL;
+  if (!strcmp(p, "tf32x3")) return target->arch == GEMMC_ARCH_NVPTX ? p : NULL;
+  return !strcmp(p, "bf16x3") || !strcmp(p, "bf16x6") ? p : NULL;
+}
+
+static bool expand_split_dot(expander *x, ir_op *dot, const char *precision) {
+  ir_value *a = dot->operands[0].value, *b = dot->operands[1].value, *c = dot->operands[2].value;
+  ir_value *r = splat_f32(x, c->type, 0.0);
+  if (!strcmp(precision, "tf32x3")) {
+    ir_value *a_big = tf32_round(x, a), *b_big = tf32_round(x, b);
+    ir_value *a_small = op2(x, OP_SUBF, a, a_big, NULL), *b_small = op2(x, OP_SUBF, b, b_big, NULL);
+    r = part_dot(x, a_small, b_big, r, "tf32");
+    r = part_dot(x, a_big, b_small, r, "tf32");
+    r = part_dot(x, a_big, b_big, zero_nans(x, r), "tf32");
+  } else {
+    enum { HI, MID, LO };
+    int n = !strcmp(precision, "bf16x6") ? 3 : 2;
+    ir_value *ap[3], *bp[3];
+    split_bf16(x, a, n, ap);
+    split_bf16(x, b, n, bp);
+    if (n == 3) {
+      r = part_dot(x, ap[MID], bp[MID], r, NULL);
+      r = part_dot(x, ap[LO], bp[HI], r, NULL);
+      r = part_dot(x, ap[HI], bp[LO], r, NULL);
+    }
+    r = part_dot(x, ap[MID], bp[HI], r, NULL);
+    r = part_dot(x, ap[HI], bp[MID], r, NULL);
+    r = part_dot(x, ap[HI], bp[HI], zero_nans(x, r), NULL);
+  }
+  r = op2(x, OP_ADDF, r, c, NULL);
+  ir_value_replace_all_uses(&dot->results[0], r);
+  return true;
+}
+
+typedef struct expansions {
+  const gemmc_target *target;
+  ptr_list ops;
+} expansions;
+
 static bool collect(ir_op *op, void *user) {
-  if (op->kind == OP_CAT || op->kind == OP_DOT_SCALED) ptr_list_push(user, op);
+  expansions *e = user;
+  if (op->kind == OP_CAT || op->kind == OP_DOT_SCALED || (op->kind == OP_DOT && split_precision(e->target, op)))
+    ptr_list_push(&e->ops, op);
   return true;
 }
 
 bool gemmc_pass_expand_ops(const gemmc_pass_context *pc, ir_op *module) {
-  ptr_list found = {pc->ctx, NULL, 0, 0};
+  expansions found = {pc->target, {pc->ctx, NULL, 0, 0}};
   ir_walk(module, collect, &found);
   expander x = {pc->ctx, NULL, true};
-  for (int i = 0; i < found.count && x.ok; i++) {
-    ir_op *op = found.items[i];
+  for (int i = 0; i < found.ops.count && x.ok; i++) {
+    ir_op *op = found.ops.items[i];
     x.at = op;
-    x.ok = op->kind == OP_CAT ? expand_cat(&x, op) : expand_dot_scaled(&x, op);
+    x.ok = op->kind == OP_CAT           ? expand_cat(&x, op)
+           : op->kind == OP_DOT_SCALED ? expand_dot_scaled(&x, op)
+                                       : expand_split_dot(&x, op, split_precision(pc->target, op));
     if (x.ok) ir_op_erase(op);
   }
-  ptr_list_free(&found);
+  ptr_list_free(&found.ops);
   return x.ok;
 }
