@@ -607,7 +607,8 @@ def cases(torch):
         stride=Ncols, N=Ncols, GROUP_SIZE_M=G, BLOCK_SIZE_N=1024), (Mrows,), ["DX", "DW", "DB", "Lock"], warps=8,
         tol=1e-5, accumulate={"DW", "DB", "Lock"}))
     for dt, prec in ((torch.float16, "ieee"), (torch.bfloat16, "ieee"), (torch.float32, "tf32"),
-                     (torch.float32, "ieee"), (torch.float32, "tf32x3")):
+                     (torch.float32, "ieee"), (torch.float32, "tf32x3"), (torch.float32, "bf16x3"),
+                     (torch.float32, "bf16x6")):
         for m_, n_, k_ in ((16, 16, 16), (64, 128, 64)):
             out.append(Case(f"dot {str(dt)[6:]} {prec} {m_}x{n_}x{k_}", k_dot, dict(
                 a_ptr=f32(m_, k_).to(dt), b_ptr=f32(k_, n_).to(dt), c_ptr=emp(m_, n_), M=m_, N=n_, K=k_, PREC=prec),
