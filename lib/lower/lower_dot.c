@@ -338,16 +338,15 @@ static bool lower_dot_fma(lower_state *s, ir_op *op) {
   layout_linear_solver *sa = lower_alloc(s, sizeof *sa), *sb = lower_alloc(s, sizeof *sb);
   if (!out || !sa || !sb) return false;
   bool solvable = layout_linear_solver_init(sa, &la->ll) && layout_linear_solver_init(sb, &lb->ll);
-  for (int r = 0; r < lc->num_regs; r++) {
-    if (r & lc->reg_dup_mask) {
-      out->v[r] = out->v[r & ~lc->reg_dup_mask];
-      continue;
-    }
-    int64_t c[IR_MAX_RANK];
-    lower_reg_coord(lc, r, c);
-    LLVMValueRef acc = lower_elem(vc, r);
-    for (int64_t k = 0; k < K; k++) {
-      int64_t ac[IR_MAX_RANK], bc[IR_MAX_RANK];
+  /* k outer: every product of K step k is issued before any of step k + 1, so an operand value is
+   * live for one step only (128 accumulators plus a step's operands fit the registers; products
+   * of one output still add up in k order, so the result is the same). */
+  for (int r = 0; r < lc->num_regs; r++) out->v[r] = (r & lc->reg_dup_mask) ? NULL : lower_elem(vc, r);
+  for (int64_t k = 0; k < K; k++) {
+    for (int r = 0; r < lc->num_regs; r++) {
+      if (r & lc->reg_dup_mask) continue;
+      int64_t c[IR_MAX_RANK], ac[IR_MAX_RANK], bc[IR_MAX_RANK];
+      lower_reg_coord(lc, r, c);
       lower_dot_coord(&dd, c[0], c[r2], k, ac);
       lower_dot_coord(&dd, c[0], k, c[r1], bc);
       int64_t ra = solvable ? layout_linear_solver_register_at(sa, ac) : -1;
@@ -359,14 +358,15 @@ static bool lower_dot_fma(lower_state *s, ir_op *op) {
       LLVMValueRef a = promote(s, lower_elem(va, (int)ra), ae, ce, cty);
       LLVMValueRef b = promote(s, lower_elem(vb, (int)rb), be, ce, cty);
       if (is_float_acc) {
-        LLVMValueRef args[3] = {a, b, acc};
-        acc = lower_call(s, fma_name, cty, args, 3);
+        LLVMValueRef args[3] = {a, b, out->v[r]};
+        out->v[r] = lower_call(s, fma_name, cty, args, 3);
       } else {
-        acc = LLVMBuildAdd(s->b, LLVMBuildMul(s->b, a, b, ""), acc, "");
+        out->v[r] = LLVMBuildAdd(s->b, LLVMBuildMul(s->b, a, b, ""), out->v[r], "");
       }
     }
-    out->v[r] = acc;
   }
+  for (int r = 0; r < lc->num_regs; r++)
+    if (r & lc->reg_dup_mask) out->v[r] = out->v[r & ~lc->reg_dup_mask];
   return lower_set(s, &op->results[0], out);
 }
 
