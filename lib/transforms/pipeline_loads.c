@@ -1,4 +1,4 @@
-/* --pipeline-loads=num-stages=N: software pipelining of K loops: tt.load -> convert(dot_op) -> tt.dot (mma.sync) or tt.load -> local_alloc -> warp_group_dot (wgmma) becomes a cp.async ring of N shared-memory stages. */
+/* --pipeline-loads=num-stages=N: software pipelining of K loops: tt.load -> convert(dot_op) -> tt.dot (mma.sync or the FMA path) or tt.load -> local_alloc -> warp_group_dot (wgmma) becomes a cp.async ring of N shared-memory stages. */
 #include <stdio.h>
 #include <string.h>
 
@@ -120,11 +120,19 @@ static bool constant_int(const ir_value *v, int64_t *out) {
 
 /* ---------------------------------------------------------------- analysis */
 
-/* A conversion to an mma.sync (nvidia_mma v2) operand. */
+/* A dot operand of the FMA path: #ttg.dot_op with a blocked parent. */
+static bool is_fma_operand(const ir_attr *enc) {
+  return enc && enc->kind == AT_DOT_OP && enc->layout.parent && enc->layout.parent->kind == AT_BLOCKED;
+}
+
+/* A conversion to an mma.sync (nvidia_mma v2) operand, or to an FMA dot's operand (Triton
+ * pipelines those too: with the operands read from the ring after one barrier, a thread holds a
+ * K step's values only while it multiplies them). */
 static bool is_mma_operand_convert(const ir_op *op) {
   if (op->kind != OP_CONVERT_LAYOUT) return false;
   const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
   if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst)) return false;
+  if (is_fma_operand(dst->encoding)) return layout_is_distributed(src->encoding);
   return layout_is_mma_operand_conversion(src->encoding, dst->encoding) &&
          dst->encoding->layout.parent->layout.version_major == 2;
 }
@@ -454,8 +462,11 @@ static bool make_rings(gemmc_context *ctx, loop_plan *lp, int64_t max_shared) {
       const ir_attr *dot = pl->convert->results[0].type->encoding;
       int order[IR_MAX_RANK];
       layout_order(t->encoding, t->rank, order);
-      shared = layout_swizzled_shared_for_dot_operand(ctx, dot->layout.op_idx, dot->layout.k_width, t->rank, t->shape,
-                                                      order, (int)ir_type_bits(ir_type_element(t)));
+      /* FMA operands are read element by element along K: unswizzled, as Triton keeps them. */
+      shared = is_fma_operand(dot) ? layout_swizzled_shared_get(ctx, t->rank, 1, 1, 1, order)
+                                   : layout_swizzled_shared_for_dot_operand(ctx, dot->layout.op_idx, dot->layout.k_width,
+                                                                            t->rank, t->shape, order,
+                                                                            (int)ir_type_bits(ir_type_element(t)));
     }
     if (!shared) return false;
     int64_t ring_shape[IR_MAX_RANK + 1];
