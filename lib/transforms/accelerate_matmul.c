@@ -260,6 +260,13 @@ static ir_value *transposed_view_operand(gemmc_context *ctx, ir_op *dot, ir_valu
   return &view->results[0];
 }
 
+/* Whether a comes before b in their block. */
+static bool precedes(const ir_op *a, const ir_op *b) {
+  for (const ir_op *p = b->prev; p; p = p->prev)
+    if (p == a) return true;
+  return false;
+}
+
 static ir_value *shared_operand(gemmc_context *ctx, ir_op *dot, ir_value *v, int op_idx, bool allow_transpose) {
   ir_value *arg = conversion_source(v);
   const ir_type *t = arg->type;
@@ -275,6 +282,13 @@ static ir_value *shared_operand(gemmc_context *ctx, ir_op *dot, ir_value *v, int
       layout_nvmma_shared_get(ctx, t->rank, t->shape, order, (int)ir_type_bits(ir_type_element(t)), false);
   const ir_attr *smem = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
   const ir_type *mt = ir_memdesc_type(ctx, t->rank, t->shape, t->elem, shared, smem, false, 0, NULL);
+  /* A value several dots read (the big part of a tf32x3 split feeds two) is stored once: an
+   * earlier dot of the block made its immutable buffer already. */
+  for (ir_operand *u = arg->first_use; u; u = u->next_use) {
+    ir_op *o = u->owner;
+    if (o->kind == OP_LOCAL_ALLOC && o->results[0].type == mt && o->parent == dot->parent && precedes(o, dot))
+      return &o->results[0];
+  }
   ir_op *alloc = ir_op_create(ctx, OP_LOCAL_ALLOC, 1, &arg, 1, &mt, 0, dot->loc);
   alloc->src_loc = dot->src_loc;
   ir_op_insert_before(dot, alloc);

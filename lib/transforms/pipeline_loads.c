@@ -48,7 +48,8 @@
 enum { MAX_PIPELINED = 8 };
 
 typedef struct pipelined_load {
-  ir_op *load, *convert; /* convert: the conversion to an mma.sync operand, or the local_alloc of a wgmma operand */
+  ir_op *load, *convert; /* convert: the conversion to an mma.sync operand, or the local_alloc of a wgmma operand;
+                          * NULL: the load's value feeds a dot through other ops, and is read back as it was */
   bool tma;              /* a tt.descriptor_load: TMA copies completing on the ring's mbarriers */
   ir_op *alloc;          /* the ring */
   const ir_type *ring_type, *slot_type;
@@ -163,6 +164,34 @@ static ir_op *converted_operand_dot(const ir_op *convert) {
   return convert->kind == OP_LOCAL_ALLOC ? operand_buffer_dot(convert) : convert->results[0].first_use->owner;
 }
 
+/* A tt.load cp.async can fill a ring for: a 2-D distributed tensor of 8/16/32-bit elements, not
+ * volatile, `other` zero or absent (cp.async fills masked-off bytes with zeros). */
+static bool cp_async_load(const ir_op *load) {
+  if (load->kind != OP_LOAD) return false;
+  const ir_type *t = load->results[0].type;
+  if (!ir_type_is_tensor(t) || t->rank != 2 || !t->encoding || !layout_is_distributed(t->encoding)) return false;
+  unsigned bits = ir_type_bits(ir_type_element(t));
+  if (bits != 8 && bits != 16 && bits != 32) return false;
+  if (load->num_operands > 2 && !value_is_zero_splat(load->operands[2].value)) return false;
+  return !ir_op_get_attr(load, "isVolatile");
+}
+
+enum { MAX_OPERAND_PATH = 16 };
+
+/* Whether v reaches an operand of a dot of `block` through at most `depth` pure ops of the block
+ * (elementwise math, conversions, a wgmma operand's local_alloc): the operands Triton also
+ * pipelines when the dot takes them after a computation (an upcast and scale, a tf32 split). */
+static bool feeds_dot_operand(const ir_value *v, const ir_block *block, int depth) {
+  for (const ir_operand *u = v->first_use; u; u = u->next_use) {
+    const ir_op *o = u->owner;
+    if (o->parent != block) continue;
+    if ((o->kind == OP_DOT || o->kind == OP_WARP_GROUP_DOT) && u->index < 2) return true;
+    bool passes = o->kind == OP_LOCAL_ALLOC || (ir_op_is_pure(o) && o->num_regions == 0 && o->num_results == 1);
+    if (passes && depth > 0 && feeds_dot_operand(&o->results[0], block, depth - 1)) return true;
+  }
+  return false;
+}
+
 /* tt.load (element 8/16/32 bits, `other` zero or absent) whose only use is a convert to an
  * mma.sync operand whose only use is a tt.dot of the same block, or a wgmma operand alloc. */
 static ir_op *pipelinable_convert(const ir_op *load) {
@@ -176,14 +205,7 @@ static ir_op *pipelinable_convert(const ir_op *load) {
       return NULL;
     return alloc;
   }
-  if (load->kind != OP_LOAD || !ir_value_has_one_use(&load->results[0])) return NULL;
-  const ir_type *t = load->results[0].type;
-  if (!ir_type_is_tensor(t) || t->rank != 2 || !t->encoding || !layout_is_distributed(t->encoding)) return NULL;
-  unsigned bits = ir_type_bits(ir_type_element(t));
-  if (bits != 8 && bits != 16 && bits != 32) return NULL;
-  /* cp.async fills masked-off bytes with zeros: `other` must be a zero splat. */
-  if (load->num_operands > 2 && !value_is_zero_splat(load->operands[2].value)) return NULL;
-  if (ir_op_get_attr(load, "isVolatile")) return NULL;
+  if (!cp_async_load(load) || !ir_value_has_one_use(&load->results[0])) return NULL;
   ir_op *cvt = load->results[0].first_use->owner;
   if (cvt->parent != load->parent) return NULL;
   if (is_wgmma_operand_alloc(cvt)) return cvt;
@@ -278,7 +300,8 @@ static bool plan_loop(gemmc_context *ctx, ir_op *loop, int num_stages, loop_plan
   if (!yield || yield->kind != OP_SCF_YIELD || yield->num_operands != lp->num_iter) return false;
   for (ir_op *op = lp->body->first; op; op = op->next) {
     ir_op *cvt = pipelinable_convert(op);
-    if (!cvt || lp->num_loads == MAX_PIPELINED) continue;
+    bool plain = !cvt && cp_async_load(op) && feeds_dot_operand(&op->results[0], lp->body, MAX_OPERAND_PATH);
+    if ((!cvt && !plain) || lp->num_loads == MAX_PIPELINED) continue;
     bool tma = op->kind == OP_DESC_LOAD;
     lp->loads[lp->num_loads++] = (pipelined_load){op, cvt, tma, NULL, NULL, NULL};
     if (tma) lp->num_tma++;
@@ -456,7 +479,12 @@ static bool make_rings(gemmc_context *ctx, loop_plan *lp, int64_t max_shared) {
     pipelined_load *pl = &lp->loads[j];
     const ir_type *t = pl->load->results[0].type;
     const ir_attr *shared;
-    if (pl->convert->kind == OP_LOCAL_ALLOC) {
+    if (!pl->convert) {
+      /* Read back by the threads that copied it, in the load's layout. */
+      int order[IR_MAX_RANK];
+      layout_order(t->encoding, t->rank, order);
+      shared = layout_swizzled_shared_get(ctx, t->rank, 1, 1, 1, order);
+    } else if (pl->convert->kind == OP_LOCAL_ALLOC) {
       shared = pl->convert->results[0].type->encoding; /* wgmma: the operand's nvmma_shared layout */
     } else {
       const ir_attr *dot = pl->convert->results[0].type->encoding;
@@ -575,12 +603,13 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   /* Prefetch of iteration i+S-1: at the top, or (wgmma) after the last MMA wait. */
   ir_op *prefetch_at = top;
   bool any_wgmma = false;
-  for (int j = 0; j < lp->num_loads; j++) any_wgmma |= lp->loads[j].convert->kind == OP_LOCAL_ALLOC;
+  for (int j = 0; j < lp->num_loads; j++) any_wgmma |= lp->loads[j].convert && lp->loads[j].convert->kind == OP_LOCAL_ALLOC;
   ir_op *wgmma_dots[MAX_PIPELINED];
   int num_wgmma = 0;
   if (any_wgmma) {
     for (int j = 0; j < lp->num_loads; j++) {
       pipelined_load *pl = &lp->loads[j];
+      if (!pl->convert) continue;
       ir_op *dot = converted_operand_dot(pl->convert);
       bool seen = pl->convert->kind != OP_LOCAL_ALLOC;
       for (int d = 0; d < num_wgmma; d++) seen |= wgmma_dots[d] == dot;
@@ -603,6 +632,14 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   /* Operands read by the dot: through ldmatrix (mma.sync), or the ring slot itself (wgmma). */
   for (int j = 0; j < lp->num_loads; j++) {
     pipelined_load *pl = &lp->loads[j];
+    if (!pl->convert) { /* the tile read back where the load was */
+      ir_value *idx_ops[2] = {&pl->alloc->results[0], read_slot};
+      ir_value *src = build_before(ctx, pl->load, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
+      ir_value *tile = build_before(ctx, pl->load, OP_LOCAL_LOAD, 1, &src, pl->load->results[0].type);
+      ir_value_replace_all_uses(&pl->load->results[0], tile);
+      ir_op_erase(pl->load);
+      continue;
+    }
     /* Before the first reader: the dot, or the view it reads through. */
     ir_op *reader = pl->convert->results[0].first_use->owner;
     ir_value *idx_ops[2] = {&pl->alloc->results[0], read_slot};
