@@ -267,6 +267,16 @@ static bool precedes(const ir_op *a, const ir_op *b) {
   return false;
 }
 
+/* Where the shared buffer of dot operand v goes: before the dot, or, when v comes from outside
+ * the loops around the dot (attention's Q tile), before the outermost of them that v's block
+ * holds, so that it is stored once rather than in every iteration (Triton's buffer is made there). */
+static ir_op *buffer_position(ir_op *dot, const ir_value *v) {
+  const ir_block *home = v->def_op ? v->def_op->parent : v->owner_block;
+  ir_op *at = dot;
+  for (ir_op *p = ir_op_parent_op(at); p && p->kind == OP_SCF_FOR && at->parent != home; p = ir_op_parent_op(p)) at = p;
+  return at->parent == home ? at : dot;
+}
+
 static ir_value *shared_operand(gemmc_context *ctx, ir_op *dot, ir_value *v, int op_idx, bool allow_transpose) {
   ir_value *arg = conversion_source(v);
   const ir_type *t = arg->type;
@@ -282,16 +292,17 @@ static ir_value *shared_operand(gemmc_context *ctx, ir_op *dot, ir_value *v, int
       layout_nvmma_shared_get(ctx, t->rank, t->shape, order, (int)ir_type_bits(ir_type_element(t)), false);
   const ir_attr *smem = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
   const ir_type *mt = ir_memdesc_type(ctx, t->rank, t->shape, t->elem, shared, smem, false, 0, NULL);
-  /* A value several dots read (the big part of a tf32x3 split feeds two) is stored once: an
-   * earlier dot of the block made its immutable buffer already. */
+  ir_op *at = buffer_position(dot, arg);
+  /* A value several dots read (the big part of a tf32x3 split feeds two; attention's Q feeds a dot
+   * in each of its loops) is stored once: an earlier dot made its immutable buffer already. */
   for (ir_operand *u = arg->first_use; u; u = u->next_use) {
     ir_op *o = u->owner;
-    if (o->kind == OP_LOCAL_ALLOC && o->results[0].type == mt && o->parent == dot->parent && precedes(o, dot))
+    if (o->kind == OP_LOCAL_ALLOC && o->results[0].type == mt && o->parent == at->parent && precedes(o, at))
       return &o->results[0];
   }
   ir_op *alloc = ir_op_create(ctx, OP_LOCAL_ALLOC, 1, &arg, 1, &mt, 0, dot->loc);
   alloc->src_loc = dot->src_loc;
-  ir_op_insert_before(dot, alloc);
+  ir_op_insert_before(at, alloc);
   return &alloc->results[0];
 }
 
