@@ -195,6 +195,8 @@ bool layout_conversion_needs_scratch(const ir_attr *src, const ir_attr *dst, int
 /* True when a convert_layout from `src` to `dst` produces an MMA operand: dst is a #ttg.dot_op
  * whose parent is an #ttg.nvidia_mma (any version) and src a register layout. */
 bool layout_is_mma_operand_conversion(const ir_attr *src, const ir_attr *dst);
+/* An operand of a dot on the FMA path: #ttg.dot_op whose parent is #blocked. */
+bool layout_is_fma_dot_operand(const ir_attr *enc);
 
 /* A register layout composed with the inverse of a shared layout: the element offset in the
  * buffer of each register/lane/warp basis (zero bases at offset 0). Offsets of an input are the

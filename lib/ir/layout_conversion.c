@@ -43,6 +43,10 @@ bool layout_conversion_needs_scratch(const ir_attr *src, const ir_attr *dst, int
   return !layout_register_map(&b, &a, layout_project_identity, &rank, NULL);
 }
 
+bool layout_is_fma_dot_operand(const ir_attr *enc) {
+  return enc && enc->kind == AT_DOT_OP && enc->layout.parent && enc->layout.parent->kind == AT_BLOCKED;
+}
+
 bool layout_is_mma_operand_conversion(const ir_attr *src, const ir_attr *dst) {
   if (!src || !dst || !layout_is_distributed(src)) return false;
   return dst->kind == AT_DOT_OP && dst->layout.parent && dst->layout.parent->kind == AT_NVIDIA_MMA;

@@ -289,7 +289,7 @@ static bool lower_dot_fma(lower_state *s, ir_op *op) {
   const ir_type *ae = ir_type_element(at), *be = ir_type_element(bt), *ce = ir_type_element(ct);
   for (int i = 0; i < 2; i++) {
     const ir_attr *e = op->operands[i].value->type->encoding;
-    if (!e || e->kind != AT_DOT_OP || !e->layout.parent || e->layout.parent->kind != AT_BLOCKED) {
+    if (!layout_is_fma_dot_operand(e)) {
       ir_op_error(s->ctx, op, "the FMA path of tt.dot needs #ttg.dot_op operands with a blocked parent");
       return false;
     }

@@ -88,8 +88,7 @@ bool lower_operand_is_deferred(const ir_op *def) {
   if (def->kind == OP_LOCAL_LOAD) {
     if (!ir_type_is_tensor(dt) || !dt->encoding || dt->encoding->kind != AT_DOT_OP) return false;
     /* The FMA path multiplies the loaded registers: only MMA operands are read by the dot itself. */
-    const ir_attr *parent = dt->encoding->layout.parent;
-    if (!parent || parent->kind == AT_BLOCKED) return false;
+    if (!dt->encoding->layout.parent || layout_is_fma_dot_operand(dt->encoding)) return false;
   } else {
     return false;
   }

@@ -121,11 +121,6 @@ static bool constant_int(const ir_value *v, int64_t *out) {
 
 /* ---------------------------------------------------------------- analysis */
 
-/* A dot operand of the FMA path: #ttg.dot_op with a blocked parent. */
-static bool is_fma_operand(const ir_attr *enc) {
-  return enc && enc->kind == AT_DOT_OP && enc->layout.parent && enc->layout.parent->kind == AT_BLOCKED;
-}
-
 /* A conversion to an mma.sync (nvidia_mma v2) operand, or to an FMA dot's operand (Triton
  * pipelines those too: with the operands read from the ring after one barrier, a thread holds a
  * K step's values only while it multiplies them). */
@@ -133,7 +128,7 @@ static bool is_mma_operand_convert(const ir_op *op) {
   if (op->kind != OP_CONVERT_LAYOUT) return false;
   const ir_type *src = op->operands[0].value->type, *dst = op->results[0].type;
   if (!ir_type_is_tensor(src) || !ir_type_is_tensor(dst)) return false;
-  if (is_fma_operand(dst->encoding)) return layout_is_distributed(src->encoding);
+  if (layout_is_fma_dot_operand(dst->encoding)) return layout_is_distributed(src->encoding);
   return layout_is_mma_operand_conversion(src->encoding, dst->encoding) &&
          dst->encoding->layout.parent->layout.version_major == 2;
 }
@@ -494,10 +489,10 @@ static bool make_rings(gemmc_context *ctx, loop_plan *lp, int64_t max_shared) {
       int order[IR_MAX_RANK];
       layout_order(t->encoding, t->rank, order);
       /* FMA operands are read element by element along K: unswizzled, as Triton keeps them. */
-      shared = is_fma_operand(dot) ? layout_swizzled_shared_get(ctx, t->rank, 1, 1, 1, order)
-                                   : layout_swizzled_shared_for_dot_operand(ctx, dot->layout.op_idx, dot->layout.k_width,
-                                                                            t->rank, t->shape, order,
-                                                                            (int)ir_type_bits(ir_type_element(t)));
+      shared = layout_is_fma_dot_operand(dot)
+                   ? layout_swizzled_shared_get(ctx, t->rank, 1, 1, 1, order)
+                   : layout_swizzled_shared_for_dot_operand(ctx, dot->layout.op_idx, dot->layout.k_width, t->rank,
+                                                            t->shape, order, (int)ir_type_bits(ir_type_element(t)));
     }
     if (!shared) return false;
     int64_t ring_shape[IR_MAX_RANK + 1];
@@ -606,7 +601,8 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   /* Prefetch of iteration i+S-1: at the top, or (wgmma) after the last MMA wait. */
   ir_op *prefetch_at = top;
   bool any_wgmma = false;
-  for (int j = 0; j < lp->num_loads; j++) any_wgmma |= lp->loads[j].convert && lp->loads[j].convert->kind == OP_LOCAL_ALLOC;
+  for (int j = 0; j < lp->num_loads; j++)
+    any_wgmma |= lp->loads[j].convert && lp->loads[j].convert->kind == OP_LOCAL_ALLOC;
   ir_op *wgmma_dots[MAX_PIPELINED];
   int num_wgmma = 0;
   if (any_wgmma) {

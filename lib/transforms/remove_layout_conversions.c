@@ -449,7 +449,8 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
   if (!layout_can_host_clones(layout)) return false;
   if (is_convert(user)) {
     ptr_list_push(&f->ops, user);
-    if (encoding_of(&user->results[0]) == layout) f->removed += in_block(f, ir_type_num_elements(user->results[0].type));
+    if (encoding_of(&user->results[0]) == layout)
+      f->removed += in_block(f, ir_type_num_elements(user->results[0].type));
     return true;
   }
   if (is_elementwise_tensor_op(user)) {
@@ -590,8 +591,10 @@ static bool forward_collect(rlc_state *s, ir_op *cvt, forward_set *f, const ir_a
       if (!forward_use_stays(f, u)) forward_exit(f, w);
   }
   for (int i = 0; i < f->exits.count; i++)
-    if (f->exits.items[i] != &cvt->results[0]) f->added += in_block(f, ir_type_num_elements(((ir_value *)f->exits.items[i])->type));
-  if (!ptr_list_contains(&f->exits, &cvt->results[0])) f->removed += in_block(f, ir_type_num_elements(cvt->results[0].type));
+    if (f->exits.items[i] != &cvt->results[0])
+      f->added += in_block(f, ir_type_num_elements(((ir_value *)f->exits.items[i])->type));
+  if (!ptr_list_contains(&f->exits, &cvt->results[0]))
+    f->removed += in_block(f, ir_type_num_elements(cvt->results[0].type));
   forward_count_carried(s, f);
   return true;
 }
