@@ -157,6 +157,14 @@ static ir_value *apply_scale(expander *x, ir_value *v, ir_value *s, int which) {
   return op2(x, OP_MULF, v, per_elem, NULL);
 }
 
+/* tt.dot a, b, c (inputPrecision `precision` when not NULL). */
+static ir_value *part_dot(expander *x, ir_value *a, ir_value *b, ir_value *c, const char *precision) {
+  ir_value *ops[3] = {a, b, c};
+  ir_value *r = build_before(x->ctx, x->at, OP_DOT, 3, ops, c->type);
+  if (precision) ir_op_set_attr(x->ctx, r->def_op, "inputPrecision", ir_keyword_attr(x->ctx, precision));
+  return r;
+}
+
 static bool expand_dot_scaled(expander *x, ir_op *dot) {
   const char *fmt[2];
   for (int i = 0; i < 2; i++) fmt[i] = ir_op_get_attr(dot, i ? "b_elem_type" : "a_elem_type")->str;
@@ -171,7 +179,7 @@ static bool expand_dot_scaled(expander *x, ir_op *dot) {
   }
   bool f16 = !strcmp(fmt[0], "fp16") || !strcmp(fmt[1], "fp16");
   const ir_type *ct = ir_float_type(x->ctx, f16 ? FLT_F16 : FLT_BF16);
-  ir_value *ops[3];
+  ir_value *ops[2];
   for (int i = 0; i < 2; i++) {
     ir_value *v = operand_f32(x, dot, i, fmt[i]);
     if (!v) return false;
@@ -179,8 +187,7 @@ static bool expand_dot_scaled(expander *x, ir_op *dot) {
     if (k >= 0) v = apply_scale(x, v, dot->operands[k].value, i);
     ops[i] = op1(x, OP_TRUNCF, v, tensor(x, 2, v->type->shape, ct));
   }
-  ops[2] = dot->operands[2].value;
-  ir_value *r = build_before(x->ctx, x->at, OP_DOT, 3, ops, dot->results[0].type);
+  ir_value *r = part_dot(x, ops[0], ops[1], dot->operands[2].value, NULL);
   ir_value_replace_all_uses(&dot->results[0], r);
   return true;
 }
@@ -213,14 +220,6 @@ static ir_value *tf32_round(expander *x, ir_value *v) {
   ir_op_set_attr(x->ctx, r->def_op, "constraints", ir_string_attr(x->ctx, cons, strlen(cons)));
   ir_op_set_attr(x->ctx, r->def_op, "pure", ir_bool_attr(x->ctx, true));
   ir_op_set_attr(x->ctx, r->def_op, "packed_element", ir_i32_attr(x->ctx, 1));
-  return r;
-}
-
-/* tt.dot a, b, c (inputPrecision `precision` when not NULL). */
-static ir_value *part_dot(expander *x, ir_value *a, ir_value *b, ir_value *c, const char *precision) {
-  ir_value *ops[3] = {a, b, c};
-  ir_value *r = build_before(x->ctx, x->at, OP_DOT, 3, ops, c->type);
-  if (precision) ir_op_set_attr(x->ctx, r->def_op, "inputPrecision", ir_keyword_attr(x->ctx, precision));
   return r;
 }
 

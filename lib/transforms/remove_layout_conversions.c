@@ -507,6 +507,15 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
   }
 }
 
+/* True when v can be had in `layout` without a conversion (its producers cloned in it; within
+ * `loop`'s body when loop is not NULL, else before the loop). */
+static bool remat_is_free(rlc_state *s, ir_value *v, const ir_attr *layout, ir_op *loop) {
+  remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
+  bool free_remat = plan_remat(s, v, layout, loop, &plan) && plan.num_converts == 0;
+  plan_free(&plan);
+  return free_remat;
+}
+
 /* Each carried iter arg must get its next value in its new layout for free: the yielded value
  * moves with the set to the same layout, or is rebuilt in it without a conversion (as a
  * conversion from it). The others are pinned for the next attempt; false when there are any. */
@@ -518,26 +527,13 @@ static bool forward_check_carried(rlc_state *s, forward_set *f) {
     const ir_attr *layout = forward_layout(f, arg);
     ir_value *next = yield->operands[arg->index - 1].value;
     const ir_attr *next_layout = forward_layout(f, next);
-    bool carried = next_layout == layout;
-    if (!next_layout) {
-      remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
-      carried = plan_remat(s, next, layout, f->loop, &plan) && plan.num_converts == 0;
-      plan_free(&plan);
-    }
+    bool carried = next_layout ? next_layout == layout : remat_is_free(s, next, layout, f->loop);
     if (!carried) {
       ptr_list_push(f->pinned, arg);
       ok = false;
     }
   }
   return ok;
-}
-
-/* True when init can be had in `layout` before the loop without a conversion. */
-static bool init_is_free(rlc_state *s, ir_value *init, const ir_attr *layout) {
-  remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
-  bool free_init = plan_remat(s, init, layout, NULL, &plan) && plan.num_converts == 0;
-  plan_free(&plan);
-  return free_init;
 }
 
 /* What carrying the set's iter args costs and saves: the loop result converted back after the
@@ -554,7 +550,7 @@ static void forward_count_carried(rlc_state *s, forward_set *f) {
     if (!forward_layout(f, next) && next->def_op && is_convert(next->def_op) && !next->first_use->next_use)
       f->removed += in_block(f, elems);
     if (f->loop->results[k].first_use) f->added += elems;
-    if (!init_is_free(s, f->loop->operands[3 + k].value, layout)) f->added += elems;
+    if (!remat_is_free(s, f->loop->operands[3 + k].value, layout, NULL)) f->added += elems;
   }
 }
 
@@ -666,7 +662,7 @@ static void forward_rewrite_carried(rlc_state *s, const forward_set *f, ir_value
   const ir_type *old = arg->type, *type = ir_type_with_encoding(s->ctx, old, layout);
   ir_value *init = f->loop->operands[3 + k].value;
   ir_value *new_init =
-      init_is_free(s, init, layout) ? remat(s, init, layout, NULL) : convert_after_def(s->ctx, init, layout);
+      remat_is_free(s, init, layout, NULL) ? remat(s, init, layout, NULL) : convert_after_def(s->ctx, init, layout);
   ir_op_set_operand(f->loop, 3 + k, new_init);
   arg->type = type;
   f->loop->results[k].type = type;
