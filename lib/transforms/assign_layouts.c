@@ -370,9 +370,18 @@ static bool fix_operands(ir_op *op, void *user) {
     for (int i = 0; i < 2; i++) {
       ir_value *v = op->operands[i].value;
       if (!is_tensor(v)) continue;
+      const ir_attr *have = v->type->encoding;
+      /* an operand laid out by the input for this parent keeps its kWidth */
+      if (have && have->kind == AT_DOT_OP && have->layout.op_idx == i && have->layout.parent == parent) continue;
       const ir_attr *want = layout_dot_op_get(s->ctx, i, parent, 0);
-      if (v->type->encoding != want) ir_op_set_operand(op, i, insert_convert_before(s, op, v, want));
+      if (have != want) ir_op_set_operand(op, i, insert_convert_before(s, op, v, want));
     }
+    /* The accumulator's group may have chosen another layout than the dot's result (a zero
+     * constant shared by dots of one shape and by a tl.where): it converts, as Triton's
+     * convert-triton-to-tritongpu converts c to the result's encoding. */
+    ir_value *acc = op->num_operands > 2 ? op->operands[2].value : NULL;
+    if (is_tensor(acc) && acc->type->encoding != parent)
+      ir_op_set_operand(op, 2, insert_convert_before(s, op, acc, parent));
   } else if (op->kind == OP_SPLIT && is_tensor(op->operands[0].value) && is_tensor(&op->results[0])) {
     /* An operand whose halves are not one register bit apart: convert it to the layout that
      * joining the results' layout gives, which splits back into it. */
@@ -480,14 +489,17 @@ bool gemmc_pass_assign_layouts(const gemmc_pass_context *pc, ir_op *module) {
     for (int k = 0; k < s.count; k++) layouts[k] = value_layout(&s, k);
     for (int k = 0; k < s.count; k++) {
       ir_value *v = s.values[k];
-      if (v->type->encoding) continue;
+      if (v->type->encoding) {
+        layouts[k] = NULL; /* laid out by the input: it keeps its own, whatever its producer */
+        continue;
+      }
       v->type = ir_type_with_encoding(ctx, v->type, layouts[k]);
     }
     /* A value with its own producer requirement inside a group that chose another layout. */
     for (int k = 0; k < s.count; k++) {
       ir_value *v = s.values[k];
       ir_op *def = v->def_op;
-      if (!def) continue;
+      if (!def || !layouts[k]) continue;
       const ir_attr *required = NULL;
       if (def->kind == OP_REDUCE) {
         for (int i = 0; i < def->num_results && i < def->num_operands; i++)
