@@ -188,6 +188,12 @@ ir_op *block_arg_owner(const ir_value *v) {
   return b && b->parent ? b->parent->parent : NULL;
 }
 
+bool op_precedes(const ir_op *a, const ir_op *b) {
+  for (const ir_op *p = b->prev; p; p = p->prev)
+    if (p == a) return true;
+  return false;
+}
+
 static void slice_add(ptr_list *slice, ir_op *op, op_filter_fn keep, const void *user) {
   if (op && (!keep || keep(op, user))) ptr_list_push_unique(slice, op);
 }

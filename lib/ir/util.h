@@ -85,6 +85,9 @@ ir_op *op_clone_deep(gemmc_context *ctx, const ir_op *op, ptr_map *map);
  * block. */
 ir_op *block_arg_owner(const ir_value *v);
 
+/* Whether a comes before b in one block (false when they are in different blocks). */
+bool op_precedes(const ir_op *a, const ir_op *b);
+
 /* Which ops a slice keeps (NULL: all of them). */
 typedef bool (*op_filter_fn)(const ir_op *op, const void *user);
 

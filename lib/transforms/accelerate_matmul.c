@@ -224,6 +224,22 @@ static void warps_per_tile_v3(gemmc_context *ctx, ir_op *dot, int64_t m, int num
   *wn = w1;
 }
 
+/* The immutable shared buffer of type mt holding x, made before `at`: a value several dots read
+ * (the big part of a tf32x3 split feeds two; attention's Q feeds a dot in each of its loops; its
+ * backward pass reads a loaded tile directly and through tt.trans) is stored once, so an earlier
+ * dot's buffer is reused; else a new one. */
+static ir_value *operand_buffer(gemmc_context *ctx, ir_op *dot, ir_value *x, const ir_type *mt, ir_op *at) {
+  for (ir_operand *u = x->first_use; u; u = u->next_use) {
+    ir_op *o = u->owner;
+    if (o->kind == OP_LOCAL_ALLOC && o->results[0].type == mt && o->parent == at->parent && op_precedes(o, at))
+      return &o->results[0];
+  }
+  ir_op *alloc = ir_op_create(ctx, OP_LOCAL_ALLOC, 1, &x, 1, &mt, 0, dot->loc);
+  alloc->src_loc = dot->src_loc;
+  ir_op_insert_before(at, alloc);
+  return &alloc->results[0];
+}
+
 /* Triton's getSharedMemoryMMAOperand: the operand (or the source of the conversions feeding it)
  * stored in shared memory with the nvmma_shared layout, in the source's order where the
  * instruction takes both majors, else K-major (A: order [1, 0], B: [0, 1]). */
@@ -249,22 +265,12 @@ static ir_value *transposed_view_operand(gemmc_context *ctx, ir_op *dot, ir_valu
   const ir_attr *smem = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
   const ir_type *buf_type = ir_memdesc_type(ctx, 2, xt->shape, xt->elem, buf_layout, smem, false, 0, NULL);
   const ir_type *view_type = ir_memdesc_type(ctx, 2, t->shape, t->elem, view_layout, smem, false, 0, NULL);
-  ir_op *alloc = ir_op_create(ctx, OP_LOCAL_ALLOC, 1, &x, 1, &buf_type, 0, dot->loc);
-  alloc->src_loc = dot->src_loc;
-  ir_op_insert_before(dot, alloc);
-  ir_value *buf = &alloc->results[0];
+  ir_value *buf = operand_buffer(ctx, dot, x, buf_type, dot);
   ir_op *view = ir_op_create(ctx, OP_MEMDESC_TRANS, 1, &buf, 1, &view_type, 0, dot->loc);
   view->src_loc = dot->src_loc;
   ir_op_set_attr(ctx, view, "order", perm_attr);
   ir_op_insert_before(dot, view);
   return &view->results[0];
-}
-
-/* Whether a comes before b in their block. */
-static bool precedes(const ir_op *a, const ir_op *b) {
-  for (const ir_op *p = b->prev; p; p = p->prev)
-    if (p == a) return true;
-  return false;
 }
 
 /* Where the shared buffer of dot operand v goes: before the dot, or, when v comes from outside
@@ -292,18 +298,7 @@ static ir_value *shared_operand(gemmc_context *ctx, ir_op *dot, ir_value *v, int
       layout_nvmma_shared_get(ctx, t->rank, t->shape, order, (int)ir_type_bits(ir_type_element(t)), false);
   const ir_attr *smem = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
   const ir_type *mt = ir_memdesc_type(ctx, t->rank, t->shape, t->elem, shared, smem, false, 0, NULL);
-  ir_op *at = buffer_position(dot, arg);
-  /* A value several dots read (the big part of a tf32x3 split feeds two; attention's Q feeds a dot
-   * in each of its loops) is stored once: an earlier dot made its immutable buffer already. */
-  for (ir_operand *u = arg->first_use; u; u = u->next_use) {
-    ir_op *o = u->owner;
-    if (o->kind == OP_LOCAL_ALLOC && o->results[0].type == mt && o->parent == at->parent && precedes(o, at))
-      return &o->results[0];
-  }
-  ir_op *alloc = ir_op_create(ctx, OP_LOCAL_ALLOC, 1, &arg, 1, &mt, 0, dot->loc);
-  alloc->src_loc = dot->src_loc;
-  ir_op_insert_before(at, alloc);
-  return &alloc->results[0];
+  return operand_buffer(ctx, dot, arg, mt, buffer_position(dot, arg));
 }
 
 /* A stays in registers when it is computed there (an elementwise result, such as an upcast of

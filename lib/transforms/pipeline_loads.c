@@ -71,6 +71,7 @@ typedef struct loop_plan {
   bool *recurrence;  /* per iter arg: advanced ahead of the loop */
   int num_iter;
   int num_tma, num_cp_async;
+  int num_computed;  /* loads with no conversion or buffer (feeding a dot through other ops) */
   ir_op *barriers;   /* TMA: the ring's mbarriers, one per stage (memdesc<S x 1 x i64>) */
 } loop_plan;
 
@@ -133,38 +134,60 @@ static bool is_mma_operand_convert(const ir_op *op) {
          dst->encoding->layout.parent->layout.version_major == 2;
 }
 
-/* The ttng.warp_group_dot of the same block that a buffer feeds as operand A or B, directly or
- * through one view (ttg.memdesc_trans), each the only use; NULL otherwise. */
-static ir_op *operand_buffer_dot(const ir_op *alloc) {
-  if (!ir_value_has_one_use(&alloc->results[0])) return NULL;
-  const ir_operand *use = alloc->results[0].first_use;
-  if (op_is_memdesc_view(use->owner)) {
-    if (use->owner->parent != alloc->parent || !ir_value_has_one_use(&use->owner->results[0])) return NULL;
-    use = use->owner->results[0].first_use;
+enum { MAX_BUFFER_DOTS = 4 };
+
+/* The ttng.warp_group_dots of the same block that a buffer feeds as operand A or B, each use
+ * directly or through one view (ttg.memdesc_trans) used only by the dot (attention's backward
+ * pass reads a tile as it is and transposed); 0 when a use is anything else. */
+static int operand_buffer_dots(const ir_op *alloc, ir_op **dots) {
+  int n = 0;
+  for (const ir_operand *u = alloc->results[0].first_use; u; u = u->next_use) {
+    const ir_operand *use = u;
+    if (op_is_memdesc_view(use->owner)) {
+      if (use->owner->parent != alloc->parent || !ir_value_has_one_use(&use->owner->results[0])) return 0;
+      use = use->owner->results[0].first_use;
+    }
+    ir_op *dot = use->owner;
+    if (dot->kind != OP_WARP_GROUP_DOT || use->index >= 2 || dot->parent != alloc->parent || n == MAX_BUFFER_DOTS)
+      return 0;
+    bool seen = false;
+    for (int i = 0; i < n; i++) seen |= dots[i] == dot;
+    if (!seen) dots[n++] = dot;
   }
-  ir_op *dot = use->owner;
-  return dot->kind == OP_WARP_GROUP_DOT && use->index < 2 && dot->parent == alloc->parent ? dot : NULL;
+  return n;
 }
 
-/* A local_alloc of a warpgroup-MMA operand (nvmma_shared) feeding a dot (operand_buffer_dot). */
+/* A local_alloc of a warpgroup-MMA operand (nvmma_shared) feeding dots (operand_buffer_dots). */
 static bool is_wgmma_operand_alloc(const ir_op *op) {
   if (op->kind != OP_LOCAL_ALLOC || op->num_operands != 1) return false;
   const ir_type *mt = op->results[0].type;
   if (!mt->encoding || mt->encoding->kind != AT_NVMMA_SHARED) return false;
-  return operand_buffer_dot(op) != NULL;
+  ir_op *dots[MAX_BUFFER_DOTS];
+  return operand_buffer_dots(op, dots) > 0;
 }
 
-/* The dot a pipelined load's conversion (mma.sync) or buffer (wgmma) feeds. */
-static ir_op *converted_operand_dot(const ir_op *convert) {
-  return convert->kind == OP_LOCAL_ALLOC ? operand_buffer_dot(convert) : convert->results[0].first_use->owner;
+/* The dots a pipelined load's conversion (mma.sync) or buffer (wgmma) feeds. */
+static int converted_operand_dots(const ir_op *convert, ir_op **dots) {
+  if (convert->kind == OP_LOCAL_ALLOC) return operand_buffer_dots(convert, dots);
+  dots[0] = convert->results[0].first_use->owner;
+  return 1;
 }
 
-/* A tt.load cp.async can fill a ring for: a 2-D distributed tensor of 8/16/32-bit elements, not
- * volatile, `other` zero or absent (cp.async fills masked-off bytes with zeros). */
+/* The first op of the block that uses v (directly). */
+static ir_op *first_user(const ir_value *v) {
+  ir_op *first = NULL;
+  for (const ir_operand *u = v->first_use; u; u = u->next_use)
+    if (!first || op_precedes(u->owner, first)) first = u->owner;
+  return first;
+}
+
+/* A tt.load cp.async can fill a ring for: a 1-D or 2-D distributed tensor of 8/16/32-bit
+ * elements, not volatile, `other` zero or absent (cp.async fills masked-off bytes with zeros). */
 static bool cp_async_load(const ir_op *load) {
   if (load->kind != OP_LOAD) return false;
   const ir_type *t = load->results[0].type;
-  if (!ir_type_is_tensor(t) || t->rank != 2 || !t->encoding || !layout_is_distributed(t->encoding)) return false;
+  if (!ir_type_is_tensor(t) || t->rank < 1 || t->rank > 2 || !t->encoding || !layout_is_distributed(t->encoding))
+    return false;
   unsigned bits = ir_type_bits(ir_type_element(t));
   if (bits != 8 && bits != 16 && bits != 32) return false;
   if (load->num_operands > 2 && !value_is_zero_splat(load->operands[2].value)) return false;
@@ -283,7 +306,10 @@ static bool recurrence_is_private(gemmc_context *ctx, const loop_plan *lp) {
   return true;
 }
 
-static bool plan_loop(gemmc_context *ctx, ir_op *loop, int num_stages, loop_plan *lp) {
+/* with_computed: also the loads whose values reach a dot through other ops (read back as they
+ * were); without them when their addresses share a recurrence with values the body uses
+ * otherwise (attention backward's row offsets feed its causal mask too). */
+static bool plan_loop(gemmc_context *ctx, ir_op *loop, int num_stages, bool with_computed, loop_plan *lp) {
   memset(lp, 0, sizeof *lp);
   lp->loop = loop;
   lp->body = ir_region_entry(&loop->regions[0]);
@@ -297,11 +323,13 @@ static bool plan_loop(gemmc_context *ctx, ir_op *loop, int num_stages, loop_plan
     ir_op *cvt = pipelinable_convert(op);
     /* Not 8-bit tiles (tt.dot_scaled's fp8 operands and e8m0 scales): measured slower through a
      * ring (H100, mxfp8 4096^3: 0.76 -> 0.66 of Triton at 128x128x128 w4, 0.20 -> 0.15 at 128x256). */
-    bool plain = !cvt && cp_async_load(op) && ir_type_bits(ir_type_element(op->results[0].type)) >= 16 &&
+    bool plain = with_computed && !cvt && cp_async_load(op) &&
+                 ir_type_bits(ir_type_element(op->results[0].type)) >= 16 &&
                  feeds_dot_operand(&op->results[0], lp->body, MAX_OPERAND_PATH);
     if ((!cvt && !plain) || lp->num_loads == MAX_PIPELINED) continue;
     bool tma = op->kind == OP_DESC_LOAD;
     lp->loads[lp->num_loads++] = (pipelined_load){op, cvt, tma, NULL, NULL, NULL};
+    lp->num_computed += plain;
     if (tma) lp->num_tma++;
     else lp->num_cp_async++;
   }
@@ -608,11 +636,14 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   if (any_wgmma) {
     for (int j = 0; j < lp->num_loads; j++) {
       pipelined_load *pl = &lp->loads[j];
-      if (!pl->convert) continue;
-      ir_op *dot = converted_operand_dot(pl->convert);
-      bool seen = pl->convert->kind != OP_LOCAL_ALLOC;
-      for (int d = 0; d < num_wgmma; d++) seen |= wgmma_dots[d] == dot;
-      if (!seen) wgmma_dots[num_wgmma++] = dot;
+      if (!pl->convert || pl->convert->kind != OP_LOCAL_ALLOC) continue;
+      ir_op *dots[MAX_BUFFER_DOTS];
+      int n = converted_operand_dots(pl->convert, dots);
+      for (int k = 0; k < n; k++) {
+        bool seen = false;
+        for (int d = 0; d < num_wgmma; d++) seen |= wgmma_dots[d] == dots[k];
+        if (!seen) wgmma_dots[num_wgmma++] = dots[k];
+      }
     }
     for (int d = 0; d < num_wgmma; d++) {
       ir_op *wait = make_dot_async(ctx, lp, wgmma_dots[d], yield);
@@ -639,8 +670,8 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
       ir_op_erase(pl->load);
       continue;
     }
-    /* Before the first reader: the dot, or the view it reads through. */
-    ir_op *reader = pl->convert->results[0].first_use->owner;
+    /* Before the first reader: a dot, or a view one reads through. */
+    ir_op *reader = first_user(&pl->convert->results[0]);
     ir_value *idx_ops[2] = {&pl->alloc->results[0], read_slot};
     ir_value *src = build_before(ctx, reader, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
     if (pl->convert->kind == OP_LOCAL_ALLOC) {
@@ -717,7 +748,10 @@ bool gemmc_pass_pipeline_loads(const gemmc_pass_context *pc, ir_op *module) {
     for (int j = 0; j < w.n; j++)
       for (ir_op *p = ir_op_parent_op(w.loops[j]); p && innermost; p = ir_op_parent_op(p))
         if (p == w.loops[i]) innermost = false;
-    if (!innermost || !plan_loop(ctx, w.loops[i], (int)num_stages, &lp)) continue;
+    if (!innermost) continue;
+    if (!plan_loop(ctx, w.loops[i], (int)num_stages, true, &lp) &&
+        (!lp.num_computed || !plan_loop(ctx, w.loops[i], (int)num_stages, false, &lp)))
+      continue;
     if (!make_rings(ctx, &lp, max_shared)) continue;
     rewrite_loop(ctx, &lp);
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask, tl.inline_asm_elementwise packed, with two results and impure), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
+"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, tutorial 06's attention backward (dK, dV and dQ in one kernel, causal and not), a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask, tl.inline_asm_elementwise packed, with two results and impure), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
 # Each kernel is compiled by Triton first (which also checks that Triton runs it), then its TTIR
 # goes through libgemmc and runs with the same arguments on an output poisoned with NaN; a row
 # passes when the output is finite and within tolerance of a float32 torch reference.
@@ -66,6 +66,134 @@ def attn_fwd(Q, K, V, O, stride_m, N_CTX, sm_scale, BM: tl.constexpr, BN: tl.con
         m_i = m_ij
     acc = acc / l_i[:, None]
     tl.store(O + offs_m[:, None] * stride_m + offs_d[None, :], acc.to(tl.float16))
+
+@triton.jit
+def _attn_bwd_dkdv(dk, dv, Q, k, v, sm_scale, DO, M, D, stride_tok, stride_d, H, N_CTX, BLOCK_M1: tl.constexpr,
+                   BLOCK_N1: tl.constexpr, HEAD_DIM: tl.constexpr, start_n, start_m, num_steps, MASK: tl.constexpr):
+    offs_m = start_m + tl.arange(0, BLOCK_M1)
+    offs_n = start_n + tl.arange(0, BLOCK_N1)
+    offs_k = tl.arange(0, HEAD_DIM)
+    qT_ptrs = Q + offs_m[None, :] * stride_tok + offs_k[:, None] * stride_d
+    do_ptrs = DO + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d
+    tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0)
+    curr_m = start_m
+    step_m = BLOCK_M1
+    for blk_idx in range(num_steps):
+        qT = tl.load(qT_ptrs)
+        offs_m = curr_m + tl.arange(0, BLOCK_M1)
+        m = tl.load(M + offs_m)
+        qkT = tl.dot(k, qT)
+        pT = tl.math.exp2(qkT - m[None, :])
+        if MASK:
+            mask = (offs_m[None, :] >= offs_n[:, None])
+            pT = tl.where(mask, pT, 0.0)
+        do = tl.load(do_ptrs)
+        ppT = pT.to(tl.float16)
+        dv += tl.dot(ppT, do)
+        Di = tl.load(D + offs_m)
+        dpT = tl.dot(v, tl.trans(do)).to(tl.float32)
+        dsT = pT * (dpT - Di[None, :])
+        dsT = dsT.to(tl.float16)
+        dk += tl.dot(dsT, tl.trans(qT))
+        curr_m += step_m
+        qT_ptrs += step_m * stride_tok
+        do_ptrs += step_m * stride_tok
+    return dk, dv
+
+@triton.jit
+def _attn_bwd_dq(dq, q, K, V, do, m, D, stride_tok, stride_d, H, N_CTX, BLOCK_M2: tl.constexpr, BLOCK_N2: tl.constexpr,
+                 HEAD_DIM: tl.constexpr, start_m, start_n, num_steps, MASK: tl.constexpr):
+    offs_m = start_m + tl.arange(0, BLOCK_M2)
+    offs_n = start_n + tl.arange(0, BLOCK_N2)
+    offs_k = tl.arange(0, HEAD_DIM)
+    kT_ptrs = K + offs_n[None, :] * stride_tok + offs_k[:, None] * stride_d
+    vT_ptrs = V + offs_n[None, :] * stride_tok + offs_k[:, None] * stride_d
+    Di = tl.load(D + offs_m)
+    tl.static_assert(BLOCK_M2 % BLOCK_N2 == 0)
+    curr_n = start_n
+    step_n = BLOCK_N2
+    for blk_idx in range(num_steps):
+        kT = tl.load(kT_ptrs)
+        vT = tl.load(vT_ptrs)
+        qk = tl.dot(q, kT)
+        p = tl.math.exp2(qk - m)
+        if MASK:
+            offs_n = curr_n + tl.arange(0, BLOCK_N2)
+            mask = (offs_m[:, None] >= offs_n[None, :])
+            p = tl.where(mask, p, 0.0)
+        dp = tl.dot(do, vT).to(tl.float32)
+        ds = p * (dp - Di[:, None])
+        ds = ds.to(tl.float16)
+        dq += tl.dot(ds, tl.trans(kT))
+        curr_n += step_n
+        kT_ptrs += step_n * stride_tok
+        vT_ptrs += step_n * stride_tok
+    return dq
+
+@triton.jit
+def _attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, M, D, stride_z, stride_h, stride_tok, stride_d, H, N_CTX,
+              BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr, BLOCK_M2: tl.constexpr, BLOCK_N2: tl.constexpr,
+              BLK_SLICE_FACTOR: tl.constexpr, HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr):
+    LN2: tl.constexpr = 0.6931471824645996
+    bhid = tl.program_id(2)
+    off_chz = (bhid * N_CTX).to(tl.int64)
+    adj = (stride_h * (bhid % H) + stride_z * (bhid // H)).to(tl.int64)
+    pid = tl.program_id(0)
+    Q += adj
+    K += adj
+    V += adj
+    DO += adj
+    DQ += adj
+    DK += adj
+    DV += adj
+    M += off_chz
+    D += off_chz
+    offs_k = tl.arange(0, HEAD_DIM)
+    start_n = pid * BLOCK_N1
+    start_m = 0
+    MASK_BLOCK_M1: tl.constexpr = BLOCK_M1 // BLK_SLICE_FACTOR
+    offs_n = start_n + tl.arange(0, BLOCK_N1)
+    dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
+    dk = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
+    k = tl.load(K + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d)
+    v = tl.load(V + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d)
+    if CAUSAL:
+        start_m = start_n
+        num_steps = BLOCK_N1 // MASK_BLOCK_M1
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, sm_scale, DO, M, D, stride_tok, stride_d, H, N_CTX, MASK_BLOCK_M1,
+                                BLOCK_N1, HEAD_DIM, start_n, start_m, num_steps, MASK=True)
+        start_m += num_steps * MASK_BLOCK_M1
+    num_steps = (N_CTX - start_m) // BLOCK_M1
+    dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, sm_scale, DO, M, D, stride_tok, stride_d, H, N_CTX, BLOCK_M1, BLOCK_N1,
+                            HEAD_DIM, start_n, start_m, num_steps, MASK=False)
+    dv_ptrs = DV + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d
+    tl.store(dv_ptrs, dv)
+    dk *= sm_scale
+    dk_ptrs = DK + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d
+    tl.store(dk_ptrs, dk)
+    start_m = pid * BLOCK_M2
+    start_n = 0
+    num_steps = N_CTX // BLOCK_N2
+    MASK_BLOCK_N2: tl.constexpr = BLOCK_N2 // BLK_SLICE_FACTOR
+    offs_m = start_m + tl.arange(0, BLOCK_M2)
+    q = tl.load(Q + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d)
+    dq = tl.zeros([BLOCK_M2, HEAD_DIM], dtype=tl.float32)
+    do = tl.load(DO + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d)
+    m = tl.load(M + offs_m)
+    m = m[:, None]
+    if CAUSAL:
+        end_n = start_m + BLOCK_M2
+        num_steps = BLOCK_M2 // MASK_BLOCK_N2
+        dq = _attn_bwd_dq(dq, q, K, V, do, m, D, stride_tok, stride_d, H, N_CTX, BLOCK_M2, MASK_BLOCK_N2, HEAD_DIM,
+                          start_m, end_n - num_steps * MASK_BLOCK_N2, num_steps, MASK=True)
+        end_n -= num_steps * MASK_BLOCK_N2
+        num_steps = end_n // BLOCK_N2
+        start_n = end_n - num_steps * BLOCK_N2
+    dq = _attn_bwd_dq(dq, q, K, V, do, m, D, stride_tok, stride_d, H, N_CTX, BLOCK_M2, BLOCK_N2, HEAD_DIM, start_m,
+                      start_n, num_steps, MASK=False)
+    dq_ptrs = DQ + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d
+    dq *= LN2
+    tl.store(dq_ptrs, dq)
 
 @triton.jit
 def dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
@@ -137,7 +265,7 @@ def asm_two_results(a_ptr, b_ptr, h_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 def rows(torch):
     """(name, Triton launch returning the compiled kernel, argument values by name, grid, output,
-    reference, warps, stages, tolerance)."""
+    reference, warps, stages, tolerance); output and reference may be tuples of tensors."""
     out = []
     for m, n, k in [(512, 384, 256), (1000, 296, 72), (4096, 4096, 4096)]:
         a = torch.randn(m, k, device="cuda", dtype=torch.float16)
@@ -172,6 +300,36 @@ def rows(torch):
         out.append((f"attn_fwd n_ctx={n_ctx}", launch, dict(Q=q.data_ptr(), K=kk.data_ptr(), V=v.data_ptr(),
                     O=o.data_ptr(), stride_m=q.stride(0), N_CTX=n_ctx, sm_scale=0.125), (n_ctx // 128, 1, 1), o, ref,
                     4, 2, 1e-2))
+    # Tutorial 06's backward: three outputs, each against a float32 torch reference of the softmax
+    # gradient (M is the base-2 log-sum-exp the forward pass stores, D = rowsum(O * dO)).
+    rcp_ln2, sm = 1.4426950408889634, 0.5
+    for causal in (True, False):
+        zb, hb, nb, db = 1, 4, 1024, 64
+        q, kb, vb, dob = (torch.randn(zb, hb, nb, db, device="cuda", dtype=torch.float16) * 0.5 for _ in range(4))
+        s_ = (q.float() @ kb.float().transpose(-1, -2)) * sm
+        if causal:
+            s_ = s_.masked_fill(torch.ones(nb, nb, device="cuda", dtype=torch.bool).tril().logical_not(), float("-inf"))
+        p_ = torch.softmax(s_, -1)
+        o_ = (p_ @ vb.float()).half()
+        m_ = (torch.logsumexp(s_, -1) * rcp_ln2).float().contiguous()
+        delta = (o_.float() * dob.float()).sum(-1).contiguous()
+        ds_ = p_ * (dob.float() @ vb.float().transpose(-1, -2) - delta[..., None])
+        refs = (ds_ @ kb.float() * sm, ds_.transpose(-1, -2) @ q.float() * sm, p_.transpose(-1, -2) @ dob.float())
+        arg_k = (kb * (sm * rcp_ln2)).contiguous()
+        dq, dk, dv = (torch.empty_like(q) for _ in range(3))
+        grid_b = (nb // 128, 1, zb * hb)
+
+        def launch(q=q, arg_k=arg_k, vb=vb, dob=dob, dq=dq, dk=dk, dv=dv, m_=m_, delta=delta, causal=causal,
+                   grid_b=grid_b):
+            return _attn_bwd[grid_b](q, arg_k, vb, sm, dob, dq, dk, dv, m_, delta, *q.stride(), hb, nb, BLOCK_M1=32,
+                                     BLOCK_N1=128, BLOCK_M2=128, BLOCK_N2=32, BLK_SLICE_FACTOR=2, HEAD_DIM=db,
+                                     CAUSAL=causal, num_warps=4, num_stages=5)
+        values = dict(Q=q.data_ptr(), K=arg_k.data_ptr(), V=vb.data_ptr(), sm_scale=sm, DO=dob.data_ptr(),
+                      DQ=dq.data_ptr(), DK=dk.data_ptr(), DV=dv.data_ptr(), M=m_.data_ptr(), D=delta.data_ptr(),
+                      stride_z=q.stride(0), stride_h=q.stride(1), stride_tok=q.stride(2), stride_d=q.stride(3), H=hb,
+                      N_CTX=nb)
+        out.append((f"attn_bwd causal={int(causal)} n_ctx={nb}", launch, values, grid_b, (dq, dk, dv),
+                    lambda refs=refs: refs, 4, 5, 1e-2))
     # The reference is Triton's own output: the same Philox stream must keep the same elements.
     xd = torch.randn(1_000_003, device="cuda")
     yd, yt = torch.empty_like(xd), torch.empty_like(xd)
@@ -235,11 +393,13 @@ def main():
         try:
             ptx, meta, _ = gemmc.compile(ck.asm["ttir"], name.split()[0] + ".ttir", warps, stages)
             fn, _ = gemmc.load(ptx, meta)
-            out.fill_(float("nan") if out.is_floating_point() else -1)
+            outs, expects = (out, expect) if isinstance(out, tuple) else ((out,), (expect,))
+            for o in outs:
+                o.fill_(float("nan") if o.is_floating_point() else -1)
             gemmc.launcher(fn, meta, values, grid)()
             torch.cuda.synchronize()
-            finite = bool(torch.isfinite(out.float()).all())
-            err = (out.float() - expect).abs().max().item() / (expect.abs().max().item() or 1.0)
+            finite = all(bool(torch.isfinite(o.float()).all()) for o in outs)
+            err = max((o.float() - e).abs().max().item() / (e.abs().max().item() or 1.0) for o, e in zip(outs, expects))
             ok, why = finite and err <= tol, f"max|err|/max|ref| = {err:.2e}" if finite else "non-finite elements"
         except Exception as e:  # noqa: BLE001 - a compile or launch error fails the row
             ok, why = False, "error: " + tc.first_line(e)
