@@ -188,6 +188,13 @@ ir_op *block_arg_owner(const ir_value *v) {
   return b && b->parent ? b->parent->parent : NULL;
 }
 
+bool value_defined_outside(const ir_value *v, const ir_op *op) {
+  const ir_op *def = v->def_op ? v->def_op : block_arg_owner(v);
+  for (const ir_op *p = def; p; p = ir_op_parent_op(p))
+    if (p == op) return false;
+  return true;
+}
+
 bool op_precedes(const ir_op *a, const ir_op *b) {
   for (const ir_op *p = b->prev; p; p = p->prev)
     if (p == a) return true;

@@ -85,6 +85,10 @@ ir_op *op_clone_deep(gemmc_context *ctx, const ir_op *op, ptr_map *map);
  * block. */
 ir_op *block_arg_owner(const ir_value *v);
 
+/* True when v is defined before op runs and outside it (an argument of an enclosing block, or an
+ * op that is not op and not nested in it). */
+bool value_defined_outside(const ir_value *v, const ir_op *op);
+
 /* Whether a comes before b in one block (false when they are in different blocks). */
 bool op_precedes(const ir_op *a, const ir_op *b);
 

@@ -665,8 +665,22 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
     if (!pl->convert) { /* the tile read back where the load was */
       ir_value *idx_ops[2] = {&pl->alloc->results[0], read_slot};
       ir_value *src = build_before(ctx, pl->load, OP_MEMDESC_INDEX, 2, idx_ops, pl->slot_type);
-      ir_value *tile = build_before(ctx, pl->load, OP_LOCAL_LOAD, 1, &src, pl->load->results[0].type);
-      ir_value_replace_all_uses(&pl->load->results[0], tile);
+      /* Read straight into the layout a lone conversion wants (attention backward's row
+       * statistics go to a slice of the MMA layout), as Triton's local_load does, rather than
+       * into the load's layout and through shared memory again. */
+      ir_value *loaded = &pl->load->results[0];
+      ir_op *cvt = ir_value_has_one_use(loaded) ? loaded->first_use->owner : NULL;
+      bool direct = cvt && cvt->kind == OP_CONVERT_LAYOUT && cvt->parent == pl->load->parent &&
+                    layout_is_distributed(cvt->results[0].type->encoding) &&
+                    cvt->results[0].type->encoding->kind != AT_DOT_OP;
+      ir_value *tile =
+          build_before(ctx, pl->load, OP_LOCAL_LOAD, 1, &src, direct ? cvt->results[0].type : loaded->type);
+      if (direct) {
+        ir_value_replace_all_uses(&cvt->results[0], tile);
+        ir_op_erase(cvt);
+      } else {
+        ir_value_replace_all_uses(loaded, tile);
+      }
       ir_op_erase(pl->load);
       continue;
     }
@@ -713,6 +727,37 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
   }
 }
 
+/* An i32 iter arg that each iteration advances by a loop-invariant amount (yield arg + c) is
+ * written as init + (iv - lb) * c where the loop steps by 1 (attention backward's row offset
+ * `curr_m += BLOCK_M`), so that a prefetch computes it for a later iteration while the body's
+ * other users (a causal mask) keep this iteration's value. False when there is none. */
+static bool rewrite_counters_affine(gemmc_context *ctx, ir_op *loop) {
+  int64_t step;
+  ir_block *body = ir_region_entry(&loop->regions[0]);
+  if (!body || !value_int_constant(loop->operands[2].value, &step) || step != 1) return false;
+  ir_op *yield = ir_block_terminator(body);
+  int n = loop->num_operands - 3;
+  if (!yield || yield->num_operands != n || body->num_args != n + 1) return false;
+  bool changed = false;
+  for (int k = 0; k < n; k++) {
+    ir_value *arg = body->args[k + 1], *next = yield->operands[k].value;
+    ir_op *add = next->def_op;
+    if (!ir_type_is_int(arg->type, 32) || !add || add->kind != OP_ADDI || add->parent != body) continue;
+    int other = add->operands[0].value == arg ? 1 : add->operands[1].value == arg ? 0 : -1;
+    if (other < 0 || !value_defined_outside(add->operands[other].value, loop)) continue;
+    ir_op *top = body->first;
+    ir_value *index = body->args[0];
+    int64_t lb;
+    if (!value_int_constant(loop->operands[0].value, &lb) || lb != 0)
+      index = build_binary(ctx, top, OP_SUBI, index, loop->operands[0].value);
+    ir_value *offset = build_binary(ctx, top, OP_MULI, index, add->operands[other].value);
+    ir_value *value = build_binary(ctx, top, OP_ADDI, loop->operands[3 + k].value, offset);
+    ir_value_replace_all_uses(arg, value);
+    changed = true;
+  }
+  return changed;
+}
+
 /* ---------------------------------------------------------------- driver */
 
 typedef struct loop_walk {
@@ -749,7 +794,11 @@ bool gemmc_pass_pipeline_loads(const gemmc_pass_context *pc, ir_op *module) {
       for (ir_op *p = ir_op_parent_op(w.loops[j]); p && innermost; p = ir_op_parent_op(p))
         if (p == w.loops[i]) innermost = false;
     if (!innermost) continue;
+    /* Computed-operand loads whose addresses share a counter with other values: the counter as
+     * a function of the induction variable, else those loads stay where they are. */
     if (!plan_loop(ctx, w.loops[i], (int)num_stages, true, &lp) &&
+        (!lp.num_computed ||
+         !(rewrite_counters_affine(ctx, w.loops[i]) && plan_loop(ctx, w.loops[i], (int)num_stages, true, &lp))) &&
         (!lp.num_computed || !plan_loop(ctx, w.loops[i], (int)num_stages, false, &lp)))
       continue;
     if (!make_rings(ctx, &lp, max_shared)) continue;

@@ -62,18 +62,9 @@ static int64_t coef_divisibility(const axis_info_analysis *ai, const tile_coef *
   return d;
 }
 
-/* True when v is defined before op runs and outside it (an argument of an enclosing block, or an
- * op that is not op and not nested in it). */
-static bool defined_outside(const ir_value *v, const ir_op *op) {
-  const ir_op *def = v->def_op ? v->def_op : block_arg_owner(v);
-  for (const ir_op *p = def; p; p = ir_op_parent_op(p))
-    if (p == op) return false;
-  return true;
-}
-
 static bool coef_outside(const tile_coef *c, const ir_op *op) {
   for (int i = 0; i < c->n; i++)
-    if (!defined_outside(c->f[i], op)) return false;
+    if (!value_defined_outside(c->f[i], op)) return false;
   return true;
 }
 
@@ -175,17 +166,18 @@ static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *l
   if ((coef_divisibility(ai, &a->dim[outer].stride) * bytes) % TMA_MIN_ALIGN != 0) return false;
   /* Everything the descriptor is made of exists before the loop. */
   const ir_op *at = a->loop ? a->loop : load;
-  if (!defined_outside(a->base, at) || !coef_outside(&a->dim[outer].stride, at)) return false;
+  if (!value_defined_outside(a->base, at) || !coef_outside(&a->dim[outer].stride, at)) return false;
   for (int i = 0; i < a->num_offsets; i++)
     if (!coef_outside(&a->offsets[i], at)) return false;
-  if (p->batch_offset >= 0 && !defined_outside(p->batch_index, at)) return false;
+  if (p->batch_offset >= 0 && !value_defined_outside(p->batch_index, at)) return false;
   for (int d = 0; d < 2; d++) {
     const tile_dim *td = &a->dim[d];
     if (td->bound) p->extent[d] = td->bound;
     else if (td->wrap && tile_wrap_is_masked_off(ctx, load, d, td->start, td->wrap)) p->extent[d] = td->wrap;
     else if (td->wrap) return false;
-    if (p->extent[d] && (!ir_type_is_int(p->extent[d]->type, 32) || !defined_outside(p->extent[d], at))) return false;
-    if (td->start && !defined_outside(td->start, a->loop ? a->loop : load)) return false;
+    if (p->extent[d] && (!ir_type_is_int(p->extent[d]->type, 32) || !value_defined_outside(p->extent[d], at)))
+      return false;
+    if (td->start && !value_defined_outside(td->start, a->loop ? a->loop : load)) return false;
   }
   /* Boxes: rows of at most 256, inner runs of the swizzle width. */
   int swizzle = p->buffer_layout->layout.swizzling_byte_width;
