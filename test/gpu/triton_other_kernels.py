@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, tutorial 06's attention backward (dK, dV and dQ in one kernel, causal and not), a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask, tl.inline_asm_elementwise packed, with two results and impure), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
+"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, tutorial 06's attention backward (dK, dV and dQ in one kernel, causal and not), a W4A16 GEMM, a cross-entropy, RMSNorm, rotary embedding, SwiGLU, an fp8 row quantizer, the tutorial's loop with tl.range options, a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask, tl.inline_asm_elementwise packed, with two results and impure), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
 # Each kernel is compiled by Triton first (which also checks that Triton runs it), then its TTIR
 # goes through libgemmc and runs with the same arguments on an output poisoned with NaN; a row
 # passes when the output is finite and within tolerance of a float32 torch reference.
@@ -7,6 +7,7 @@
 # Usage (after `source scripts/device-unpack.sh`): python3 test/gpu/triton_other_kernels.py
 # Exit 0 when every row is correct, 1 otherwise; without torch, Triton or a GPU: "skipped", exit 0.
 import os
+import re
 import sys
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -196,6 +197,108 @@ def _attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, M, D, stride_z, stride_h, strid
     tl.store(dq_ptrs, dq)
 
 @triton.jit
+def w4a16_matmul(a_ptr, b_ptr, s_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, GROUP: tl.constexpr,
+                 BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # B holds two signed 4-bit weights per byte along K (low nibble first), one f16 scale per GROUP rows.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BM + tl.arange(0, BM)
+    offs_n = pid_n * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    offs_kh = tl.arange(0, BK // 2)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + offs_m[:, None] * stride_am + (k0 + offs_k)[None, :], mask=offs_m[:, None] < M, other=0.0)
+        bp = tl.load(b_ptr + (k0 // 2 + offs_kh)[:, None] * stride_bk + offs_n[None, :], mask=offs_n[None, :] < N,
+                     other=0)
+        lo = (bp & 0xF).to(tl.int8) - 8
+        hi = (bp >> 4).to(tl.int8) - 8
+        w = tl.permute(tl.join(lo, hi), (0, 2, 1)).reshape(BK, BN)
+        sc = tl.load(s_ptr + (k0 // GROUP) * N + offs_n, mask=offs_n < N, other=0.0)
+        acc = tl.dot(a, w.to(tl.float16) * sc[None, :], acc)
+    tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :], acc.to(tl.float16),
+             mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@triton.jit
+def cross_entropy(logits_ptr, labels_ptr, loss_ptr, stride, V, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    base = logits_ptr + row.to(tl.int64) * stride
+    m = -float("inf")
+    total = 0.0
+    for start in range(0, V, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(base + offs, mask=offs < V, other=-float("inf")).to(tl.float32)
+        m_new = tl.maximum(m, tl.max(x, 0))
+        total = total * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), 0)
+        m = m_new
+    label = tl.load(labels_ptr + row)
+    tl.store(loss_ptr + row, tl.log(total) + m - tl.load(base + label).to(tl.float32))
+
+
+@triton.jit
+def rmsnorm(x_ptr, w_ptr, y_ptr, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < N
+    x = tl.load(x_ptr + row * stride + offs, mask=mask, other=0.0).to(tl.float32)
+    rstd = tl.rsqrt(tl.sum(x * x, 0) / N + eps)
+    w = tl.load(w_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    tl.store(y_ptr + row * stride + offs, (x * rstd * w).to(y_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def rope(x_ptr, cos_ptr, sin_ptr, o_ptr, H: tl.constexpr, D: tl.constexpr):
+    t = tl.program_id(0)
+    half = tl.arange(0, D // 2)
+    heads = tl.arange(0, H)
+    base = x_ptr + t * H * D + heads[:, None] * D
+    x1 = tl.load(base + half[None, :]).to(tl.float32)
+    x2 = tl.load(base + D // 2 + half[None, :]).to(tl.float32)
+    c = tl.load(cos_ptr + t * (D // 2) + half)[None, :]
+    s = tl.load(sin_ptr + t * (D // 2) + half)[None, :]
+    out = o_ptr + t * H * D + heads[:, None] * D
+    tl.store(out + half[None, :], (x1 * c - x2 * s).to(tl.float16))
+    tl.store(out + D // 2 + half[None, :], (x2 * c + x1 * s).to(tl.float16))
+
+
+@triton.jit
+def swiglu(a_ptr, b_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    a = tl.load(a_ptr + offs, mask=m, other=0.0).to(tl.float32)
+    b = tl.load(b_ptr + offs, mask=m, other=0.0).to(tl.float32)
+    tl.store(o_ptr + offs, (a * tl.sigmoid(a) * b).to(tl.bfloat16), mask=m)
+
+
+@triton.jit
+def quant_fp8_rows(x_ptr, q_ptr, s_ptr, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    m = offs < N
+    x = tl.load(x_ptr + row * N + offs, mask=m, other=0.0).to(tl.float32)
+    scale = 448.0 / tl.maximum(tl.max(tl.abs(x), 0), 1e-12)
+    tl.store(q_ptr + row * N + offs, (x * scale).to(tl.float8e4nv), mask=m)
+    tl.store(s_ptr + row, 1.0 / scale)
+
+
+@triton.jit
+def matmul_range_options(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # The tutorial's loop with tl.range's per-loop options, as users tune it.
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs_n = tl.program_id(1) * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BK), num_stages=2, loop_unroll_factor=2, disallow_acc_multi_buffer=True):
+        kk = k * BK + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * K + kk[None, :], mask=(offs_m[:, None] < M) & (kk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * N + offs_n[None, :], mask=(kk[:, None] < K) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16),
+             mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@triton.jit
 def dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
     # tl.rand: Philox 4x32 rounds (tt.mulhiui) on the element offsets
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -330,6 +433,74 @@ def rows(torch):
                       N_CTX=nb)
         out.append((f"attn_bwd causal={int(causal)} n_ctx={nb}", launch, values, grid_b, (dq, dk, dv),
                     lambda refs=refs: refs, 4, 5, 1e-2))
+    # Kernels users write beside GEMMs: a W4A16 GEMM (int4 unpacked with tl.join / tl.permute /
+    # reshape and scaled per group in the K loop), a cross-entropy over long rows (scalars carried),
+    # RMSNorm, rotary embedding, SwiGLU, an fp8 row quantizer, and the tutorial's loop with
+    # tl.range's per-loop options.
+    for m, n, k in [(256, 512, 1024), (300, 200, 256)]:
+        a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+        q = torch.randint(0, 256, (k // 2, n), device="cuda", dtype=torch.uint8)
+        sc = (torch.rand(k // 128, n, device="cuda") * 0.1 + 0.01).half()
+        c = torch.empty(m, n, device="cuda", dtype=torch.float16)
+        grid_w = ((m + 63) // 64, (n + 127) // 128, 1)
+        w = torch.stack(((q & 0xF).int() - 8, (q >> 4).int() - 8), 1).reshape(k, n).float()
+        wref = w * sc.float().repeat_interleave(128, 0)
+
+        def launch(a=a, q=q, sc=sc, c=c, m=m, n=n, k=k, grid_w=grid_w):
+            return w4a16_matmul[grid_w[:2]](a, q, sc, c, m, n, k, a.stride(0), q.stride(0), c.stride(0), GROUP=128,
+                                            BM=64, BN=128, BK=64, num_warps=4, num_stages=3)
+        out.append((f"w4a16 {m}x{n}x{k}", launch,
+                    dict(a_ptr=a.data_ptr(), b_ptr=q.data_ptr(), s_ptr=sc.data_ptr(), c_ptr=c.data_ptr(), M=m, N=n, K=k,
+                         stride_am=a.stride(0), stride_bk=q.stride(0), stride_cm=c.stride(0)), grid_w, c,
+                    lambda a=a, wref=wref: a.float() @ wref, 4, 3, 1e-2))
+    lg = torch.randn(64, 50_257, device="cuda", dtype=torch.bfloat16) * 4
+    lb = torch.randint(0, 50_257, (64,), device="cuda", dtype=torch.int64)
+    loss = torch.empty(64, device="cuda")
+    out.append(("cross_entropy 64x50257 bf16", lambda: cross_entropy[(64,)](lg, lb, loss, lg.stride(0), 50_257, BLOCK=4096),
+                dict(logits_ptr=lg.data_ptr(), labels_ptr=lb.data_ptr(), loss_ptr=loss.data_ptr(), stride=lg.stride(0),
+                     V=50_257), (64, 1, 1), loss,
+                lambda: torch.nn.functional.cross_entropy(lg.float(), lb, reduction="none"), 4, 3, 1e-5))
+    xr = torch.randn(128, 4000, device="cuda", dtype=torch.bfloat16)
+    wr = torch.randn(4000, device="cuda", dtype=torch.bfloat16)
+    yr = torch.empty_like(xr)
+    out.append(("rmsnorm 128x4000 bf16", lambda: rmsnorm[(128,)](xr, wr, yr, xr.stride(0), 4000, 1e-6, BLOCK=4096),
+                dict(x_ptr=xr.data_ptr(), w_ptr=wr.data_ptr(), y_ptr=yr.data_ptr(), stride=xr.stride(0), N=4000,
+                     eps=1e-6), (128, 1, 1), yr,
+                lambda: xr.float() * torch.rsqrt((xr.float() ** 2).mean(-1, keepdim=True) + 1e-6) * wr.float(), 4, 3,
+                1e-2))
+    xq = torch.randn(300, 16, 128, device="cuda", dtype=torch.float16)
+    ang = torch.rand(300, 64, device="cuda") * 6.28
+    cs, sn = torch.cos(ang), torch.sin(ang)
+    oq = torch.empty_like(xq)
+
+    def rope_ref():
+        x1, x2 = xq.float()[..., :64], xq.float()[..., 64:]
+        c, s_ = cs[:, None, :], sn[:, None, :]
+        return torch.cat((x1 * c - x2 * s_, x2 * c + x1 * s_), -1)
+    out.append(("rope 300 tokens x 16 x 128", lambda: rope[(300,)](xq, cs, sn, oq, H=16, D=128),
+                dict(x_ptr=xq.data_ptr(), cos_ptr=cs.data_ptr(), sin_ptr=sn.data_ptr(), o_ptr=oq.data_ptr()),
+                (300, 1, 1), oq, rope_ref, 4, 3, 2e-3))
+    ga, gb = (torch.randn(1_000_003, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    go2 = torch.empty_like(ga)
+    grid_s = ((ga.numel() + 1023) // 1024, 1, 1)
+    out.append(("swiglu n=1000003 bf16", lambda: swiglu[grid_s[:1]](ga, gb, go2, ga.numel(), BLOCK=1024),
+                dict(a_ptr=ga.data_ptr(), b_ptr=gb.data_ptr(), o_ptr=go2.data_ptr(), n=ga.numel()), grid_s, go2,
+                lambda: torch.nn.functional.silu(ga.float()) * gb.float(), 4, 3, 1e-2))
+    xf = torch.randn(64, 3000, device="cuda")
+    qt, qg = (torch.empty(64, 3000, device="cuda", dtype=torch.float8_e4m3fn) for _ in range(2))
+    st, sg = torch.empty(64, device="cuda"), torch.empty(64, device="cuda")
+    # the reference is Triton's own quantized bytes (its rounding of the e4m3 conversion)
+    out.append(("quant fp8 rows 64x3000", lambda: quant_fp8_rows[(64,)](xf, qt, st, 3000, BLOCK=4096),
+                dict(x_ptr=xf.data_ptr(), q_ptr=qg.data_ptr(), s_ptr=sg.data_ptr(),
+                     N=3000), (64, 1, 1), qg, lambda: qt.float(), 4, 3, 0.0))
+    ma, mb = torch.randn(1000, 700, device="cuda", dtype=torch.float16), torch.randn(700, 900, device="cuda",
+                                                                                      dtype=torch.float16)
+    mc = torch.empty(1000, 900, device="cuda", dtype=torch.float16)
+    grid_r = ((1000 + 127) // 128, (900 + 127) // 128, 1)
+    out.append(("matmul tl.range options", lambda: matmul_range_options[grid_r[:2]](ma, mb, mc, 1000, 900, 700,
+                                                                                  BM=128, BN=128, BK=64),
+                dict(a_ptr=ma.data_ptr(), b_ptr=mb.data_ptr(), c_ptr=mc.data_ptr(), M=1000, N=900, K=700), grid_r, mc,
+                lambda: ma.float() @ mb.float(), 4, 3, 1e-2))
     # The reference is Triton's own output: the same Philox stream must keep the same elements.
     xd = torch.randn(1_000_003, device="cuda")
     yd, yt = torch.empty_like(xd), torch.empty_like(xd)
@@ -390,12 +561,18 @@ def main():
             print(f"SKIP  {name:28s} Triton: {tc.first_line(e)}", flush=True)
             continue
         expect = ref()
+        if os.environ.get("DUMP"):  # Triton's TTIR of each row, for debugging a failure off the GPU
+            with open(os.path.join(os.environ["DUMP"], re.sub(r"[^A-Za-z0-9_.-]", "_", name) + ".ttir"), "w") as f:
+                f.write(ck.asm["ttir"])
         try:
             ptx, meta, _ = gemmc.compile(ck.asm["ttir"], name.split()[0] + ".ttir", warps, stages)
             fn, _ = gemmc.load(ptx, meta)
             outs, expects = (out, expect) if isinstance(out, tuple) else ((out,), (expect,))
             for o in outs:
-                o.fill_(float("nan") if o.is_floating_point() else -1)
+                if o.element_size() == 1 and o.is_floating_point():
+                    o.view(torch.uint8).fill_(0x7F)  # NaN in float8_e4m3fn
+                else:
+                    o.fill_(float("nan") if o.is_floating_point() else -1)
             gemmc.launcher(fn, meta, values, grid)()
             torch.cuda.synchronize()
             finite = all(bool(torch.isfinite(o.float()).all()) for o in outs)
