@@ -437,7 +437,7 @@ def rows(torch):
     # reshape and scaled per group in the K loop), a cross-entropy over long rows (scalars carried),
     # RMSNorm, rotary embedding, SwiGLU, an fp8 row quantizer, and the tutorial's loop with
     # tl.range's per-loop options.
-    for m, n, k in [(256, 512, 1024), (300, 200, 256)]:
+    for m, n, k in [(256, 512, 1024), (300, 200, 256), (4096, 4096, 4096)]:
         a = torch.randn(m, k, device="cuda", dtype=torch.float16)
         q = torch.randint(0, 256, (k // 2, n), device="cuda", dtype=torch.uint8)
         sc = (torch.rand(k // 128, n, device="cuda") * 0.1 + 0.01).half()
@@ -545,6 +545,14 @@ def rows(torch):
     return out
 
 
+def poison(torch, t):
+    """NaN in every element of a float output (NaN bytes for fp8), -1 in an integer one."""
+    if t.is_floating_point() and t.element_size() == 1:
+        t.view(torch.uint8).fill_(0x7F)  # NaN in float8_e4m3fn
+    else:
+        t.fill_(float("nan") if t.is_floating_point() else -1)
+
+
 def main():
     import triton_compare
     modules = triton_compare.gpu_modules_and_gemmc()
@@ -569,10 +577,7 @@ def main():
             fn, _ = gemmc.load(ptx, meta)
             outs, expects = (out, expect) if isinstance(out, tuple) else ((out,), (expect,))
             for o in outs:
-                if o.element_size() == 1 and o.is_floating_point():
-                    o.view(torch.uint8).fill_(0x7F)  # NaN in float8_e4m3fn
-                else:
-                    o.fill_(float("nan") if o.is_floating_point() else -1)
+                poison(torch, o)
             gemmc.launcher(fn, meta, values, grid)()
             torch.cuda.synchronize()
             finite = all(bool(torch.isfinite(o.float()).all()) for o in outs)
