@@ -555,6 +555,11 @@ ir_value *build_binary(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_va
   return build_before(ctx, anchor, kind, 2, ops, a->type);
 }
 
+int scf_for_num_stages(const ir_op *loop, int fallback) {
+  const ir_attr *a = ir_op_get_attr(loop, "tt.num_stages");
+  return a && a->kind == AT_INT ? (int)a->int_value : fallback;
+}
+
 bool scf_for_normalize_step(gemmc_context *ctx, ir_op *loop) {
   int64_t lb, step;
   if (loop->kind != OP_SCF_FOR || !value_int_constant(loop->operands[0].value, &lb) || lb != 0 ||

@@ -157,6 +157,10 @@ ir_op *scf_for_drop_dead_iter_args(gemmc_context *ctx, ir_op *loop);
  * iv * s where it saw iv. False (nothing changed) unless lb is 0 and s a constant > 1. */
 bool scf_for_normalize_step(gemmc_context *ctx, ir_op *loop);
 
+/* The pipelining depth of an scf.for: its tt.num_stages (Triton's tl.range(..., num_stages=N)),
+ * else `fallback` (the kernel's num_stages). */
+int scf_for_num_stages(const ir_op *loop, int fallback);
+
 /* Builders that insert before `anchor` (its location): an op of one result (result NULL: none),
  * an integer constant of `width` bits, a binary op of a's type, an arith.cmpi. */
 ir_value *build_before(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, int n, ir_value *const *operands,

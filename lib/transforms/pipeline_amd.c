@@ -455,8 +455,8 @@ bool gemmc_pass_amd_stream_pipeline(const gemmc_pass_context *pc, ir_op *module)
   for (int i = 0; i < loops.count; i++) {
     loop_plan lp;
     ir_op *loop = loops.items[i];
-    /* Innermost loops only, as Triton. */
-    if (contains_loop(loop)) continue;
+    /* Innermost loops only, as Triton; tl.range(..., num_stages=1) keeps its loop as it is. */
+    if (contains_loop(loop) || scf_for_num_stages(loop, (int)pc->num_stages) < 2) continue;
     if (plan_loop(ctx, loop, &lp)) rewrite_loop(ctx, &lp);
     ptr_list_free(&lp.stage0);
     ptr_list_free(&lp.advance);

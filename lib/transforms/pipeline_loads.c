@@ -796,10 +796,13 @@ bool gemmc_pass_pipeline_loads(const gemmc_pass_context *pc, ir_op *module) {
     if (!innermost) continue;
     /* Computed-operand loads whose addresses share a counter with other values: the counter as
      * a function of the induction variable, else those loads stay where they are. */
-    if (!plan_loop(ctx, w.loops[i], (int)num_stages, true, &lp) &&
+    /* tl.range(..., num_stages=N) sets the loop's own depth (1: not pipelined, as Triton). */
+    int stages = scf_for_num_stages(w.loops[i], (int)num_stages);
+    if (stages < 2) continue;
+    if (!plan_loop(ctx, w.loops[i], stages, true, &lp) &&
         (!lp.num_computed ||
-         !(rewrite_counters_affine(ctx, w.loops[i]) && plan_loop(ctx, w.loops[i], (int)num_stages, true, &lp))) &&
-        (!lp.num_computed || !plan_loop(ctx, w.loops[i], (int)num_stages, false, &lp)))
+         !(rewrite_counters_affine(ctx, w.loops[i]) && plan_loop(ctx, w.loops[i], stages, true, &lp))) &&
+        (!lp.num_computed || !plan_loop(ctx, w.loops[i], stages, false, &lp)))
       continue;
     if (!make_rings(ctx, &lp, max_shared)) continue;
     rewrite_loop(ctx, &lp);

@@ -1205,7 +1205,7 @@ bool gemmc_warp_specialized_pairs(int mode) { return mode == GEMMC_WS_MODE_PAIRS
 static int ring_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes,
                        int64_t shared_bytes, bool pairs, int64_t relief, int *steps) {
   int groups = consumer_groups(warps);
-  int wanted = pc->num_stages;
+  int wanted = scf_for_num_stages(loop, pc->num_stages);
   *steps = 1;
   if (groups == 2) {
     /* Too few bytes per K step (128x128x32 f16: 16 KiB): a stage takes two steps. */
