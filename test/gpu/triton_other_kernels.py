@@ -4,7 +4,7 @@
 # goes through libgemmc and runs with the same arguments on an output poisoned with NaN; a row
 # passes when the output is finite and within tolerance of a float32 torch reference.
 #
-# Usage (after `source scripts/device-unpack.sh`): python3 test/gpu/triton_other_kernels.py
+# Usage (after `source scripts/device-unpack.sh`): python3 test/gpu/triton_other_kernels.py [--rows REGEX]
 # Exit 0 when every row is correct, 1 otherwise; without torch, Triton or a GPU: "skipped", exit 0.
 import os
 import re
@@ -554,6 +554,10 @@ def poison(torch, t):
 
 
 def main():
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", default="", help="only the rows whose name matches this regular expression")
+    args = ap.parse_args()
     import triton_compare
     modules = triton_compare.gpu_modules_and_gemmc()
     if not modules:
@@ -562,6 +566,8 @@ def main():
     torch.manual_seed(int.from_bytes(os.urandom(4), "little"))
     passed = failed = 0
     for name, launch, values, grid, out, ref, warps, stages, tol in rows(torch):
+        if args.rows and not re.search(args.rows, name):
+            continue
         try:
             ck = launch()
             torch.cuda.synchronize()
