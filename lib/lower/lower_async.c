@@ -40,6 +40,15 @@ static bool lower_async_copy(lower_state *s, ir_op *op) {
   int gvec = lower_global_vector_width(s, ptr, mask, 8 * bytes);
   if (gvec < vec) vec = gvec;
   int chunk = vec * bytes;
+  /* Threads that hold a broadcast copy (a row vector replicated over warps) do not write it
+   * again: two writers of one address race, and a masked-off cp.async writes zeros. */
+  LLVMBasicBlockRef done_bb = NULL;
+  if (li->owner) {
+    LLVMBasicBlockRef own_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "async.copy.own");
+    done_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "async.copy.done");
+    LLVMBuildCondBr(s->b, li->owner, own_bb, done_bb);
+    LLVMPositionBuilderAtEnd(s->b, own_bb);
+  }
   if (chunk < 4) {
     /* Too few contiguous bytes on one side for cp.async (a 1-byte operand whose shared layout
      * runs along the other dim: fp8 or int8 B that is N-major in memory but K-major for the
@@ -51,15 +60,19 @@ static bool lower_async_copy(lower_state *s, ir_op *op) {
     if (!lower_global_load_values(s, op, ptr, mask, NULL, values_type, &vals)) return false;
     lower_smem_store_values(s, mem->v[0], &map, li, et, bytes, vals);
     if (mt->encoding->kind == AT_NVMMA_SHARED && s->cg->fence_async_shared) s->cg->fence_async_shared(&s->em);
-    return lower_set1(s, &op->results[0], LLVMGetUndef(s->i32));
+  } else {
+    for (int r0 = 0; r0 < li->num_regs; r0 += vec) {
+      if (r0 & li->reg_dup_mask) continue; /* a broadcast copy of a register copied already */
+      LLVMValueRef off = lower_smem_offset(s, map.lw, map.lw_mask, lower_smem_reg_offset(&map, r0));
+      LLVMValueRef to = LLVMBuildGEP2(s->b, et, mem->v[0], &off, 1, "");
+      LLVMValueRef from = lower_elem(p, r0);
+      LLVMValueRef pred = m ? lower_elem(m, r0) : NULL;
+      s->cg->async_copy(&s->em, to, from, chunk, pred);
+    }
   }
-  for (int r0 = 0; r0 < li->num_regs; r0 += vec) {
-    if (r0 & li->reg_dup_mask) continue; /* a broadcast copy of a register copied already */
-    LLVMValueRef off = lower_smem_offset(s, map.lw, map.lw_mask, lower_smem_reg_offset(&map, r0));
-    LLVMValueRef to = LLVMBuildGEP2(s->b, et, mem->v[0], &off, 1, "");
-    LLVMValueRef from = lower_elem(p, r0);
-    LLVMValueRef pred = m ? lower_elem(m, r0) : NULL;
-    s->cg->async_copy(&s->em, to, from, chunk, pred);
+  if (done_bb) {
+    LLVMBuildBr(s->b, done_bb);
+    LLVMPositionBuilderAtEnd(s->b, done_bb);
   }
   return lower_set1(s, &op->results[0], LLVMGetUndef(s->i32)); /* tokens carry no data */
 }
