@@ -166,10 +166,12 @@ typedef struct target_codegen {
    * (nothing emitted) when the target has no such atomic for the value's type and width. */
   LLVMValueRef (*atomic)(const target_emitter *e, const target_atomic *a);
 
-  /* Asynchronous global -> shared copies (NULL when the target has none): `bytes` from src to
-   * dst, zero-filled where pred is false; commit closes a group; wait leaves at most `pending`
-   * groups of this thread in flight. */
-  void (*async_copy)(const target_emitter *e, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValueRef pred);
+  /* Asynchronous global -> shared copies (NULL when the target has none): `bytes` (4, 8 or 16)
+   * from src to dst, zero-filled where pred is false, issued only where `issue` (NULL: always)
+   * is true; commit closes a group; wait leaves at most `pending` groups of this thread in
+   * flight. */
+  void (*async_copy)(const target_emitter *e, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValueRef pred,
+                     LLVMValueRef issue);
   void (*async_commit)(const target_emitter *e);
   void (*async_wait)(const target_emitter *e, int pending);
 

@@ -242,28 +242,19 @@ static LLVMValueRef smem_addr32(const target_emitter *e, LLVMValueRef p) {
 
 /* ---------------------------------------------------------------- cp.async */
 
-static void nvptx_async_copy(const target_emitter *e, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValueRef pred) {
-  if (bytes >= 4) {
-    /* src-size 0 under a false mask: nothing is read and the bytes become zeros. */
-    LLVMValueRef size = target_i32(e, bytes);
-    if (pred) size = LLVMBuildSelect(e->b, pred, size, target_i32(e, 0), "");
-    /* Inline PTX, as LLVM 19 has no selection of the cp.async intrinsics for 32-bit shared
-     * pointers (nvptx-short-ptr). */
-    char text[96];
-    snprintf(text, sizeof text, "cp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %d, $2;",
-             bytes == 16 ? "cg" : "ca", bytes);
-    LLVMValueRef args[3] = {smem_addr32(e, dst), src, size};
-    target_inline_asm(e, text, "r,l,r", void_type(e), args, 3, true);
-    return;
-  }
-  /* Under 4 bytes cp.async cannot copy: a predicated load (zero when masked) and a shared store. */
-  char text[128];
-  LLVMValueRef args[2] = {src, pred};
-  snprintf(text, sizeof text, "mov.u32 $0, 0;\n\t%sld.global.u%d $0, [ $1 + 0 ];", pred ? "@$2 " : "", bytes * 8);
-  LLVMValueRef word = target_inline_asm(e, text, pred ? "=r,l,b" : "=r,l", i32_type(e), args, pred ? 2 : 1, true);
-  LLVMTypeRef it = LLVMIntTypeInContext(e->ctx, (unsigned)(bytes * 8));
-  LLVMValueRef st = LLVMBuildStore(e->b, LLVMBuildTrunc(e->b, word, it, ""), dst);
-  LLVMSetAlignment(st, (unsigned)bytes);
+static void nvptx_async_copy(const target_emitter *e, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValueRef pred,
+                             LLVMValueRef issue) {
+  /* src-size 0 under a false mask: nothing is read and the bytes become zeros. `issue` false: no
+   * copy at all (a thread holding a broadcast copy of another thread's bytes). */
+  LLVMValueRef size = target_i32(e, bytes);
+  if (pred) size = LLVMBuildSelect(e->b, pred, size, target_i32(e, 0), "");
+  /* Inline PTX, as LLVM 19 has no selection of the cp.async intrinsics for 32-bit shared
+   * pointers (nvptx-short-ptr). */
+  char text[112];
+  snprintf(text, sizeof text, "%scp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %d, $2;", issue ? "@$3 " : "",
+           bytes == 16 ? "cg" : "ca", bytes);
+  LLVMValueRef args[4] = {smem_addr32(e, dst), src, size, issue};
+  target_inline_asm(e, text, issue ? "r,l,r,b" : "r,l,r", void_type(e), args, issue ? 4 : 3, true);
 }
 
 static void nvptx_async_commit(const target_emitter *e) {
