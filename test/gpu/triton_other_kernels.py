@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, tutorial 06's attention backward (dK, dV and dQ in one kernel, causal and not), a W4A16 GEMM, a cross-entropy, RMSNorm, rotary embedding, SwiGLU, an fp8 row quantizer, the tutorial's loop with tl.range options, a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask, tl.inline_asm_elementwise packed, with two results and impure), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
+"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, tutorial 06's attention backward (dK, dV and dQ in one kernel, causal and not), a W4A16 GEMM, a cross-entropy, RMSNorm, rotary embedding, SwiGLU, an fp8 row quantizer, the tutorial's loop with tl.range options, the tutorial GEMM with block pointers, a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask, tl.inline_asm_elementwise packed, with two results and impure), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
 # Each kernel is compiled by Triton first (which also checks that Triton runs it), then its TTIR
 # goes through libgemmc and runs with the same arguments on an output poisoned with NaN; a row
 # passes when the output is finite and within tolerance of a float32 torch reference.
@@ -299,6 +299,25 @@ def matmul_range_options(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.
 
 
 @triton.jit
+def matmul_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # The block-pointer form of the tutorial GEMM (make_block_ptr, advance, boundary_check with zero padding).
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_bp = tl.make_block_ptr(a_ptr, (M, K), (stride_am, stride_ak), (pid_m * BM, 0), (BM, BK), (1, 0))
+    b_bp = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, stride_bn), (0, pid_n * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), tl.float32)
+    for _ in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_bp, boundary_check=(0, 1), padding_option="zero")
+        b = tl.load(b_bp, boundary_check=(0, 1), padding_option="zero")
+        acc = tl.dot(a, b, acc)
+        a_bp = tl.advance(a_bp, (0, BK))
+        b_bp = tl.advance(b_bp, (BK, 0))
+    c_bp = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, stride_cn), (pid_m * BM, pid_n * BN), (BM, BN), (1, 0))
+    tl.store(c_bp, acc.to(tl.float16), boundary_check=(0, 1))
+
+
+@triton.jit
 def dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
     # tl.rand: Philox 4x32 rounds (tt.mulhiui) on the element offsets
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -501,6 +520,21 @@ def rows(torch):
                                                                                   BM=128, BN=128, BK=64),
                 dict(a_ptr=ma.data_ptr(), b_ptr=mb.data_ptr(), c_ptr=mc.data_ptr(), M=1000, N=900, K=700), grid_r, mc,
                 lambda: ma.float() @ mb.float(), 4, 3, 1e-2))
+    for m, n, k in [(1000, 900, 712), (4096, 4096, 4096)]:
+        ba, bb = (torch.randn(m, k, device="cuda", dtype=torch.float16),
+                  torch.randn(k, n, device="cuda", dtype=torch.float16))
+        bc = torch.empty(m, n, device="cuda", dtype=torch.float16)
+        grid_b2 = ((m + 127) // 128, (n + 127) // 128, 1)
+
+        def launch(ba=ba, bb=bb, bc=bc, m=m, n=n, k=k, grid_b2=grid_b2):
+            return matmul_block_ptr[grid_b2[:2]](ba, bb, bc, m, n, k, ba.stride(0), ba.stride(1), bb.stride(0),
+                                                 bb.stride(1), bc.stride(0), bc.stride(1), BM=128, BN=128, BK=64,
+                                                 num_warps=4, num_stages=3)
+        out.append((f"matmul block_ptr {m}x{n}x{k}", launch,
+                    dict(a_ptr=ba.data_ptr(), b_ptr=bb.data_ptr(), c_ptr=bc.data_ptr(), M=m, N=n, K=k,
+                         stride_am=ba.stride(0), stride_ak=ba.stride(1), stride_bk=bb.stride(0), stride_bn=bb.stride(1),
+                         stride_cm=bc.stride(0), stride_cn=bc.stride(1)), grid_b2, bc,
+                    lambda ba=ba, bb=bb: ba.float() @ bb.float(), 4, 3, 1e-2))
     # The reference is Triton's own output: the same Philox stream must keep the same elements.
     xd = torch.randn(1_000_003, device="cuda")
     yd, yt = torch.empty_like(xd), torch.empty_like(xd)
