@@ -41,9 +41,10 @@ static bool lower_async_copy(lower_state *s, ir_op *op) {
   if (gvec < vec) vec = gvec;
   int chunk = vec * bytes;
   /* Threads that hold a broadcast copy (a row vector replicated over warps) do not write it
-   * again: two writers of one address race, and a masked-off cp.async writes zeros. cp.async is
-   * predicated (a branch around the copies costs the loop its scheduling: attention backward
-   * 0.93 -> 0.76 of Triton); the narrow fallback branches. */
+   * again: two writers of one address race (racecheck), and a masked-off cp.async writes zeros.
+   * cp.async is predicated on the owner; the narrow fallback branches around its loads and stores.
+   * (Copying each element once costs attention backward's w4 loop ~20% against every replica
+   * copying it: perf-notes 46; not understood.) */
   LLVMBasicBlockRef done_bb = NULL;
   if (li->owner && chunk < 4) {
     LLVMBasicBlockRef own_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "async.copy.own");

@@ -166,13 +166,6 @@ static bool is_wgmma_operand_alloc(const ir_op *op) {
   return operand_buffer_dots(op, dots) > 0;
 }
 
-/* The dots a pipelined load's conversion (mma.sync) or buffer (wgmma) feeds. */
-static int converted_operand_dots(const ir_op *convert, ir_op **dots) {
-  if (convert->kind == OP_LOCAL_ALLOC) return operand_buffer_dots(convert, dots);
-  dots[0] = convert->results[0].first_use->owner;
-  return 1;
-}
-
 /* The first op of the block that uses v (directly). */
 static ir_op *first_user(const ir_value *v) {
   ir_op *first = NULL;
@@ -638,7 +631,7 @@ static void rewrite_loop(gemmc_context *ctx, loop_plan *lp) {
       pipelined_load *pl = &lp->loads[j];
       if (!pl->convert || pl->convert->kind != OP_LOCAL_ALLOC) continue;
       ir_op *dots[MAX_BUFFER_DOTS];
-      int n = converted_operand_dots(pl->convert, dots);
+      int n = operand_buffer_dots(pl->convert, dots);
       for (int k = 0; k < n; k++) {
         bool seen = false;
         for (int d = 0; d < num_wgmma; d++) seen |= wgmma_dots[d] == dots[k];
@@ -794,11 +787,11 @@ bool gemmc_pass_pipeline_loads(const gemmc_pass_context *pc, ir_op *module) {
       for (ir_op *p = ir_op_parent_op(w.loops[j]); p && innermost; p = ir_op_parent_op(p))
         if (p == w.loops[i]) innermost = false;
     if (!innermost) continue;
-    /* Computed-operand loads whose addresses share a counter with other values: the counter as
-     * a function of the induction variable, else those loads stay where they are. */
     /* tl.range(..., num_stages=N) sets the loop's own depth (1: not pipelined, as Triton). */
     int stages = scf_for_num_stages(w.loops[i], (int)num_stages);
     if (stages < 2) continue;
+    /* Computed-operand loads whose addresses share a counter with other values: the counter as
+     * a function of the induction variable, else those loads stay where they are. */
     if (!plan_loop(ctx, w.loops[i], stages, true, &lp) &&
         (!lp.num_computed ||
          !(rewrite_counters_affine(ctx, w.loops[i]) && plan_loop(ctx, w.loops[i], stages, true, &lp))) &&
