@@ -521,20 +521,20 @@ def rows(torch):
                 dict(a_ptr=ma.data_ptr(), b_ptr=mb.data_ptr(), c_ptr=mc.data_ptr(), M=1000, N=900, K=700), grid_r, mc,
                 lambda: ma.float() @ mb.float(), 4, 3, 1e-2))
     for m, n, k in [(1000, 900, 712), (4096, 4096, 4096)]:
-        ba, bb = (torch.randn(m, k, device="cuda", dtype=torch.float16),
+        bpa, bpb = (torch.randn(m, k, device="cuda", dtype=torch.float16),
                   torch.randn(k, n, device="cuda", dtype=torch.float16))
-        bc = torch.empty(m, n, device="cuda", dtype=torch.float16)
+        bpc = torch.empty(m, n, device="cuda", dtype=torch.float16)
         grid_b2 = ((m + 127) // 128, (n + 127) // 128, 1)
 
-        def launch(ba=ba, bb=bb, bc=bc, m=m, n=n, k=k, grid_b2=grid_b2):
-            return matmul_block_ptr[grid_b2[:2]](ba, bb, bc, m, n, k, ba.stride(0), ba.stride(1), bb.stride(0),
-                                                 bb.stride(1), bc.stride(0), bc.stride(1), BM=128, BN=128, BK=64,
+        def launch(bpa=bpa, bpb=bpb, bpc=bpc, m=m, n=n, k=k, grid_b2=grid_b2):
+            return matmul_block_ptr[grid_b2[:2]](bpa, bpb, bpc, m, n, k, bpa.stride(0), bpa.stride(1), bpb.stride(0),
+                                                 bpb.stride(1), bpc.stride(0), bpc.stride(1), BM=128, BN=128, BK=64,
                                                  num_warps=4, num_stages=3)
         out.append((f"matmul block_ptr {m}x{n}x{k}", launch,
-                    dict(a_ptr=ba.data_ptr(), b_ptr=bb.data_ptr(), c_ptr=bc.data_ptr(), M=m, N=n, K=k,
-                         stride_am=ba.stride(0), stride_ak=ba.stride(1), stride_bk=bb.stride(0), stride_bn=bb.stride(1),
-                         stride_cm=bc.stride(0), stride_cn=bc.stride(1)), grid_b2, bc,
-                    lambda ba=ba, bb=bb: ba.float() @ bb.float(), 4, 3, 1e-2))
+                    dict(a_ptr=bpa.data_ptr(), b_ptr=bpb.data_ptr(), c_ptr=bpc.data_ptr(), M=m, N=n, K=k,
+                         stride_am=bpa.stride(0), stride_ak=bpa.stride(1), stride_bk=bpb.stride(0), stride_bn=bpb.stride(1),
+                         stride_cm=bpc.stride(0), stride_cn=bpc.stride(1)), grid_b2, bpc,
+                    lambda bpa=bpa, bpb=bpb: bpa.float() @ bpb.float(), 4, 3, 1e-2))
     # The reference is Triton's own output: the same Philox stream must keep the same elements.
     xd = torch.randn(1_000_003, device="cuda")
     yd, yt = torch.empty_like(xd), torch.empty_like(xd)
