@@ -48,9 +48,13 @@ typedef struct tile_access {
 /* Decomposes a 2-D tt.load (pointer, mask, `other` zero or absent) or tt.store (pointer, mask)
  * of a tensor of pointers: true when the pointer is base + offsets + index * stride per dim, each
  * dim's index being (start + arange) [remsi wrap], advanced through loop-carried tt.addptr by a
- * multiple of one dim's stride per iteration, and the mask (if any) a conjunction of at most one
- * `index < bound` per dim (absolute, or relative to the advance: `arange < bound - iv * c` with
- * c * step == advance, or `arange < bound - iv` with step == advance). */
+ * multiple of one dim's stride per iteration or by a loop counter in the index (an integer iter
+ * arg from 0 that grows by a constant each iteration: Triton's rewrite of block pointers), and the
+ * mask (if any) a conjunction of at most one `index < bound` per dim (absolute, or relative to the
+ * advance: `arange < bound - iv * c` with c * step == advance, or `arange < bound - iv` with
+ * step == advance) and of `index >= 0` conjuncts, which carry no bound (a TMA box clips below 0
+ * too). Starts and bounds computed in i64 by sign extension are given as their i32 sources; a
+ * start that is i64 otherwise is not decomposed. */
 bool tile_access_of(ir_op *op, tile_access *out);
 
 /* The wrapped rows (or columns) of a load do not matter: the loaded tile's dim `dim` only flows

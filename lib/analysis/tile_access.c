@@ -209,6 +209,7 @@ static bool ptr_terms(ir_value *p, tile_access *acc, term_sum *out, term_sum *ad
 typedef struct mask_conj {
   int dim;
   ir_value *start, *bound;
+  bool lower; /* `start + arange >= 0` (Triton's block-pointer boundary check): no bound */
 } mask_conj;
 
 enum { MAX_CONJ = 4 };
@@ -227,7 +228,7 @@ static bool mask_terms(ir_value *m, int vdim, mask_conjs *out) {
   case OP_BROADCAST: return mask_terms(def->operands[0].value, vdim, out);
   case OP_SPLAT:
     if (out->n == MAX_CONJ || !ir_type_is_int(def->operands[0].value->type, 1)) return false;
-    out->c[out->n++] = (mask_conj){-1, NULL, def->operands[0].value};
+    out->c[out->n++] = (mask_conj){-1, NULL, def->operands[0].value, false};
     return true;
   case OP_EXPAND_DIMS: {
     ir_value *x = def->operands[0].value;
@@ -237,11 +238,12 @@ static bool mask_terms(ir_value *m, int vdim, mask_conjs *out) {
   }
   case OP_CMPI: {
     const char *pred = cmp_predicate_of(def);
-    if (!pred || strcmp(pred, "slt") != 0 || out->n == MAX_CONJ) return false;
-    ir_value *bound = splat_scalar(def->operands[1].value);
+    bool lower = pred && strcmp(pred, "sge") == 0 && value_is_zero_splat(def->operands[1].value);
+    if (!pred || (strcmp(pred, "slt") != 0 && !lower) || out->n == MAX_CONJ) return false;
+    ir_value *bound = lower ? NULL : splat_scalar(def->operands[1].value);
     term_sum lhs = {.n = 0};
-    if (!bound || !int_terms(def->operands[0].value, vdim, ONE, &lhs)) return false;
-    mask_conj c = {-1, NULL, bound};
+    if ((!bound && !lower) || !int_terms(def->operands[0].value, vdim, ONE, &lhs)) return false;
+    mask_conj c = {-1, NULL, bound, lower};
     for (int i = 0; i < lhs.n; i++) {
       const term *t = &lhs.t[i];
       if (t->kind == TERM_INDEX && !t->wrap && tile_coef_equal(&t->coef, &ONE) && c.dim < 0) c.dim = t->dim;
@@ -272,6 +274,35 @@ static ir_value *relative_bound(ir_value *b, const ir_op *loop, int64_t advance)
       int64_t moved;
       if (!__builtin_mul_overflow(k, step, &moved) && moved == advance) return sub->operands[0].value;
     }
+  return NULL;
+}
+
+/* An i64 value sign-extended from i32 names its i32 source (Triton's block-pointer rewrite
+ * computes indices and bounds in i64); any other value names itself. */
+static ir_value *narrowed(ir_value *v) {
+  const ir_op *def = v->def_op;
+  if (def && def->kind == OP_EXTSI && ir_type_is_int(def->operands[0].value->type, 32)) return def->operands[0].value;
+  return v;
+}
+
+/* A loop counter: an iter arg of an scf.for (lower bound 0, constant step) that starts at 0 and
+ * grows by the constant *step each iteration (Triton's block-pointer rewrite carries a block
+ * pointer's offsets so: `%off = 0; ... scf.yield %off + 64`). Its loop; NULL otherwise. */
+static ir_op *loop_counter(const ir_value *v, int64_t *step) {
+  if (v->def_op || v->index == 0) return NULL;
+  ir_op *loop = block_arg_owner(v);
+  int64_t lb, st, init;
+  if (!loop || loop->kind != OP_SCF_FOR || !value_int_constant(loop->operands[0].value, &lb) || lb != 0 ||
+      !value_int_constant(loop->operands[2].value, &st) || st < 1)
+    return NULL;
+  int k = v->index - 1;
+  ir_op *yield = ir_block_terminator(v->owner_block);
+  if (!yield || k >= yield->num_operands || 3 + k >= loop->num_operands) return NULL;
+  if (!value_int_constant(loop->operands[3 + k].value, &init) || init != 0) return NULL;
+  const ir_op *add = yield->operands[k].value->def_op;
+  if (!add || add->kind != OP_ADDI) return NULL;
+  for (int i = 0; i < 2; i++)
+    if (add->operands[i].value == v && value_int_constant(add->operands[1 - i].value, step)) return loop;
   return NULL;
 }
 
@@ -311,13 +342,26 @@ bool tile_access_of(ir_op *op, tile_access *acc) {
     }
   }
   if (!has_index[0] || !has_index[1]) return false;
+  ir_value *counter[2] = {NULL, NULL};
   for (int i = 0; i < terms.n; i++) {
     const term *t = &terms.t[i];
     if (t->kind != TERM_START) continue;
     tile_dim *d = &acc->dim[t->dim];
     /* start * stride, outside the wrap (a wrapped index's start is inside it). */
-    if (d->wrap || d->start || !tile_coef_equal(&t->coef, &d->stride)) return false;
-    d->start = t->value;
+    if (d->wrap || !tile_coef_equal(&t->coef, &d->stride)) return false;
+    int64_t step;
+    ir_op *loop = loop_counter(t->value, &step);
+    if (loop) { /* a counter the loop advances: the tile moves by its step each iteration */
+      if ((acc->loop && acc->loop != loop) || counter[t->dim] || op->parent != ir_region_entry(&loop->regions[0]))
+        return false;
+      acc->loop = loop;
+      counter[t->dim] = t->value;
+      d->advance += step;
+      continue;
+    }
+    if (d->start) return false;
+    d->start = narrowed(t->value);
+    if (!ir_type_is_int(d->start->type, 32)) return false; /* an index computed in i64 */
   }
   for (int i = 0; i < advance.n; i++) {
     int64_t q = 0;
@@ -338,8 +382,13 @@ bool tile_access_of(ir_op *op, tile_access *acc) {
         continue;
       }
       tile_dim *d = &acc->dim[c->dim];
+      if (c->lower) continue; /* index >= 0: a TMA box clips below 0 as well */
       if (d->bound) return false;
-      if (d->advance == 0 && c->start == d->start && (!d->wrap || c->bound == d->wrap)) {
+      if (counter[c->dim] && c->start == counter[c->dim] && !d->start && !d->wrap) {
+        d->bound = narrowed(c->bound); /* counter + i < bound, the counter being the moving start */
+      } else if (d->advance == 0 && c->start && narrowed(c->start) == d->start && !d->wrap) {
+        d->bound = narrowed(c->bound); /* start + i < bound, computed in i64 */
+      } else if (d->advance == 0 && c->start == d->start && (!d->wrap || c->bound == d->wrap)) {
         d->bound = c->bound; /* absolute: start + i < bound */
       } else if (d->advance != 0 && !c->start && !d->start && acc->loop) {
         d->bound = relative_bound(c->bound, acc->loop, d->advance); /* i < bound - iv * advance */

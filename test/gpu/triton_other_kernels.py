@@ -520,7 +520,7 @@ def rows(torch):
                                                                                   BM=128, BN=128, BK=64),
                 dict(a_ptr=ma.data_ptr(), b_ptr=mb.data_ptr(), c_ptr=mc.data_ptr(), M=1000, N=900, K=700), grid_r, mc,
                 lambda: ma.float() @ mb.float(), 4, 3, 1e-2))
-    for m, n, k in [(1000, 900, 712), (4096, 4096, 4096)]:
+    for m, n, k in [(1000, 900, 712), (1000, 1008, 720), (4096, 4096, 4096)]:
         bpa, bpb = (torch.randn(m, k, device="cuda", dtype=torch.float16),
                   torch.randn(k, n, device="cuda", dtype=torch.float16))
         bpc = torch.empty(m, n, device="cuda", dtype=torch.float16)
