@@ -382,7 +382,11 @@ bool tile_access_of(ir_op *op, tile_access *acc) {
         continue;
       }
       tile_dim *d = &acc->dim[c->dim];
-      if (c->lower) continue; /* index >= 0: a TMA box clips below 0 as well */
+      if (c->lower) { /* the tile's own index >= 0: a TMA box clips below 0 as well */
+        ir_value *own = counter[c->dim] ? counter[c->dim] : d->start;
+        if (d->wrap || (c->start ? narrowed(c->start) : NULL) != own) return false;
+        continue;
+      }
       if (d->bound) return false;
       if (counter[c->dim] && c->start == counter[c->dim] && !d->start && !d->wrap) {
         d->bound = narrowed(c->bound); /* counter + i < bound, the counter being the moving start */
