@@ -289,21 +289,15 @@ static ir_value *narrowed(ir_value *v) {
  * grows by the constant *step each iteration (Triton's block-pointer rewrite carries a block
  * pointer's offsets so: `%off = 0; ... scf.yield %off + 64`). Its loop; NULL otherwise. */
 static ir_op *loop_counter(const ir_value *v, int64_t *step) {
-  if (v->def_op || v->index == 0) return NULL;
+  const ir_value *inc = scf_for_iter_arg_increment(v);
+  if (!inc || !value_int_constant(inc, step)) return NULL;
   ir_op *loop = block_arg_owner(v);
-  int64_t lb, st, init;
-  if (!loop || loop->kind != OP_SCF_FOR || !value_int_constant(loop->operands[0].value, &lb) || lb != 0 ||
-      !value_int_constant(loop->operands[2].value, &st) || st < 1)
-    return NULL;
   int k = v->index - 1;
-  ir_op *yield = ir_block_terminator(v->owner_block);
-  if (!yield || k >= yield->num_operands || 3 + k >= loop->num_operands) return NULL;
-  if (!value_int_constant(loop->operands[3 + k].value, &init) || init != 0) return NULL;
-  const ir_op *add = yield->operands[k].value->def_op;
-  if (!add || add->kind != OP_ADDI) return NULL;
-  for (int i = 0; i < 2; i++)
-    if (add->operands[i].value == v && value_int_constant(add->operands[1 - i].value, step)) return loop;
-  return NULL;
+  int64_t lb, st, init;
+  if (!value_int_constant(loop->operands[0].value, &lb) || lb != 0 ||
+      !value_int_constant(loop->operands[2].value, &st) || st < 1 || 3 + k >= loop->num_operands)
+    return NULL;
+  return value_int_constant(loop->operands[3 + k].value, &init) && init == 0 ? loop : NULL;
 }
 
 /* ------------------------------------------------------------------ tile_access_of */

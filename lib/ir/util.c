@@ -555,6 +555,23 @@ ir_value *build_binary(gemmc_context *ctx, ir_op *anchor, ir_op_kind kind, ir_va
   return build_before(ctx, anchor, kind, 2, ops, a->type);
 }
 
+ir_value *scf_for_iter_arg_increment(const ir_value *arg) {
+  ir_op *loop = block_arg_owner(arg);
+  if (arg->def_op || arg->index == 0 || !loop || loop->kind != OP_SCF_FOR || arg->owner_block != loop->regions[0].first)
+    return NULL;
+  ir_op *yield = ir_block_terminator(arg->owner_block);
+  int k = arg->index - 1;
+  if (!yield || k >= yield->num_operands) return NULL;
+  const ir_op *add = yield->operands[k].value->def_op;
+  if (!add || add->kind != OP_ADDI || add->parent != arg->owner_block) return NULL;
+  int64_t c;
+  for (int i = 0; i < 2; i++) {
+    ir_value *x = add->operands[1 - i].value;
+    if (add->operands[i].value == arg && (value_defined_outside(x, loop) || value_int_constant(x, &c))) return x;
+  }
+  return NULL;
+}
+
 int scf_for_num_stages(const ir_op *loop, int fallback) {
   const ir_attr *a = ir_op_get_attr(loop, "tt.num_stages");
   return a && a->kind == AT_INT ? (int)a->int_value : fallback;

@@ -157,6 +157,11 @@ ir_op *scf_for_drop_dead_iter_args(gemmc_context *ctx, ir_op *loop);
  * iv * s where it saw iv. False (nothing changed) unless lb is 0 and s a constant > 1. */
 bool scf_for_normalize_step(gemmc_context *ctx, ir_op *loop);
 
+/* What an scf.for's iter arg grows by each iteration: x where the body yields arith.addi(arg, x)
+ * (either order) and x is loop-invariant (defined outside the loop, or a constant); NULL
+ * otherwise. */
+ir_value *scf_for_iter_arg_increment(const ir_value *arg);
+
 /* The pipelining depth of an scf.for: its tt.num_stages (Triton's tl.range(..., num_stages=N)),
  * else `fallback` (the kernel's num_stages). */
 int scf_for_num_stages(const ir_op *loop, int fallback);

@@ -242,9 +242,6 @@ static LLVMValueRef pow_f32(lower_state *s, LLVMValueRef x, LLVMValueRef y) {
   return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, y, zero, ""), one, r, "");
 }
 
-/* One element of an elementwise op computing `kind` (op's own kind, or the op a libdevice call
- * stands for; for the f32 calls computed here, OP_EXTERN_ELEMENTWISE with the LLVM intrinsic, or
- * NULL for powf); NULL after reporting an error. */
 /* With fp fusion on (Triton's default enable_fp_fusion), a user's mulf feeding an addf / subf may become
  * one fma (one rounding), as Triton's LLVM target options allow: the `contract` flag on both. */
 static LLVMValueRef contractible(lower_state *s, LLVMValueRef v) {
@@ -253,6 +250,9 @@ static LLVMValueRef contractible(lower_state *s, LLVMValueRef v) {
   return v;
 }
 
+/* One element of an elementwise op computing `kind` (op's own kind, or the op a libdevice call
+ * stands for; for the f32 calls computed here, OP_EXTERN_ELEMENTWISE with the LLVM intrinsic, or
+ * NULL for powf); NULL after reporting an error. */
 static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, const char *intrinsic, LLVMValueRef *a,
                                 LLVMTypeRef rt) {
   LLVMBuilderRef b = s->b;

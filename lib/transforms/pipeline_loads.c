@@ -728,22 +728,20 @@ static bool rewrite_counters_affine(gemmc_context *ctx, ir_op *loop) {
   int64_t step;
   ir_block *body = ir_region_entry(&loop->regions[0]);
   if (!body || !value_int_constant(loop->operands[2].value, &step) || step != 1) return false;
-  ir_op *yield = ir_block_terminator(body);
   int n = loop->num_operands - 3;
-  if (!yield || yield->num_operands != n || body->num_args != n + 1) return false;
+  if (body->num_args != n + 1) return false;
   bool changed = false;
   for (int k = 0; k < n; k++) {
-    ir_value *arg = body->args[k + 1], *next = yield->operands[k].value;
-    ir_op *add = next->def_op;
-    if (!ir_type_is_int(arg->type, 32) || !add || add->kind != OP_ADDI || add->parent != body) continue;
-    int other = add->operands[0].value == arg ? 1 : add->operands[1].value == arg ? 0 : -1;
-    if (other < 0 || !value_defined_outside(add->operands[other].value, loop)) continue;
+    ir_value *arg = body->args[k + 1];
+    ir_value *inc = scf_for_iter_arg_increment(arg);
+    /* defined outside: a constant of the body may come after the top, where the value is built */
+    if (!ir_type_is_int(arg->type, 32) || !inc || !value_defined_outside(inc, loop)) continue;
     ir_op *top = body->first;
     ir_value *index = body->args[0];
     int64_t lb;
     if (!value_int_constant(loop->operands[0].value, &lb) || lb != 0)
       index = build_binary(ctx, top, OP_SUBI, index, loop->operands[0].value);
-    ir_value *offset = build_binary(ctx, top, OP_MULI, index, add->operands[other].value);
+    ir_value *offset = build_binary(ctx, top, OP_MULI, index, inc);
     ir_value *value = build_binary(ctx, top, OP_ADDI, loop->operands[3 + k].value, offset);
     ir_value_replace_all_uses(arg, value);
     changed = true;
