@@ -13,6 +13,7 @@ typedef struct alloc_buffer {
   int64_t size, align;
   int start, end; /* program-order numbers, inclusive */
   int64_t offset;
+  int64_t copy_stride; /* bytes between the copies of a replicated region's scratch (0: one copy) */
 } alloc_buffer;
 
 struct gemmc_allocation {
@@ -201,6 +202,19 @@ static int last_use(const ptr_list *w, const ir_op *alloc, const ir_value *v, in
   return end;
 }
 
+int gemmc_allocation_copies(const ir_op *op) {
+  for (const ir_op *child = op, *q = ir_op_parent_op(op); q; child = q, q = ir_op_parent_op(q)) {
+    if (q->kind != OP_WARP_SPECIALIZE) continue;
+    if (!child->parent || child->parent->parent != &q->regions[0]) return 1;
+    const ir_attr *rep = ir_op_get_attr(q, "gemmc.replica_of_default");
+    int copies = 1;
+    if (rep && rep->kind == AT_DENSE_ARRAY && rep->ints)
+      for (int i = 0; i < rep->num_elems; i++) copies += rep->ints[i] > 0;
+    return copies;
+  }
+  return 1;
+}
+
 static bool add_buffer(gemmc_allocation *a, const ir_op *op, int64_t size, int64_t align, int start, int end) {
   if (a->count == a->cap) {
     int cap = a->cap ? a->cap * 2 : 16;
@@ -209,7 +223,7 @@ static bool add_buffer(gemmc_allocation *a, const ir_op *op, int64_t size, int64
     a->buffers = b;
     a->cap = cap;
   }
-  a->buffers[a->count++] = (alloc_buffer){op, size, align, start, end, -1};
+  a->buffers[a->count++] = (alloc_buffer){op, size, align, start, end, -1, 0};
   return true;
 }
 
@@ -251,7 +265,13 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
           op->kind == OP_MAKE_TENSOR_DESC || op->kind == OP_TENSORMAP_CREATE ? ALLOCATION_TENSORMAP_BYTES : 16;
       int start = i, end = last_nested(&w, gemmc_allocation_scratch_until(op));
       widen_for_specialization(&w, op, &start, &end);
-      if (bytes > 0 && !add_buffer(a, op, bytes, align, start, end)) goto fail;
+      /* Scratch is private to the threads running the op; descriptors (tensor maps) are not
+       * exchanged between threads that way and stay one per op. */
+      bool tensormap = op->kind == OP_MAKE_TENSOR_DESC || op->kind == OP_TENSORMAP_CREATE;
+      int copies = bytes > 0 && !tensormap ? gemmc_allocation_copies(op) : 1;
+      int64_t stride = (bytes + align - 1) / align * align;
+      if (bytes > 0 && !add_buffer(a, op, copies > 1 ? stride * copies : bytes, align, start, end)) goto fail;
+      if (bytes > 0 && copies > 1) a->buffers[a->count - 1].copy_stride = stride;
     }
   }
   ptr_list_free(&w);
@@ -298,6 +318,13 @@ int64_t gemmc_allocation_offset(const gemmc_allocation *a, const ir_op *op) {
   for (int i = 0; i < a->count; i++)
     if (a->buffers[i].op == op) return a->buffers[i].offset;
   return -1;
+}
+
+int64_t gemmc_allocation_copy_stride(const gemmc_allocation *a, const ir_op *op) {
+  if (!a) return 0;
+  for (int i = 0; i < a->count; i++)
+    if (a->buffers[i].op == op) return a->buffers[i].copy_stride;
+  return 0;
 }
 
 int64_t gemmc_allocation_total(const gemmc_allocation *a) { return a ? a->total : 0; }

@@ -14,12 +14,12 @@ static int keyword_index(const ir_op *op, const char *name, const char *const *w
 }
 
 /* Where the owner's result is copied for the other holders: the element's row-major slot. */
-static LLVMValueRef result_slot(lower_state *s, int64_t base, LLVMTypeRef et, const lower_layout_info *li,
+static LLVMValueRef result_slot(lower_state *s, LLVMValueRef base, LLVMTypeRef et, const lower_layout_info *li,
                                 const ir_type *t, int r) {
-  if (!li) return lower_smem_ptr(s, base, et, lower_i32(s, 0));
+  if (!li) return lower_smem_ptr_from(s, base, 0, et, lower_i32(s, 0));
   LLVMValueRef coord[IR_MAX_RANK];
   for (int d = 0; d < t->rank; d++) coord[d] = lower_coord(s, li, r, d);
-  return lower_smem_ptr(s, base, et, lower_row_major_offset(s, t, coord));
+  return lower_smem_ptr_from(s, base, 0, et, lower_row_major_offset(s, t, coord));
 }
 
 bool lower_atomic(lower_state *s, ir_op *op) {
@@ -95,8 +95,8 @@ bool lower_atomic(lower_state *s, ir_op *op) {
   }
   if (owner && gemmc_atomic_result_is_shared(op)) {
     /* The other holders read the owner's result: owners write it, a barrier, everyone reads. */
-    int64_t base = lower_scratch_offset(s, op);
-    if (base < 0) {
+    LLVMValueRef base = lower_scratch_base(s, op);
+    if (!base) {
       ir_op_error(s->ctx, op, "internal error: '%s' has no shared scratch for its result", ir_op_name(op));
       return false;
     }

@@ -106,8 +106,7 @@ bool lower_convert(lower_state *s, ir_op *op) {
     for (int r = 0; r < dli->num_regs; r++) out->v[r] = src->v[map[r]];
     return lower_set(s, &op->results[0], out);
   }
-  int64_t base = lower_scratch_offset(s, op);
-  if (base < 0) {
+  if (lower_scratch_offset(s, op) < 0) {
     ir_op_error(s->ctx, op, "internal error: ttg.convert_layout has no shared memory");
     return false;
   }
@@ -119,7 +118,7 @@ bool lower_convert(lower_state *s, ir_op *op) {
     return false;
   }
   LLVMTypeRef et = lower_elem_type(s, st);
-  LLVMValueRef tile = lower_smem_ptr(s, base, s->i8, lower_i32(s, 0));
+  LLVMValueRef tile = lower_scratch_base(s, op);
   lower_smem_map src_map = {.map = plan->src}, dst_map = {.map = plan->dst};
   lower_smem_map_finish(s, &src_map);
   lower_smem_map_finish(s, &dst_map);

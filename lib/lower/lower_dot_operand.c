@@ -26,8 +26,7 @@ static bool operand_buffer(lower_state *s, ir_op *op, const ir_attr **shared, LL
                 (long long)need);
     return false;
   }
-  LLVMValueRef off = lower_i32(s, offset);
-  *base = LLVMBuildGEP2(s->b, s->i8, s->smem, &off, 1, "");
+  *base = lower_scratch_base(s, op);
   return true;
 }
 

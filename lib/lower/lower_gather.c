@@ -10,10 +10,10 @@ static LLVMValueRef to_memory(lower_state *s, LLVMValueRef x, bool is_bool) {
 bool lower_gather(lower_state *s, ir_op *op) {
   const ir_type *st = op->operands[0].value->type, *it = op->operands[1].value->type, *rt = op->results[0].type;
   int64_t axis = ir_op_get_int_attr(op, "axis", 0);
-  int64_t base = lower_scratch_offset(s, op);
+  LLVMValueRef base = lower_scratch_base(s, op);
   LLVMTypeRef et = lower_elem_type(s, st->elem);
-  if (base < 0 || !et) {
-    if (base < 0)
+  if (!base || !et) {
+    if (!base)
       ir_op_error(s->ctx, op, "internal error: tt.gather has no shared scratch");
     else
       ir_op_error(s->ctx, op, "lowering of tt.gather of %s is not implemented", ir_type_str(s->ctx, st));
@@ -33,7 +33,7 @@ bool lower_gather(lower_state *s, ir_op *op) {
     LLVMValueRef c[IR_MAX_RANK] = {0};
     for (int d = 0; d < st->rank; d++) c[d] = lower_coord(s, sl, r, d);
     LLVMBuildStore(s->b, to_memory(s, src->v[r], is_bool),
-                   lower_smem_ptr(s, base, mt, lower_row_major_offset(s, st, c)));
+                   lower_smem_ptr_from(s, base, 0, mt, lower_row_major_offset(s, st, c)));
   }
   lower_barrier(s);
 
@@ -48,7 +48,8 @@ bool lower_gather(lower_state *s, ir_op *op) {
     LLVMValueRef i = lower_index_i32(s, idx->v[r]);
     LLVMValueRef in_range = LLVMBuildICmp(s->b, LLVMIntULT, i, lower_i32(s, st->shape[axis]), "");
     c[axis] = LLVMBuildSelect(s->b, in_range, i, lower_i32(s, 0), "gather.index");
-    LLVMValueRef x = LLVMBuildLoad2(s->b, mt, lower_smem_ptr(s, base, mt, lower_row_major_offset(s, st, c)), "");
+    LLVMValueRef x =
+        LLVMBuildLoad2(s->b, mt, lower_smem_ptr_from(s, base, 0, mt, lower_row_major_offset(s, st, c)), "");
     out->v[r] = is_bool ? LLVMBuildTrunc(s->b, x, et, "") : x;
   }
   s->smem_read_pending = true;

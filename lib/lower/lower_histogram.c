@@ -5,8 +5,8 @@
 bool lower_histogram(lower_state *s, ir_op *op) {
   const ir_type *st = op->operands[0].value->type, *rt = op->results[0].type;
   int64_t bins = rt->shape[0];
-  int64_t base = lower_scratch_offset(s, op);
-  if (base < 0) {
+  LLVMValueRef base = lower_scratch_base(s, op);
+  if (!base) {
     ir_op_error(s->ctx, op, "internal error: tt.histogram has no shared scratch");
     return false;
   }
@@ -24,7 +24,7 @@ bool lower_histogram(lower_state *s, ir_op *op) {
     LLVMValueRef i = LLVMBuildAdd(s->b, s->threads->tid, lower_i32(s, k * threads), "");
     LLVMValueRef last = lower_i32(s, bins - 1);
     i = LLVMBuildSelect(s->b, LLVMBuildICmp(s->b, LLVMIntULT, i, last, ""), i, last, "");
-    LLVMBuildStore(s->b, lower_i32(s, 0), lower_smem_ptr(s, base, s->i32, i));
+    LLVMBuildStore(s->b, lower_i32(s, 0), lower_smem_ptr_from(s, base, 0, s->i32, i));
   }
   lower_barrier(s);
 
@@ -37,7 +37,7 @@ bool lower_histogram(lower_state *s, ir_op *op) {
     if (mask) counts = LLVMBuildAnd(s->b, counts, lower_elem(mask, r), "");
     if (sl->owner) counts = LLVMBuildAnd(s->b, counts, sl->owner, "");
     LLVMValueRef at = LLVMBuildSelect(s->b, counts, bin, lower_i32(s, 0), "histogram.bin");
-    LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpAdd, lower_smem_ptr(s, base, s->i32, at),
+    LLVMBuildAtomicRMW(s->b, LLVMAtomicRMWBinOpAdd, lower_smem_ptr_from(s, base, 0, s->i32, at),
                        LLVMBuildZExt(s->b, counts, s->i32, ""), LLVMAtomicOrderingMonotonic, false);
   }
   lower_barrier(s);
@@ -45,7 +45,8 @@ bool lower_histogram(lower_state *s, ir_op *op) {
   lower_values *out = lower_values_new(s, op, rl->num_regs);
   if (!out) return false;
   for (int r = 0; r < rl->num_regs; r++) {
-    LLVMValueRef x = LLVMBuildLoad2(s->b, s->i32, lower_smem_ptr(s, base, s->i32, lower_coord(s, rl, r, 0)), "");
+    LLVMValueRef x =
+        LLVMBuildLoad2(s->b, s->i32, lower_smem_ptr_from(s, base, 0, s->i32, lower_coord(s, rl, r, 0)), "");
     unsigned w = LLVMGetIntTypeWidth(rt_elem);
     out->v[r] = w > 32 ? LLVMBuildZExt(s->b, x, rt_elem, "") : w < 32 ? LLVMBuildTrunc(s->b, x, rt_elem, "") : x;
   }

@@ -100,17 +100,18 @@ bool lower_reduce(lower_state *s, ir_op *op) {
   }
   int64_t nwarps_axis = INT64_C(1) << num_axis_warps;
   int64_t out_elems = ir_type_num_elements(st) / st->shape[axis];
-  int64_t operand_offset[LOWER_COMBINE_MAX_OPERANDS];
+  int64_t operand_offset[LOWER_COMBINE_MAX_OPERANDS]; /* bytes into the scratch */
+  LLVMValueRef scratch = NULL;
   if (num_axis_warps > 0) {
-    int64_t base = lower_scratch_offset(s, op);
-    if (base < 0) {
+    if (!(scratch = lower_scratch_base(s, op))) {
       ir_op_error(s->ctx, op, "internal error: tt.reduce across warps has no shared memory");
       return false;
     }
+    int64_t at = 0;
     for (int k = 0; k < nops; k++) {
-      operand_offset[k] = base;
+      operand_offset[k] = at;
       int64_t bytes = nwarps_axis * out_elems * lower_elem_bytes(op->operands[k].value->type);
-      base += (bytes + 15) / 16 * 16;
+      at += (bytes + 15) / 16 * 16;
     }
     LLVMValueRef waxis = lower_apply_bits(s, s->threads->warp, warp_vals, ll->num_bases[LAYOUT_IN_WARP]);
     LLVMValueRef wbase = LLVMBuildMul(s->b, waxis, lower_i32(s, out_elems), "");
@@ -121,7 +122,7 @@ bool lower_reduce(lower_state *s, ir_op *op) {
         LLVMValueRef v = groups[g].acc[k];
         LLVMTypeRef mt = lower_memory_type(s, LLVMTypeOf(v));
         if (mt != LLVMTypeOf(v)) v = LLVMBuildZExt(s->b, v, mt, "");
-        LLVMBuildStore(s->b, v, lower_smem_ptr(s, operand_offset[k], mt, idx));
+        LLVMBuildStore(s->b, v, lower_smem_ptr_from(s, scratch, operand_offset[k], mt, idx));
       }
     }
     lower_barrier(s);
@@ -158,7 +159,7 @@ bool lower_reduce(lower_state *s, ir_op *op) {
       LLVMValueRef cur[LOWER_COMBINE_MAX_OPERANDS];
       for (int k = 0; k < nops; k++) {
         LLVMTypeRef t = LLVMTypeOf(groups[g].acc[k]), mt = lower_memory_type(s, t);
-        LLVMValueRef v = LLVMBuildLoad2(s->b, mt, lower_smem_ptr(s, operand_offset[k], mt, idx), "");
+        LLVMValueRef v = LLVMBuildLoad2(s->b, mt, lower_smem_ptr_from(s, scratch, operand_offset[k], mt, idx), "");
         cur[k] = mt != t ? LLVMBuildTrunc(s->b, v, t, "") : v;
       }
       if (w == 0) memcpy(acc, cur, sizeof(LLVMValueRef) * (size_t)nops);

@@ -44,7 +44,8 @@ typedef struct scan_lowering {
   int64_t dup;                                     /* registers that copy another */
   int64_t run_mask;                                /* register bits that move along a run */
   int64_t lw_axis_bits;                            /* axis bits the lane and warp bases move */
-  int64_t smem_offset[LOWER_COMBINE_MAX_OPERANDS]; /* each operand's scratch (-1: none) */
+  LLVMValueRef scratch;                            /* the op's scratch (NULL: none) */
+  int64_t smem_offset[LOWER_COMBINE_MAX_OPERANDS]; /* each operand's bytes into it */
   /* per run, at its first register */
   LLVMValueRef *total[LOWER_COMBINE_MAX_OPERANDS], *carry[LOWER_COMBINE_MAX_OPERANDS], *has_carry;
 } scan_lowering;
@@ -102,7 +103,7 @@ static bool partner_totals(scan_lowering *sc, const int64_t *in, int64_t b, LLVM
     }
     return true;
   }
-  if (sc->smem_offset[0] < 0) {
+  if (!sc->scratch) {
     ir_op_error(s->ctx, sc->op, "internal error: tt.scan across warps has no shared memory");
     return false;
   }
@@ -119,7 +120,7 @@ static bool partner_totals(scan_lowering *sc, const int64_t *in, int64_t b, LLVM
       LLVMValueRef v = sc->total[k][r];
       LLVMTypeRef mt = lower_memory_type(s, LLVMTypeOf(v));
       if (mt != LLVMTypeOf(v)) v = LLVMBuildZExt(s->b, v, mt, "");
-      LLVMBuildStore(s->b, v, lower_smem_ptr(s, sc->smem_offset[k], mt, idx));
+      LLVMBuildStore(s->b, v, lower_smem_ptr_from(s, sc->scratch, sc->smem_offset[k], mt, idx));
     }
   }
   lower_barrier(s);
@@ -134,7 +135,7 @@ static bool partner_totals(scan_lowering *sc, const int64_t *in, int64_t b, LLVM
     LLVMValueRef idx = smem_index(sc, k_p);
     for (int k = 0; k < sc->nops; k++) {
       LLVMTypeRef t = LLVMTypeOf(sc->total[k][r]), mt = lower_memory_type(s, t);
-      LLVMValueRef v = LLVMBuildLoad2(s->b, mt, lower_smem_ptr(s, sc->smem_offset[k], mt, idx), "");
+      LLVMValueRef v = LLVMBuildLoad2(s->b, mt, lower_smem_ptr_from(s, sc->scratch, sc->smem_offset[k], mt, idx), "");
       partner[k][r] = mt != t ? LLVMBuildTrunc(s->b, v, t, "") : v;
     }
   }
@@ -275,10 +276,11 @@ bool lower_scan(lower_state *s, ir_op *op) {
                 (long long)st->shape[axis]);
     return false;
   }
-  int64_t base = lower_scratch_offset(s, op);
+  sc.scratch = lower_scratch_base(s, op);
+  int64_t at = 0;
   for (int k = 0; k < nops; k++) {
-    sc.smem_offset[k] = base;
-    if (base >= 0) base += (ir_type_num_elements(st) * lower_elem_bytes(op->operands[k].value->type) + 15) / 16 * 16;
+    sc.smem_offset[k] = at;
+    at += (ir_type_num_elements(st) * lower_elem_bytes(op->operands[k].value->type) + 15) / 16 * 16;
   }
 
   const lower_values *src[LOWER_COMBINE_MAX_OPERANDS];

@@ -243,7 +243,11 @@ LLVMTypeRef lower_memory_type(lower_state *s, LLVMTypeRef t) {
 }
 
 LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index) {
-  LLVMValueRef base = s->smem;
+  return lower_smem_ptr_from(s, s->smem, byte_offset, elem, index);
+}
+
+LLVMValueRef lower_smem_ptr_from(lower_state *s, LLVMValueRef base, int64_t byte_offset, LLVMTypeRef elem,
+                                 LLVMValueRef index) {
   if (byte_offset) {
     LLVMValueRef off = lower_i32(s, byte_offset);
     base = LLVMBuildGEP2(s->b, s->i8, base, &off, 1, "");
@@ -253,4 +257,14 @@ LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef ele
 
 int64_t lower_scratch_offset(lower_state *s, const ir_op *op) {
   return gemmc_allocation_offset(s->alloc, op);
+}
+
+LLVMValueRef lower_scratch_base(lower_state *s, const ir_op *op) {
+  int64_t offset = lower_scratch_offset(s, op);
+  if (offset < 0) return NULL;
+  LLVMValueRef at = lower_i32(s, offset);
+  int64_t stride = gemmc_allocation_copy_stride(s->alloc, op);
+  if (stride > 0 && s->threads->replica)
+    at = LLVMBuildAdd(s->b, at, LLVMBuildMul(s->b, s->threads->replica, lower_i32(s, stride), ""), "");
+  return LLVMBuildGEP2(s->b, s->i8, s->smem, &at, 1, "");
 }
