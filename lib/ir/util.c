@@ -594,7 +594,8 @@ bool scf_for_normalize_step(gemmc_context *ctx, ir_op *loop) {
   ir_op_set_operand(loop, 1, trips);
   ir_op_set_operand(loop, 2, one);
   ir_value *iv = body->args[0];
-  ir_value *scaled = build_binary(ctx, body->first, OP_MULI, iv, build_int_constant(ctx, body->first, step, width));
+  ir_op *first = body->first; /* the constant goes in first: both go before the body's old first op */
+  ir_value *scaled = build_binary(ctx, first, OP_MULI, iv, build_int_constant(ctx, first, step, width));
   ir_value_replace_all_uses(iv, scaled);
   ir_op_set_operand(scaled->def_op, 0, iv);
   return true;
