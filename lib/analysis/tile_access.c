@@ -287,8 +287,18 @@ static ir_value *narrowed(ir_value *v) {
 
 /* A loop counter: an iter arg of an scf.for (lower bound 0, constant step) that starts at 0 and
  * grows by the constant *step each iteration (Triton's block-pointer rewrite carries a block
- * pointer's offsets so: `%off = 0; ... scf.yield %off + 64`). Its loop; NULL otherwise. */
+ * pointer's offsets so: `%off = 0; ... scf.yield %off + 64`), or the induction variable of such a
+ * loop (`for k in range(0, K, BK)` with the offsets computed from k: *step is the loop's step). Its
+ * loop; NULL otherwise. */
 static ir_op *loop_counter(const ir_value *v, int64_t *step) {
+  ir_op *owner = v->def_op ? NULL : block_arg_owner(v);
+  if (owner && owner->kind == OP_SCF_FOR && v->index == 0 && v->owner_block == owner->regions[0].first) {
+    int64_t lb;
+    return value_int_constant(owner->operands[0].value, &lb) && lb == 0 &&
+                   value_int_constant(owner->operands[2].value, step) && *step >= 1
+               ? owner
+               : NULL;
+  }
   const ir_value *inc = scf_for_iter_arg_increment(v);
   if (!inc || !value_int_constant(inc, step)) return NULL;
   ir_op *loop = block_arg_owner(v);
