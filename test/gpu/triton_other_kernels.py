@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, tutorial 06's attention backward (dK, dV and dQ in one kernel, causal and not), a W4A16 GEMM, a cross-entropy, RMSNorm, rotary embedding, SwiGLU, an fp8 row quantizer, the tutorial's loop with tl.range options, the tutorial GEMM with block pointers, a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask, tl.inline_asm_elementwise packed, with two results and impure), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
+"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, tutorial 06's attention backward (dK, dV and dQ in one kernel, causal and not), a W4A16 GEMM, a cross-entropy, RMSNorm, rotary embedding, SwiGLU, an fp8 row quantizer, the tutorial's loop with tl.range options, the tutorial GEMM with block pointers, GEMMs as users write them beside the tutorial (a K loop stepping by BK, an epilogue reading C and a row bias, W8A8 with dequantizing scales, the old tutorial's hints with swizzle2d and a column-major C, 16-row decode tiles, a batch on program_id(2), fp8 e5m2), a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask, tl.inline_asm_elementwise packed, with two results and impure), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
 # Each kernel is compiled by Triton first (which also checks that Triton runs it), then its TTIR
 # goes through libgemmc and runs with the same arguments on an output poisoned with NaN; a row
 # passes when the output is finite and within tolerance of a float32 torch reference.
@@ -318,6 +318,138 @@ def matmul_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_
 
 
 @triton.jit
+def matmul_kstep(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                 BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # A K loop stepping by BK with the tile offsets recomputed from k each iteration, masks on
+    # every edge, a 2-D grid without grouping: the GEMM as many users first write it.
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        rk = k + tl.arange(0, BK)
+        a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * stride_bk + rn[None, :], mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(tl.float16), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def matmul_epilogue_io(a_ptr, b_ptr, c_ptr, d_ptr, bias_ptr, M, N, K, stride_am, stride_bk, stride_cm, stride_dm,
+                       alpha, beta, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
+    # D = relu(alpha * A @ B + beta * C + bias[row]) in bf16: the epilogue reads a tile (C) and a
+    # per-row bias (cuBLASLt's bias is per row of its column-major D), the tutorial's grouped order.
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    group_id = pid // (GROUP * num_pid_n)
+    first_pid_m = group_id * GROUP
+    group_size_m = min(num_pid_m - first_pid_m, GROUP)
+    pid_m = first_pid_m + ((pid % (GROUP * num_pid_n)) % group_size_m)
+    pid_n = (pid % (GROUP * num_pid_n)) // group_size_m
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + (rm % M)[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + (rn % N)[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    c = tl.load(c_ptr + rm[:, None] * stride_cm + rn[None, :], mask=mask, other=0.0)
+    bias = tl.load(bias_ptr + rm, mask=rm < M, other=0.0)
+    d = tl.maximum(alpha * acc + beta * c.to(tl.float32) + bias[:, None].to(tl.float32), 0.0)
+    tl.store(d_ptr + rm[:, None] * stride_dm + rn[None, :], d.to(tl.bfloat16), mask=mask)
+
+
+@triton.jit
+def matmul_int8_dequant(a_ptr, w_ptr, sa_ptr, sw_ptr, c_ptr, M, N, K, stride_am, stride_wn, stride_cm,
+                        BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # W8A8: int8 x @ W.T (W [N, K]) accumulated in int32, dequantized by a per-row scale of x and
+    # a per-column scale of W into f16.
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    w_ptrs = w_ptr + rn[:, None] * stride_wn + rk[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.int32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0)
+        w = tl.load(w_ptrs, mask=(rn[:, None] < N) & (rk[None, :] < K - k * BK), other=0)
+        acc = tl.dot(a, tl.trans(w), acc, out_dtype=tl.int32)
+        a_ptrs += BK
+        w_ptrs += BK
+    sa = tl.load(sa_ptr + rm, mask=rm < M, other=0.0)
+    sw = tl.load(sw_ptr + rn, mask=rn < N, other=0.0)
+    c = acc.to(tl.float32) * sa[:, None] * sw[None, :]
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], c.to(tl.float16), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def matmul_hinted(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # The older tutorial's hints (tl.multiple_of, tl.max_contiguous), unmasked loads of a K that
+    # is a multiple of BK, tl.swizzle2d's grouped order on a 2-D grid, C written column-major.
+    pid_m, pid_n = tl.swizzle2d(tl.program_id(0), tl.program_id(1), tl.num_programs(0), tl.num_programs(1), 8)
+    rm = tl.max_contiguous(tl.multiple_of((pid_m * BM + tl.arange(0, BM)) % M, BM), BM)
+    rn = tl.max_contiguous(tl.multiple_of((pid_n * BN + tl.arange(0, BN)) % N, BN), BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, K // BK):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    cm = pid_m * BM + tl.arange(0, BM)
+    cn = pid_n * BN + tl.arange(0, BN)
+    tl.store(c_ptr + cm[:, None] + cn[None, :] * stride_cm, acc.to(tl.float16), mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+@triton.jit
+def matmul_skinny(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # Decode-shaped GEMM: a few rows of activations against a large weight, a 16-row tile.
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0.0)
+        b = tl.load(b_ptrs, mask=(rk[:, None] < K - k * BK) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(tl.float16), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def bmm_grid_z(a_ptr, b_ptr, c_ptr, M, N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb, stride_cm,
+               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # Batched GEMM with the batch on program_id(2) and per-batch strides (torch.bmm's layout).
+    bid = tl.program_id(2).to(tl.int64)
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + bid * stride_ab + rm[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + bid * stride_bb + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0.0)
+        b = tl.load(b_ptrs, mask=(rk[:, None] < K - k * BK) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    tl.store(c_ptr + bid * stride_cb + rm[:, None] * stride_cm + rn[None, :], acc.to(tl.float16),
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
 def dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
     # tl.rand: Philox 4x32 rounds (tt.mulhiui) on the element offsets
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -387,7 +519,9 @@ def asm_two_results(a_ptr, b_ptr, h_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 def rows(torch):
     """(name, Triton launch returning the compiled kernel, argument values by name, grid, output,
-    reference, warps, stages, tolerance); output and reference may be tuples of tensors."""
+    reference, warps, stages, tolerance[, cuBLAS's nearest call]); output and reference may be
+    tuples of tensors. The last field, on GEMM rows only, is what bench/other_kernels_vs_triton.py
+    times beside the kernel: torch's matmul of the same operands (without the row's epilogue)."""
     out = []
     for m, n, k in [(512, 384, 256), (1000, 296, 72), (4096, 4096, 4096)]:
         a = torch.randn(m, k, device="cuda", dtype=torch.float16)
@@ -401,7 +535,7 @@ def rows(torch):
         values = dict(a_ptr=a.data_ptr(), w_ptr=w.data_ptr(), c_ptr=c.data_ptr(), M=m, N=n, K=k, stride_am=a.stride(0),
                       stride_wn=w.stride(0), stride_cm=c.stride(0))
         out.append((f"nt_matmul {m}x{n}x{k}", launch, values, grid, c, lambda a=a, w=w: a.float() @ w.float().T, 4, 3,
-                    1e-2))
+                    1e-2, lambda a=a, w=w: a @ w.T))
     x = torch.randn(64, 1000, device="cuda")
     y = torch.empty_like(x)
     ww, bb = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
@@ -519,7 +653,7 @@ def rows(torch):
     out.append(("matmul tl.range options", lambda: matmul_range_options[grid_r[:2]](ma, mb, mc, 1000, 900, 700,
                                                                                   BM=128, BN=128, BK=64),
                 dict(a_ptr=ma.data_ptr(), b_ptr=mb.data_ptr(), c_ptr=mc.data_ptr(), M=1000, N=900, K=700), grid_r, mc,
-                lambda: ma.float() @ mb.float(), 4, 3, 1e-2))
+                lambda: ma.float() @ mb.float(), 4, 3, 1e-2, lambda: ma @ mb))
     for m, n, k in [(1000, 900, 712), (1000, 1008, 720), (4096, 4096, 4096)]:
         bpa, bpb = (torch.randn(m, k, device="cuda", dtype=torch.float16),
                   torch.randn(k, n, device="cuda", dtype=torch.float16))
@@ -534,7 +668,103 @@ def rows(torch):
                     dict(a_ptr=bpa.data_ptr(), b_ptr=bpb.data_ptr(), c_ptr=bpc.data_ptr(), M=m, N=n, K=k,
                          stride_am=bpa.stride(0), stride_ak=bpa.stride(1), stride_bk=bpb.stride(0), stride_bn=bpb.stride(1),
                          stride_cm=bpc.stride(0), stride_cn=bpc.stride(1)), grid_b2, bpc,
-                    lambda bpa=bpa, bpb=bpb: bpa.float() @ bpb.float(), 4, 3, 1e-2))
+                    lambda bpa=bpa, bpb=bpb: bpa.float() @ bpb.float(), 4, 3, 1e-2,
+                    lambda bpa=bpa, bpb=bpb: bpa @ bpb))
+    # GEMMs as users write them beside the tutorial: a K loop stepping by BK, an epilogue reading
+    # C and a row bias, W8A8 with dequantizing scales, the old tutorial's hints with swizzle2d and
+    # a column-major C, decode-shaped 16-row tiles, a batch on program_id(2), fp8 e5m2 inputs.
+    for m, n, k, dt in [(4096, 4096, 4096, torch.float16), (1000, 900, 712, torch.float16),
+                        (1024, 1024, 512, torch.float8_e5m2)]:
+        ka = torch.randn(m, k, device="cuda").to(dt)
+        kb = torch.randn(k, n, device="cuda").to(dt)
+        kc = torch.empty(m, n, device="cuda", dtype=torch.float16)
+        grid_k = ((m + 127) // 128, (n + 127) // 128, 1)
+        tag = "e5m2" if dt == torch.float8_e5m2 else "f16"
+
+        def launch(ka=ka, kb=kb, kc=kc, m=m, n=n, k=k, grid_k=grid_k, bk=128 if tag == "e5m2" else 64):
+            return matmul_kstep[grid_k[:2]](ka, kb, kc, m, n, k, ka.stride(0), kb.stride(0), kc.stride(0), BM=128,
+                                            BN=128, BK=bk, num_warps=4, num_stages=3)
+        out.append((f"matmul k-step {tag} {m}x{n}x{k}", launch,
+                    dict(a_ptr=ka.data_ptr(), b_ptr=kb.data_ptr(), c_ptr=kc.data_ptr(), M=m, N=n, K=k,
+                         stride_am=ka.stride(0), stride_bk=kb.stride(0), stride_cm=kc.stride(0)), grid_k, kc,
+                    lambda ka=ka, kb=kb: ka.float() @ kb.float(), 4, 3, 1e-2,
+                    (lambda ka=ka, kb=kb: ka @ kb) if tag == "f16" else None))
+    for m, n, k in [(4096, 4096, 4096), (1000, 900, 712)]:
+        ea, eb = torch.randn(m, k, device="cuda", dtype=torch.float16), torch.randn(k, n, device="cuda", dtype=torch.float16)
+        ec = torch.randn(m, n, device="cuda", dtype=torch.float16)
+        ebias = torch.randn(m, device="cuda", dtype=torch.float16)
+        ed = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        grid_e = (((m + 127) // 128) * ((n + 127) // 128), 1, 1)
+
+        def launch(ea=ea, eb=eb, ec=ec, ed=ed, ebias=ebias, m=m, n=n, k=k, grid_e=grid_e):
+            return matmul_epilogue_io[grid_e[:1]](ea, eb, ec, ed, ebias, m, n, k, ea.stride(0), eb.stride(0),
+                                                  ec.stride(0), ed.stride(0), 0.5, -1.5, BM=128, BN=128, BK=64,
+                                                  GROUP=8, num_warps=4, num_stages=3)
+        out.append((f"matmul epilogue C+bias+relu {m}x{n}x{k}", launch,
+                    dict(a_ptr=ea.data_ptr(), b_ptr=eb.data_ptr(), c_ptr=ec.data_ptr(), d_ptr=ed.data_ptr(),
+                         bias_ptr=ebias.data_ptr(), M=m, N=n, K=k, stride_am=ea.stride(0), stride_bk=eb.stride(0),
+                         stride_cm=ec.stride(0), stride_dm=ed.stride(0), alpha=0.5, beta=-1.5), grid_e, ed,
+                    lambda ea=ea, eb=eb, ec=ec, ebias=ebias: torch.relu(0.5 * (ea.float() @ eb.float()) - 1.5 * ec.float()
+                                                                       + ebias.float()[:, None]), 4, 3, 1e-2,
+                    lambda ea=ea, eb=eb: ea @ eb))
+    for m, n, k in [(4096, 4096, 4096), (333, 520, 1000)]:
+        qa = torch.randint(-64, 64, (m, k), device="cuda", dtype=torch.int8)
+        qw = torch.randint(-64, 64, (n, k), device="cuda", dtype=torch.int8)
+        qsa, qsw = torch.rand(m, device="cuda") * 0.01, torch.rand(n, device="cuda") * 0.01
+        qc = torch.empty(m, n, device="cuda", dtype=torch.float16)
+        grid_q = ((m + 127) // 128, (n + 127) // 128, 1)
+
+        def launch(qa=qa, qw=qw, qsa=qsa, qsw=qsw, qc=qc, m=m, n=n, k=k, grid_q=grid_q):
+            return matmul_int8_dequant[grid_q[:2]](qa, qw, qsa, qsw, qc, m, n, k, qa.stride(0), qw.stride(0),
+                                                   qc.stride(0), BM=128, BN=128, BK=128, num_warps=4, num_stages=3)
+        out.append((f"w8a8 dequant {m}x{n}x{k}", launch,
+                    dict(a_ptr=qa.data_ptr(), w_ptr=qw.data_ptr(), sa_ptr=qsa.data_ptr(), sw_ptr=qsw.data_ptr(),
+                         c_ptr=qc.data_ptr(), M=m, N=n, K=k, stride_am=qa.stride(0), stride_wn=qw.stride(0),
+                         stride_cm=qc.stride(0)), grid_q, qc,
+                    lambda qa=qa, qw=qw, qsa=qsa, qsw=qsw: (qa.double() @ qw.double().T).float() * qsa[:, None]
+                    * qsw[None, :], 4, 3, 1e-2,
+                    lambda qa=qa, qw=qw: torch._int_mm(qa, qw.T)))
+    for m, n, k in [(4096, 4096, 4096), (1000, 904, 512)]:
+        ha, hb = torch.randn(m, k, device="cuda", dtype=torch.float16), torch.randn(k, n, device="cuda", dtype=torch.float16)
+        hc = torch.empty(n, m, device="cuda", dtype=torch.float16).T  # column-major C
+        grid_h = ((m + 127) // 128, (n + 127) // 128, 1)
+
+        def launch(ha=ha, hb=hb, hc=hc, m=m, n=n, k=k, grid_h=grid_h):
+            return matmul_hinted[grid_h[:2]](ha, hb, hc, m, n, k, ha.stride(0), hb.stride(0), hc.stride(1), BM=128,
+                                             BN=128, BK=64, num_warps=4, num_stages=3)
+        out.append((f"matmul hints swizzle2d C col-major {m}x{n}x{k}", launch,
+                    dict(a_ptr=ha.data_ptr(), b_ptr=hb.data_ptr(), c_ptr=hc.data_ptr(), M=m, N=n, K=k,
+                         stride_am=ha.stride(0), stride_bk=hb.stride(0), stride_cm=hc.stride(1)), grid_h, hc,
+                    lambda ha=ha, hb=hb: ha.float() @ hb.float(), 4, 3, 1e-2,
+                    lambda ha=ha, hb=hb: ha @ hb))
+    for m, n, k in [(16, 4096, 4096), (5, 11008, 4096)]:
+        sa_, sb_ = torch.randn(m, k, device="cuda", dtype=torch.float16), torch.randn(k, n, device="cuda", dtype=torch.float16)
+        sc_ = torch.empty(m, n, device="cuda", dtype=torch.float16)
+        grid_sk = ((m + 15) // 16, (n + 63) // 64, 1)
+
+        def launch(sa_=sa_, sb_=sb_, sc_=sc_, m=m, n=n, k=k, grid_sk=grid_sk):
+            return matmul_skinny[grid_sk[:2]](sa_, sb_, sc_, m, n, k, sa_.stride(0), sb_.stride(0), sc_.stride(0),
+                                              BM=16, BN=64, BK=128, num_warps=4, num_stages=4)
+        out.append((f"matmul skinny 16-row tiles {m}x{n}x{k}", launch,
+                    dict(a_ptr=sa_.data_ptr(), b_ptr=sb_.data_ptr(), c_ptr=sc_.data_ptr(), M=m, N=n, K=k,
+                         stride_am=sa_.stride(0), stride_bk=sb_.stride(0), stride_cm=sc_.stride(0)), grid_sk, sc_,
+                    lambda sa_=sa_, sb_=sb_: sa_.float() @ sb_.float(), 4, 4, 1e-2,
+                    lambda sa_=sa_, sb_=sb_: sa_ @ sb_))
+    for bsz, m, n, k in [(8, 1024, 1024, 512), (3, 300, 200, 100)]:
+        za = torch.randn(bsz, m, k, device="cuda", dtype=torch.float16)
+        zb_ = torch.randn(bsz, k, n, device="cuda", dtype=torch.float16)
+        zc = torch.empty(bsz, m, n, device="cuda", dtype=torch.float16)
+        grid_z = ((m + 127) // 128, (n + 127) // 128, bsz)
+
+        def launch(za=za, zb_=zb_, zc=zc, m=m, n=n, k=k, grid_z=grid_z):
+            return bmm_grid_z[grid_z](za, zb_, zc, m, n, k, za.stride(0), za.stride(1), zb_.stride(0), zb_.stride(1),
+                                      zc.stride(0), zc.stride(1), BM=128, BN=128, BK=64, num_warps=4, num_stages=3)
+        out.append((f"bmm grid z {bsz}x{m}x{n}x{k}", launch,
+                    dict(a_ptr=za.data_ptr(), b_ptr=zb_.data_ptr(), c_ptr=zc.data_ptr(), M=m, N=n, K=k,
+                         stride_ab=za.stride(0), stride_am=za.stride(1), stride_bb=zb_.stride(0), stride_bk=zb_.stride(1),
+                         stride_cb=zc.stride(0), stride_cm=zc.stride(1)), grid_z, zc,
+                    lambda za=za, zb_=zb_: za.float() @ zb_.float(), 4, 3, 1e-2,
+                    lambda za=za, zb_=zb_: torch.bmm(za, zb_)))
     # The reference is Triton's own output: the same Philox stream must keep the same elements.
     xd = torch.randn(1_000_003, device="cuda")
     yd, yt = torch.empty_like(xd), torch.empty_like(xd)
@@ -599,7 +829,7 @@ def main():
     torch, _, tc, gemmc = modules
     torch.manual_seed(int.from_bytes(os.urandom(4), "little"))
     passed = failed = 0
-    for name, launch, values, grid, out, ref, warps, stages, tol in rows(torch):
+    for name, launch, values, grid, out, ref, warps, stages, tol, *_ in rows(torch):
         if args.rows and not re.search(args.rows, name):
             continue
         try:
