@@ -25,10 +25,10 @@ void gemmc_allocation_free(gemmc_allocation *a);
 /* Byte offset of op's buffer (local_alloc) or scratch space; -1 when op has none. */
 int64_t gemmc_allocation_offset(const gemmc_allocation *a, const ir_op *op);
 /* The copies of a ttg.warp_specialize default region (gemmc.replica_of_default) run one lowered
- * code over the same shared memory, so the scratch of an op inside it is laid out once per copy:
- * copy k's starts `k * gemmc_allocation_copy_stride` bytes after the offset above (the stride is 0
- * for scratch with one copy, and for ttg.local_alloc, whose buffers the pass that makes them
- * indexes by gemmc.replica_id itself where copies need their own). */
+ * code over the same shared memory, so a buffer or scratch made inside it is laid out once per
+ * copy: copy k's starts `k * gemmc_allocation_copy_stride` bytes after the offset above. The
+ * stride is 0 where there is one copy, for tensor maps, and for a buffer used only through
+ * ttg.memdesc_index by gemmc.replica_id (the pass that made it sliced it per copy itself). */
 int gemmc_allocation_copies(const ir_op *op);
 int64_t gemmc_allocation_copy_stride(const gemmc_allocation *a, const ir_op *op);
 /* Bytes of shared memory the function needs (the end of the highest buffer). */

@@ -215,6 +215,21 @@ int gemmc_allocation_copies(const ir_op *op) {
   return 1;
 }
 
+/* A buffer whose every use is a ttg.memdesc_index by gemmc.replica_id: the pass that made it gave
+ * each copy of the region its own slice already. */
+static bool indexed_by_copy(const ir_op *alloc) {
+  const ir_operand *u = alloc->results[0].first_use;
+  if (!u) return false;
+  for (; u; u = u->next_use) {
+    const ir_op *user = u->owner;
+    const ir_value *index = user->num_operands > 1 ? user->operands[1].value : NULL;
+    if (user->kind != OP_MEMDESC_INDEX || u->index != 0 || !index || !index->def_op ||
+        index->def_op->kind != OP_REPLICA_ID)
+      return false;
+  }
+  return true;
+}
+
 static bool add_buffer(gemmc_allocation *a, const ir_op *op, int64_t size, int64_t align, int start, int end) {
   if (a->count == a->cap) {
     int cap = a->cap ? a->cap * 2 : 16;
@@ -257,7 +272,10 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
       int64_t align = t->encoding && t->encoding->kind == AT_NVMMA_SHARED ? 1024 : 128;
       int start = i;
       widen_for_specialization(&w, op, &start, &end);
-      if (!add_buffer(a, op, ir_type_num_elements(t) * elem_bytes(t), align, start, end)) goto fail;
+      int64_t bytes = ir_type_num_elements(t) * elem_bytes(t), stride = (bytes + align - 1) / align * align;
+      int copies = indexed_by_copy(op) ? 1 : gemmc_allocation_copies(op);
+      if (!add_buffer(a, op, copies > 1 ? stride * copies : bytes, align, start, end)) goto fail;
+      if (copies > 1) a->buffers[a->count - 1].copy_stride = stride;
     } else {
       int64_t bytes = gemmc_allocation_scratch_bytes(op);
       /* tensormap.replace: 128-byte aligned */

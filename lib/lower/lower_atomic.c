@@ -95,7 +95,7 @@ bool lower_atomic(lower_state *s, ir_op *op) {
   }
   if (owner && gemmc_atomic_result_is_shared(op)) {
     /* The other holders read the owner's result: owners write it, a barrier, everyone reads. */
-    LLVMValueRef base = lower_scratch_base(s, op);
+    LLVMValueRef base = lower_shared_base(s, op);
     if (!base) {
       ir_op_error(s->ctx, op, "internal error: '%s' has no shared scratch for its result", ir_op_name(op));
       return false;

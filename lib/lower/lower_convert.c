@@ -118,7 +118,7 @@ bool lower_convert(lower_state *s, ir_op *op) {
     return false;
   }
   LLVMTypeRef et = lower_elem_type(s, st);
-  LLVMValueRef tile = lower_scratch_base(s, op);
+  LLVMValueRef tile = lower_shared_base(s, op);
   lower_smem_map src_map = {.map = plan->src}, dst_map = {.map = plan->dst};
   lower_smem_map_finish(s, &src_map);
   lower_smem_map_finish(s, &dst_map);

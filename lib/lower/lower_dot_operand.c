@@ -26,7 +26,7 @@ static bool operand_buffer(lower_state *s, ir_op *op, const ir_attr **shared, LL
                 (long long)need);
     return false;
   }
-  *base = lower_scratch_base(s, op);
+  *base = lower_shared_base(s, op);
   return true;
 }
 

@@ -10,7 +10,7 @@ static LLVMValueRef to_memory(lower_state *s, LLVMValueRef x, bool is_bool) {
 bool lower_gather(lower_state *s, ir_op *op) {
   const ir_type *st = op->operands[0].value->type, *it = op->operands[1].value->type, *rt = op->results[0].type;
   int64_t axis = ir_op_get_int_attr(op, "axis", 0);
-  LLVMValueRef base = lower_scratch_base(s, op);
+  LLVMValueRef base = lower_shared_base(s, op);
   LLVMTypeRef et = lower_elem_type(s, st->elem);
   if (!base || !et) {
     if (!base)

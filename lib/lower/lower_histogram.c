@@ -5,7 +5,7 @@
 bool lower_histogram(lower_state *s, ir_op *op) {
   const ir_type *st = op->operands[0].value->type, *rt = op->results[0].type;
   int64_t bins = rt->shape[0];
-  LLVMValueRef base = lower_scratch_base(s, op);
+  LLVMValueRef base = lower_shared_base(s, op);
   if (!base) {
     ir_op_error(s->ctx, op, "internal error: tt.histogram has no shared scratch");
     return false;

@@ -30,13 +30,11 @@ static void fence_for_tensor_cores(lower_state *s, const ir_type *mt) {
 static bool lower_local_alloc(lower_state *s, ir_op *op) {
   const ir_type *mt = op->results[0].type;
   if (!check_memdesc(s, op, mt)) return false;
-  int64_t offset = gemmc_allocation_offset(s->alloc, op);
-  if (offset < 0) {
+  LLVMValueRef base = lower_shared_base(s, op);
+  if (!base) {
     ir_op_error(s->ctx, op, "internal error: the shared-memory allocation gave this buffer no offset");
     return false;
   }
-  LLVMValueRef off = lower_i32(s, offset);
-  LLVMValueRef base = LLVMBuildGEP2(s->b, s->i8, s->smem, &off, 1, "");
   if (op->num_operands == 1) {
     const lower_values *vals = lower_get(s, op, op->operands[0].value);
     if (!vals) return false;

@@ -103,7 +103,7 @@ bool lower_reduce(lower_state *s, ir_op *op) {
   int64_t operand_offset[LOWER_COMBINE_MAX_OPERANDS]; /* bytes into the scratch */
   LLVMValueRef scratch = NULL;
   if (num_axis_warps > 0) {
-    if (!(scratch = lower_scratch_base(s, op))) {
+    if (!(scratch = lower_shared_base(s, op))) {
       ir_op_error(s->ctx, op, "internal error: tt.reduce across warps has no shared memory");
       return false;
     }

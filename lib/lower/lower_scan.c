@@ -276,7 +276,7 @@ bool lower_scan(lower_state *s, ir_op *op) {
                 (long long)st->shape[axis]);
     return false;
   }
-  sc.scratch = lower_scratch_base(s, op);
+  sc.scratch = lower_shared_base(s, op);
   int64_t at = 0;
   for (int k = 0; k < nops; k++) {
     sc.smem_offset[k] = at;

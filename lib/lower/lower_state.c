@@ -259,7 +259,7 @@ int64_t lower_scratch_offset(lower_state *s, const ir_op *op) {
   return gemmc_allocation_offset(s->alloc, op);
 }
 
-LLVMValueRef lower_scratch_base(lower_state *s, const ir_op *op) {
+LLVMValueRef lower_shared_base(lower_state *s, const ir_op *op) {
   int64_t offset = lower_scratch_offset(s, op);
   if (offset < 0) return NULL;
   LLVMValueRef at = lower_i32(s, offset);

@@ -147,12 +147,13 @@ LLVMValueRef lower_shuffle_xor(lower_state *s, LLVMValueRef x, int lane_mask);
 LLVMTypeRef lower_memory_type(lower_state *s, LLVMTypeRef t);
 /* Pointer into dynamic shared memory at a constant byte offset plus a dynamic element index. */
 LLVMValueRef lower_smem_ptr(lower_state *s, int64_t byte_offset, LLVMTypeRef elem, LLVMValueRef index);
-/* The same from base (a shared-memory pointer, e.g. lower_scratch_base's) instead of the start. */
+/* The same from base (a shared-memory pointer, e.g. lower_shared_base's) instead of the start. */
 LLVMValueRef lower_smem_ptr_from(lower_state *s, LLVMValueRef base, int64_t byte_offset, LLVMTypeRef elem,
                                  LLVMValueRef index);
 int64_t lower_scratch_offset(lower_state *s, const ir_op *op);
-/* Where op's scratch space starts for the threads lowering it now: the copies of a replicated
- * warp-specialize region each have their own (gemmc_allocation_copy_stride); NULL when op has none. */
-LLVMValueRef lower_scratch_base(lower_state *s, const ir_op *op);
+/* Where op's shared memory (a ttg.local_alloc's buffer, another op's scratch space) starts for
+ * the threads lowering it now: the copies of a replicated warp-specialize region each have their
+ * own (gemmc_allocation_copy_stride); NULL when op has none. */
+LLVMValueRef lower_shared_base(lower_state *s, const ir_op *op);
 
 #endif
