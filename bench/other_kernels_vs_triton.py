@@ -46,6 +46,7 @@ def main():
             outs, expects = (out, expect) if isinstance(out, tuple) else ((out,), (expect,))
             for o in outs:
                 tok.poison(torch, o)
+            outs = tuple(tok.output_tensor(o) for o in outs)
             run()
             torch.cuda.synchronize()
             err = max((o.float() - e).abs().max().item() / (e.abs().max().item() or 1.0) for o, e in zip(outs, expects))

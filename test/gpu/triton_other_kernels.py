@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, tutorial 06's attention backward (dK, dV and dQ in one kernel, causal and not), a W4A16 GEMM, a cross-entropy, RMSNorm, rotary embedding, SwiGLU, an fp8 row quantizer, the tutorial's loop with tl.range options, the tutorial GEMM with block pointers, GEMMs as users write them beside the tutorial (a K loop stepping by BK, an epilogue reading C and a row bias, W8A8 with dequantizing scales, the old tutorial's hints with swizzle2d and a column-major C, 16-row decode tiles, a batch on program_id(2), fp8 e5m2), a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask, tl.inline_asm_elementwise packed, with two results and impure), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
+"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, tutorial 06's attention backward (dK, dV and dQ in one kernel, causal and not), a W4A16 GEMM, a cross-entropy, RMSNorm, rotary embedding, SwiGLU, an fp8 row quantizer, the tutorial's loop with tl.range options, the tutorial GEMM with block pointers, GEMMs as users write them beside the tutorial (a K loop stepping by BK, an epilogue reading C and a row bias, W8A8 with dequantizing scales, the old tutorial's hints with swizzle2d and a column-major C, 16-row decode tiles, a batch on program_id(2), fp8 e5m2, column sums added atomically and an fp8 row quantization fused into the epilogue), a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask, tl.inline_asm_elementwise packed, with two results and impure), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
 # Each kernel is compiled by Triton first (which also checks that Triton runs it), then its TTIR
 # goes through libgemmc and runs with the same arguments on an output poisoned with NaN; a row
 # passes when the output is finite and within tolerance of a float32 torch reference.
@@ -450,6 +450,63 @@ def bmm_grid_z(a_ptr, b_ptr, c_ptr, M, N, K, stride_ab, stride_am, stride_bb, st
 
 
 @triton.jit
+def matmul_colsum(a_ptr, b_ptr, c_ptr, s_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
+    # C = A @ B and, fused, the column sums of C added atomically (a bias gradient beside the GEMM):
+    # a reduction across the warps of the accumulator's layout in the epilogue.
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    group_id = pid // (GROUP * num_pid_n)
+    first_pid_m = group_id * GROUP
+    group_size_m = min(num_pid_m - first_pid_m, GROUP)
+    pid_m = first_pid_m + ((pid % (GROUP * num_pid_n)) % group_size_m)
+    pid_n = (pid % (GROUP * num_pid_n)) // group_size_m
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + (rm % M)[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + (rn % N)[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(tl.float16), mask=mask)
+    tl.atomic_add(s_ptr + rn, tl.sum(tl.where(mask, acc, 0.0), axis=0), mask=rn < N)
+
+
+@triton.jit
+def matmul_rowquant(a_ptr, b_ptr, q_ptr, s_ptr, M, N, K, stride_am, stride_bk, stride_qm,
+                    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # A GEMM whose epilogue quantizes each row of its tile to fp8 e4m3 with the tile row's absmax
+    # (one scale per row and column block): a reduction along the rows and a division before the
+    # conversion.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0.0)
+        b = tl.load(b_ptrs, mask=(rk[:, None] < K - k * BK) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    scale = tl.maximum(tl.max(tl.abs(acc), axis=1), 1e-6) / 448.0
+    q = (acc / scale[:, None]).to(tl.float8e4nv)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.store(q_ptr + rm[:, None] * stride_qm + rn[None, :], q, mask=mask)
+    tl.store(s_ptr + rm * tl.num_programs(1) + pid_n, scale, mask=rm < M)
+
+
+@triton.jit
 def dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
     # tl.rand: Philox 4x32 rounds (tt.mulhiui) on the element offsets
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -707,7 +764,7 @@ def rows(torch):
                     lambda ea=ea, eb=eb, ec=ec, ebias=ebias: torch.relu(0.5 * (ea.float() @ eb.float()) - 1.5 * ec.float()
                                                                        + ebias.float()[:, None]), 4, 3, 1e-2,
                     lambda ea=ea, eb=eb: ea @ eb))
-    for m, n, k in [(4096, 4096, 4096), (333, 520, 1000)]:
+    for m, n, k in [(4096, 4096, 4096), (2048, 2048, 512), (333, 520, 1000)]:
         qa = torch.randint(-64, 64, (m, k), device="cuda", dtype=torch.int8)
         qw = torch.randint(-64, 64, (n, k), device="cuda", dtype=torch.int8)
         qsa, qsw = torch.rand(m, device="cuda") * 0.01, torch.rand(n, device="cuda") * 0.01
@@ -765,6 +822,37 @@ def rows(torch):
                          stride_cb=zc.stride(0), stride_cm=zc.stride(1)), grid_z, zc,
                     lambda za=za, zb_=zb_: za.float() @ zb_.float(), 4, 3, 1e-2,
                     lambda za=za, zb_=zb_: torch.bmm(za, zb_)))
+    for m, n, k in [(4096, 4096, 4096), (2048, 2048, 256), (1000, 904, 512)]:
+        ua, ub_ = torch.randn(m, k, device="cuda", dtype=torch.float16), torch.randn(k, n, device="cuda", dtype=torch.float16)
+        uc = torch.empty(m, n, device="cuda", dtype=torch.float16)
+        us = torch.zeros(n, device="cuda")
+        grid_u = (((m + 127) // 128) * ((n + 127) // 128), 1, 1)
+
+        def launch(ua=ua, ub_=ub_, uc=uc, us=us, m=m, n=n, k=k, grid_u=grid_u):
+            us.zero_()
+            return matmul_colsum[grid_u[:1]](ua, ub_, uc, us, m, n, k, ua.stride(0), ub_.stride(0), uc.stride(0), BM=128,
+                                             BN=128, BK=64, GROUP=8, num_warps=4, num_stages=3)
+        ref_u = (lambda ua=ua, ub_=ub_: (ua.float() @ ub_.float(), (ua.float() @ ub_.float()).sum(0)))
+        # the column sums accumulate: AccumulateInto zeroes them (instead of the NaN poison) first
+        out.append((f"matmul + column sums (atomics) {m}x{n}x{k}", launch,
+                    dict(a_ptr=ua.data_ptr(), b_ptr=ub_.data_ptr(), c_ptr=uc.data_ptr(), s_ptr=us.data_ptr(), M=m, N=n,
+                         K=k, stride_am=ua.stride(0), stride_bk=ub_.stride(0), stride_cm=uc.stride(0)), grid_u,
+                    (uc, AccumulateInto(us)), ref_u, 4, 3, 1e-2))
+    for m, n, k in [(4096, 4096, 4096), (1000, 904, 512)]:
+        va, vb = torch.randn(m, k, device="cuda", dtype=torch.float16), torch.randn(k, n, device="cuda", dtype=torch.float16)
+        vq, vq_t = (torch.empty(m, n, device="cuda", dtype=torch.float8_e4m3fn) for _ in range(2))
+        nb_ = (n + 127) // 128
+        vs, vs_t = (torch.empty(m, nb_, device="cuda") for _ in range(2))
+        grid_v = ((m + 127) // 128, nb_, 1)
+
+        def launch(va=va, vb=vb, vq_t=vq_t, vs_t=vs_t, m=m, n=n, k=k, grid_v=grid_v):
+            return matmul_rowquant[grid_v[:2]](va, vb, vq_t, vs_t, m, n, k, va.stride(0), vb.stride(0), vq_t.stride(0),
+                                               BM=128, BN=128, BK=64, num_warps=4, num_stages=3)
+        # against Triton's own bytes and scales (one e4m3 step at the top of the range is 32/448)
+        out.append((f"matmul + fp8 row quantization {m}x{n}x{k}", launch,
+                    dict(a_ptr=va.data_ptr(), b_ptr=vb.data_ptr(), q_ptr=vq.data_ptr(), s_ptr=vs.data_ptr(), M=m, N=n,
+                         K=k, stride_am=va.stride(0), stride_bk=vb.stride(0), stride_qm=vq.stride(0)), grid_v,
+                    (vq, vs), lambda vq_t=vq_t, vs_t=vs_t: (vq_t.float(), vs_t.clone()), 4, 3, 0.08))
     # The reference is Triton's own output: the same Philox stream must keep the same elements.
     xd = torch.randn(1_000_003, device="cuda")
     yd, yt = torch.empty_like(xd), torch.empty_like(xd)
@@ -809,9 +897,23 @@ def rows(torch):
     return out
 
 
+class AccumulateInto:
+    """An output the kernel adds into (atomics): zeroed, not poisoned, before gemmc's launch."""
+
+    def __init__(self, t):
+        self.t = t
+
+
+def output_tensor(o):
+    return o.t if isinstance(o, AccumulateInto) else o
+
+
 def poison(torch, t):
-    """NaN in every element of a float output (NaN bytes for fp8), -1 in an integer one."""
-    if t.is_floating_point() and t.element_size() == 1:
+    """NaN in every element of a float output (NaN bytes for fp8), -1 in an integer one; zero in
+    one the kernel accumulates into."""
+    if isinstance(t, AccumulateInto):
+        t.t.zero_()
+    elif t.is_floating_point() and t.element_size() == 1:
         t.view(torch.uint8).fill_(0x7F)  # NaN in float8_e4m3fn
     else:
         t.fill_(float("nan") if t.is_floating_point() else -1)
@@ -839,15 +941,17 @@ def main():
             print(f"SKIP  {name:28s} Triton: {tc.first_line(e)}", flush=True)
             continue
         expect = ref()
-        if os.environ.get("DUMP"):  # Triton's TTIR of each row, for debugging a failure off the GPU
-            with open(os.path.join(os.environ["DUMP"], re.sub(r"[^A-Za-z0-9_.-]", "_", name) + ".ttir"), "w") as f:
-                f.write(ck.asm["ttir"])
+        if os.environ.get("DUMP"):  # Triton's TTIR and PTX of each row, for debugging off the GPU
+            for ext in ("ttir", "ptx"):
+                with open(os.path.join(os.environ["DUMP"], re.sub(r"[^A-Za-z0-9_.-]", "_", name) + "." + ext), "w") as f:
+                    f.write(ck.asm[ext])
         try:
             ptx, meta, _ = gemmc.compile(ck.asm["ttir"], name.split()[0] + ".ttir", warps, stages)
             fn, _ = gemmc.load(ptx, meta)
             outs, expects = (out, expect) if isinstance(out, tuple) else ((out,), (expect,))
             for o in outs:
                 poison(torch, o)
+            outs = tuple(output_tensor(o) for o in outs)
             gemmc.launcher(fn, meta, values, grid)()
             torch.cuda.synchronize()
             finite = all(bool(torch.isfinite(o.float()).all()) for o in outs)
