@@ -697,11 +697,67 @@ static ir_value *copy_uniform(ws_plan *p, ir_op *at, ir_value *v) {
   return copy ? copy : v;
 }
 
+/* Copies before `at` of the ops of P that `need` lists, for program %v (map gets them). */
+static void program_copies(ws_plan *p, ir_op *at, ir_value *v, const ptr_list *need, ptr_map *map) {
+  map_program_ids(p, at, v, map);
+  for (ir_op *op = p->entry->first; op && op != p->loop; op = op->next)
+    if (ptr_list_contains(need, op) && op->kind != OP_GET_PROGRAM_ID) copy_before(p, at, op, map);
+}
+
+/* Pairs: `same` and whether two programs read the same B tiles (their maps from program_copies
+ * of b_need or more). */
+static ir_value *same_b(ws_plan *p, ir_op *at, ir_value *same, ptr_map *a, ptr_map *b) {
+  for (int i = 0; i < p->b_leaves.count; i++) {
+    ir_value *leaf = p->b_leaves.items[i];
+    ir_value *x = ptr_map_get(a, leaf), *y = ptr_map_get(b, leaf);
+    same = bin(p, at, OP_ANDI, same, build_cmpi(p->ctx, at, "eq", x ? x : leaf, y ? y : leaf));
+  }
+  return same;
+}
+
+/* Pairs by rows: programs x and x + 1 of a 2-D grid need not share B (tl.swizzle2d's order maps
+ * them to different pid_n), while x on rows y and y + 1 may. Every role asks once, from programs
+ * 0, 1 and nx: true when 0 and 1 differ in B and 0 and nx agree (and there are two rows), and
+ * then pairs the rows (pair_relabel). Run time, not compile time: the tutorial's grouped order
+ * shares B between 2u and 2u + 1 for whatever M and N. Measured on an H100: tl.swizzle2d's
+ * order with pairs of neighbours in x, every unit two passes one after the other, 265.8 us at
+ * 4096^3 against ping-pong's 217.5 (docs/perf-notes.md, 47). */
+static ir_value *pair_rows_flag(ws_plan *p, ir_op *at) {
+  ptr_map m[3] = {{p->ctx, NULL, 0, 0}, {p->ctx, NULL, 0, 0}, {p->ctx, NULL, 0, 0}};
+  ir_value *prog[3] = {c32(p, at, 0), c32(p, at, 1), p->nx};
+  for (int i = 0; i < 3; i++) program_copies(p, at, prog[i], &p->b_need, &m[i]);
+  ir_value *yes = build_int_constant(p->ctx, at, 1, 1);
+  ir_value *across = same_b(p, at, yes, &m[0], &m[1]), *down = same_b(p, at, yes, &m[0], &m[2]);
+  for (int i = 0; i < 3; i++) ptr_map_free(&m[i]);
+  ir_value *rows = build_cmpi(p->ctx, at, "sge", p->ny, c32(p, at, 2));
+  ir_value *not_across = bin(p, at, OP_XORI, across, yes);
+  return bin(p, at, OP_ANDI, rows, bin(p, at, OP_ANDI, not_across, down));
+}
+
+/* Program %v's place when the rows are paired: within each x-y plane, the first nx * (ny - ny % 2)
+ * programs go in pairs (x, 2j), (x, 2j + 1) at 2u, 2u + 1 with u = j * nx + x; an odd last row keeps
+ * its order. A permutation of the programs, so every role computes the same one. */
+static ir_value *pair_relabel(ws_plan *p, ir_op *at, ir_value *v, ir_value *rows) {
+  ir_value *plane = bin(p, at, OP_MULI, p->nx, p->ny);
+  ir_value *z = bin(p, at, OP_DIVSI, v, plane), *w = bin(p, at, OP_REMSI, v, plane);
+  ir_value *even_rows = bin(p, at, OP_SUBI, p->ny, bin(p, at, OP_REMSI, p->ny, c32(p, at, 2)));
+  ir_value *inside = build_cmpi(p->ctx, at, "slt", w, bin(p, at, OP_MULI, p->nx, even_rows));
+  ir_value *u = bin(p, at, OP_DIVSI, w, c32(p, at, 2)), *bit = bin(p, at, OP_REMSI, w, c32(p, at, 2));
+  ir_value *x = bin(p, at, OP_REMSI, u, p->nx), *pair_row = bin(p, at, OP_DIVSI, u, p->nx);
+  ir_value *row = bin(p, at, OP_ADDI, bin(p, at, OP_MULI, pair_row, c32(p, at, 2)), bit);
+  ir_value *paired = bin(p, at, OP_ADDI, x, bin(p, at, OP_MULI, row, p->nx));
+  ir_value *sel[3] = {inside, paired, w};
+  ir_value *w2 = build_before(p->ctx, at, OP_SELECT, 3, sel, v->type);
+  ir_value *moved = bin(p, at, OP_ADDI, bin(p, at, OP_MULI, z, plane), w2);
+  ir_value *pick[3] = {rows, moved, v};
+  return build_before(p->ctx, at, OP_SELECT, 3, pick, v->type);
+}
+
 /* Pairs: the programs of unit %u (v[1] = the program count when the unit has one), whether it
  * has a second, and whether the two read the same B tiles (map[g] gets b_need, or all of what
- * `need` lists, with the program ids of v[g]). */
-static ir_value *unit_programs(ws_plan *p, ir_op *at, ir_value *u, const ptr_list *need, ptr_map map[2], ir_value *v[2],
-                               ir_value **second) {
+ * `need` lists, with the program ids of v[g]). `rows`: pair_rows_flag. */
+static ir_value *unit_programs(ws_plan *p, ir_op *at, ir_value *u, const ptr_list *need, ir_value *rows, ptr_map map[2],
+                               ir_value *v[2], ir_value **second) {
   ir_value *twice = bin(p, at, OP_MULI, u, c32(p, at, 2));
   ir_value *paired = bin(p, at, OP_ORI, p->tail_paired, build_cmpi(p->ctx, at, "slt", u, p->pair_units));
   ir_value *sel0[3] = {paired, twice, bin(p, at, OP_ADDI, u, p->pair_units)};
@@ -709,18 +765,11 @@ static ir_value *unit_programs(ws_plan *p, ir_op *at, ir_value *u, const ptr_lis
   ir_value *sel1[3] = {paired, bin(p, at, OP_ADDI, twice, c32(p, at, 1)), p->programs};
   v[1] = build_before(p->ctx, at, OP_SELECT, 3, sel1, u->type);
   *second = build_cmpi(p->ctx, at, "slt", v[1], p->programs);
-  for (int g = 0; g < 2; g++) {
-    map_program_ids(p, at, v[g], &map[g]);
-    for (ir_op *op = p->entry->first; op && op != p->loop; op = op->next)
-      if (ptr_list_contains(need, op) && op->kind != OP_GET_PROGRAM_ID) copy_before(p, at, op, &map[g]);
-  }
-  ir_value *shared = *second;
-  for (int i = 0; i < p->b_leaves.count; i++) {
-    ir_value *leaf = p->b_leaves.items[i];
-    ir_value *a = ptr_map_get(&map[0], leaf), *b = ptr_map_get(&map[1], leaf);
-    shared = bin(p, at, OP_ANDI, shared, build_cmpi(p->ctx, at, "eq", a ? a : leaf, b ? b : leaf));
-  }
-  return shared;
+  v[0] = pair_relabel(p, at, v[0], rows);
+  ir_value *sel2[3] = {*second, pair_relabel(p, at, v[1], rows), v[1]}; /* the program count stays */
+  v[1] = build_before(p->ctx, at, OP_SELECT, 3, sel2, u->type);
+  for (int g = 0; g < 2; g++) program_copies(p, at, v[g], need, &map[g]);
+  return same_b(p, at, *second, &map[0], &map[1]);
 }
 
 /* Pairs: ring passes of a unit: one when it shares B or has one program, else one per program. */
@@ -747,9 +796,10 @@ static void pair_units_begin(ws_plan *p, ir_op *at, const ptr_list *need, pair_l
   w->ub = copy_uniform(p, at, p->loop->operands[1].value);
   w->positions = ring_positions(p, at, w->ub);
   ir_value *zero = c32(p, at, 0);
+  ir_value *rows = pair_rows_flag(p, at);
   w->unit_end = build_for(p, at, p->start, p->units, p->workers, &w->u, 1, &zero, &w->base, NULL);
   for (int g = 0; g < 2; g++) w->map[g] = (ptr_map){p->ctx, NULL, 0, 0};
-  w->shared = unit_programs(p, w->unit_end, w->u, need, w->map, w->v, &w->second);
+  w->shared = unit_programs(p, w->unit_end, w->u, need, rows, w->map, w->v, &w->second);
   w->passes = unit_passes(p, w->unit_end, w->shared, w->second);
 }
 
