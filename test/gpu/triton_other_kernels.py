@@ -781,7 +781,7 @@ def rows(torch):
                     lambda qa=qa, qw=qw, qsa=qsa, qsw=qsw: (qa.double() @ qw.double().T).float() * qsa[:, None]
                     * qsw[None, :], 4, 3, 1e-2,
                     lambda qa=qa, qw=qw: torch._int_mm(qa, qw.T)))
-    for m, n, k in [(4096, 4096, 4096), (1000, 904, 512)]:
+    for m, n, k in [(4096, 4096, 4096), (2048, 2048, 256), (1000, 904, 512)]:
         ha, hb = torch.randn(m, k, device="cuda", dtype=torch.float16), torch.randn(k, n, device="cuda", dtype=torch.float16)
         hc = torch.empty(n, m, device="cuda", dtype=torch.float16).T  # column-major C
         grid_h = ((m + 127) // 128, (n + 127) // 128, 1)
