@@ -74,6 +74,11 @@ enum { GEMMC_PING_PONG_MIN_STAGE_BYTES = 32 * 1024 };
 int gemmc_warp_specialized_stages(const gemmc_pass_context *pc, const ir_op *loop, int warps, int64_t stage_bytes,
                                   int64_t shared_bytes);
 
+/* Whether loop accumulates in place as warp-specialize needs: one ttng.warp_group_dot whose
+ * accumulator is an iter arg nothing else reads and whose result only goes back to it (not
+ * `acc += dot(a, b) * scale`). tma-loads (auto) leaves other loops to cp.async. */
+bool gemmc_warp_specialized_accumulator(const ir_op *loop);
+
 /* Whether the two consumer groups of a one-warpgroup kernel run program pairs (warp-specialize
  * option `mode`). */
 bool gemmc_warp_specialized_pairs(int mode);

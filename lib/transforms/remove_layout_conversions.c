@@ -142,12 +142,35 @@ typedef struct remat_plan {
   int num_converts;                    /* new conversions at the slice's leaves */
   int num_converts_in_loop;            /* of those, inside the loop the root is in */
   int64_t max_convert_elems;           /* the largest tensor one of them converts */
+  int64_t convert_elems;               /* all of them */
+  int64_t root_elems;                  /* the root conversion's */
+  bool anchor_leaves;                  /* whether anchors (loads, ...) may be leaves */
 } remat_plan;
+
+/* An empty plan; anchors may be leaves when root_elems > 0 (plan_anchor_leaf). */
+static remat_plan plan_start(gemmc_context *ctx, int64_t root_elems) {
+  return (remat_plan){.seen_values = {ctx, NULL, 0, 0},
+                      .seen_layouts = {ctx, NULL, 0, 0},
+                      .root_elems = root_elems,
+                      .anchor_leaves = root_elems > 0};
+}
 
 static void plan_convert(remat_plan *p, const ir_value *v) {
   p->num_converts++;
   int64_t n = ir_type_num_elements(v->type);
   if (n > p->max_convert_elems) p->max_convert_elems = n;
+  p->convert_elems += n;
+}
+
+/* A value nothing cheap computes (a load, a reduction, ...) converted where it is made, when it
+ * is a small part of the root: the token ids a fused MoE kernel loads (64) rather than the tile
+ * of pointers made of them (64 x 128), as Triton's rematerialization stops at a load. */
+enum { ANCHOR_LEAF_RATIO = 4 };
+static bool plan_anchor_leaf(remat_plan *p, const ir_value *v, const ir_op *loop) {
+  if (!p->anchor_leaves || ir_type_num_elements(v->type) * ANCHOR_LEAF_RATIO > p->root_elems) return false;
+  plan_convert(p, v);
+  if (loop) p->num_converts_in_loop++;
+  return true;
 }
 
 static bool plan_seen(remat_plan *p, const ir_value *v, const ir_attr *layout) {
@@ -195,7 +218,8 @@ static bool plan_remat(rlc_state *s, ir_value *v, const ir_attr *layout, const i
     int axis = (int)ir_op_get_int_attr(def, "axis", 0);
     return plan_remat(s, def->operands[0].value, layout_infer_expand_dims_operand(s->ctx, layout, axis), loop, p);
   }
-  default: return false;
+  default:
+    return def->num_results == 1 && plan_anchor_leaf(p, v, loop);
   }
 }
 
@@ -283,7 +307,7 @@ static bool loop_carried_one(rlc_state *s, ir_op *cvt) {
   const ir_type *old_type = arg->type;
   /* plan with the argument already in the new layout */
   arg->type = ir_type_with_encoding(s->ctx, old_type, layout);
-  remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
+  remat_plan plan = plan_start(s->ctx, 0);
   bool ok = plan_remat(s, yield->operands[k].value, layout, loop, &plan) && plan.num_converts_in_loop == 0;
   /* Every other user must die once the yielded value is rebuilt: a user that keeps needing the
    * old layout would make the next round carry the argument back (and so on). */
@@ -311,7 +335,7 @@ static bool loop_carried_one(rlc_state *s, ir_op *cvt) {
   ir_value_replace_all_uses(&cvt->results[0], arg);
   ir_op_set_operand(yield, k, remat(s, yield->operands[k].value, layout, loop));
   ir_value *init = loop->operands[3 + k].value;
-  remat_plan init_plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
+  remat_plan init_plan = plan_start(s->ctx, 0);
   bool cheap_init = plan_remat(s, init, layout, NULL, &init_plan) && init_plan.num_converts == 0;
   plan_free(&init_plan);
   ir_op_set_operand(loop, 3 + k, cheap_init ? remat(s, init, layout, NULL) : convert_after_def(s->ctx, init, layout));
@@ -328,11 +352,18 @@ static bool backward_one(rlc_state *s, ir_op *cvt) {
   const ir_attr *to = encoding_of(&cvt->results[0]);
   if (!cvt->results[0].first_use || !layout_can_host_clones(to) || encoding_of(src) == to) return false;
   const ir_op *loop = enclosing_loop(cvt);
-  remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
+  remat_plan plan = plan_start(s->ctx, 0);
   bool ok = plan_remat(s, src, to, loop, &plan);
   /* Worth it when no conversion is left, or every one left was hoisted out of the loop. */
   ok = ok && (plan.num_converts == 0 || (loop && plan.num_converts_in_loop == 0));
   plan_free(&plan);
+  if (!ok) {
+    /* Else when the conversions left at the slice's leaves move a small part of what the root
+     * moves (anchors converted where they are made). */
+    plan = plan_start(s->ctx, ir_type_num_elements(src->type));
+    ok = plan_remat(s, src, to, loop, &plan) && plan.convert_elems * ANCHOR_LEAF_RATIO <= plan.root_elems;
+    plan_free(&plan);
+  }
   if (!ok) return loop_carried_one(s, cvt);
   ir_value *replacement = remat(s, src, to, loop);
   ir_value_replace_all_uses(&cvt->results[0], replacement);
@@ -424,7 +455,7 @@ static bool operands_available(rlc_state *s, const ir_op *op, const forward_set 
       continue;
     }
     if (forward_can_carry(f, o)) continue;
-    remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
+    remat_plan plan = plan_start(s->ctx, 0);
     bool ok = plan_remat(s, o, layout, NULL, &plan) &&
               (plan.num_converts == 0 || plan.max_convert_elems * SMALL_CONVERT_RATIO <= ir_type_num_elements(o->type));
     plan_free(&plan);
@@ -510,7 +541,7 @@ static bool forward_accept(rlc_state *s, forward_set *f, ir_op *user, const ir_a
 /* True when v can be had in `layout` without a conversion (its producers cloned in it; within
  * `loop`'s body when loop is not NULL, else before the loop). */
 static bool remat_is_free(rlc_state *s, ir_value *v, const ir_attr *layout, ir_op *loop) {
-  remat_plan plan = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}, 0, 0, 0, 0};
+  remat_plan plan = plan_start(s->ctx, 0);
   bool free_remat = plan_remat(s, v, layout, loop, &plan) && plan.num_converts == 0;
   plan_free(&plan);
   return free_remat;

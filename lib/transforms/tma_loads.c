@@ -303,7 +303,9 @@ bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
       if (value_feeds_dot_operand(&plans[i].load->results[0], 1)) b_bytes = bytes;
       if (plans[i].acc.loop != loop) loop = NULL; /* one K loop, as warp-specialize wants */
     }
-    if (!loop || gemmc_warp_specialized_stages(pc, loop, warps, stage_bytes, b_bytes) < 2) n = 0;
+    if (!loop || !gemmc_warp_specialized_accumulator(loop) ||
+        gemmc_warp_specialized_stages(pc, loop, warps, stage_bytes, b_bytes) < 2)
+      n = 0;
     /* Every dot operand the loop loads must go through a descriptor, or warp-specialize leaves
      * the loop alone and one operand on TMA beside the other on cp.async is slower than both on
      * cp.async (fp8 with an N-major B: 27.6 against 24.4 us at 1024x1024x512 on an H100). */

@@ -117,6 +117,23 @@ typedef struct ws_plan {
 
 /* ------------------------------------------------------------------ legality */
 
+bool gemmc_warp_specialized_accumulator(const ir_op *loop) {
+  ir_block *body = loop->kind == OP_SCF_FOR ? ir_region_entry(&((ir_op *)loop)->regions[0]) : NULL;
+  ir_op *yield = body ? ir_block_terminator(body) : NULL;
+  if (!yield) return false;
+  const ir_op *dot = NULL;
+  for (const ir_op *op = body->first; op; op = op->next)
+    if (op->kind == OP_WARP_GROUP_DOT) {
+      if (dot) return false;
+      dot = op;
+    }
+  if (!dot || dot->num_operands < 3) return false;
+  const ir_value *acc = dot->operands[2].value;
+  int k = acc->def_op || acc->owner_block != body ? -1 : acc->index - 1;
+  return k >= 0 && k < yield->num_operands && yield->operands[k].value == &dot->results[0] &&
+         ir_value_num_uses(&dot->results[0]) == 1 && ir_value_num_uses(acc) == 1;
+}
+
 static bool is_pure(const ir_op *op) { return ir_op_is_pure(op) && op->num_regions == 0; }
 
 /* The ops of the entry block that v is computed from (pure, no program id) into `slice`; false
@@ -222,8 +239,7 @@ static bool plan(ws_plan *p) {
   }
   ir_op *dot = p->dot;
   if (!dot || p->num_loads == 0 || !yield || yield->operands[0].value != &dot->results[0] ||
-      dot->operands[2].value != body->args[1] || ir_value_num_uses(&dot->results[0]) != 1 ||
-      ir_value_num_uses(body->args[1]) != 1)
+      !gemmc_warp_specialized_accumulator(loop))
     return false;
   p->shared_load = -1;
   for (int i = 0; i < 2; i++) {
