@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, tutorial 06's attention backward (dK, dV and dQ in one kernel, causal and not), a W4A16 GEMM, a cross-entropy, RMSNorm, rotary embedding, SwiGLU, an fp8 row quantizer, the tutorial's loop with tl.range options, the tutorial GEMM with block pointers, GEMMs as users write them beside the tutorial (a K loop stepping by BK, an epilogue reading C and a row bias, W8A8 with dequantizing scales, the old tutorial's hints with swizzle2d and a column-major C, 16-row decode tiles, a batch on program_id(2), fp8 e5m2, column sums added atomically and an fp8 row quantization fused into the epilogue), a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask, tl.inline_asm_elementwise packed, with two results and impure), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
+"""Triton 3.6's TTIR of kernels beside the GEMMs users write (`x @ W.T` with an in-kernel tl.trans, a layer norm, an attention forward pass with two chained dots and an online softmax, tutorial 06's attention backward (dK, dV and dQ in one kernel, causal and not), a W4A16 GEMM, a cross-entropy, RMSNorm, rotary embedding, SwiGLU, an fp8 row quantizer, the tutorial's loop with tl.range options, the tutorial GEMM with block pointers, GEMMs as users write them beside the tutorial (a K loop stepping by BK, an epilogue reading C and a row bias, W8A8 with dequantizing scales, the old tutorial's hints with swizzle2d and a column-major C, 16-row decode tiles, a batch on program_id(2), fp8 e5m2, column sums added atomically and an fp8 row quantization fused into the epilogue, block-scaled fp8 and the fused mixture-of-experts GEMM of LLM serving stacks), a dropout with tl.rand, tl.gather along rows and from a lookup table, tl.histogram with and without a mask, tl.inline_asm_elementwise packed, with two results and impure), compiled by libgemmc and run against torch or Triton's own output (GPU machine only)."""
 # Each kernel is compiled by Triton first (which also checks that Triton runs it), then its TTIR
 # goes through libgemmc and runs with the same arguments on an output poisoned with NaN; a row
 # passes when the output is finite and within tolerance of a float32 torch reference.
@@ -507,6 +507,79 @@ def matmul_rowquant(a_ptr, b_ptr, q_ptr, s_ptr, M, N, K, stride_am, stride_bk, s
 
 
 @triton.jit
+def fp8_block_scaled_matmul(a_ptr, b_ptr, c_ptr, as_ptr, bs_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                            stride_cm, stride_asm, stride_ask, stride_bsn, stride_bsk, GROUP_N: tl.constexpr,
+                            GROUP_K: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                            GROUP: tl.constexpr):
+    # W8A8 with block-wise fp8 scales as LLM serving stacks write it (one scale per row and
+    # 128 K of A, per 128 x 128 block of B): every K step's dot is scaled before it is added.
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    group_id = pid // (GROUP * num_pid_n)
+    first_pid_m = group_id * GROUP
+    group_size_m = min(num_pid_m - first_pid_m, GROUP)
+    pid_m = first_pid_m + ((pid % (GROUP * num_pid_n)) % group_size_m)
+    pid_n = (pid % (GROUP * num_pid_n)) // group_size_m
+    offs_am = (pid_m * BM + tl.arange(0, BM)) % M
+    offs_bn = (pid_n * BN + tl.arange(0, BN)) % N
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn
+    as_ptrs = as_ptr + offs_am * stride_asm
+    bs_ptrs = bs_ptr + (offs_bn // GROUP_N) * stride_bsn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)
+        ks = (k * BK) // GROUP_K
+        a_s = tl.load(as_ptrs + ks * stride_ask)
+        b_s = tl.load(bs_ptrs + ks * stride_bsk)
+        acc += tl.dot(a, b) * a_s[:, None] * b_s[None, :]
+        a_ptrs += BK * stride_ak
+        b_ptrs += BK * stride_bk
+    offs_cm = pid_m * BM + tl.arange(0, BM)
+    offs_cn = pid_n * BN + tl.arange(0, BN)
+    tl.store(c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :], acc.to(tl.bfloat16),
+             mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@triton.jit
+def fused_moe(a_ptr, w_ptr, c_ptr, sorted_ids_ptr, expert_ids_ptr, N, K, EM, num_valid_tokens, stride_am, stride_we,
+              stride_wn, stride_wk, stride_cm, TOP_K: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+              BK: tl.constexpr, GROUP: tl.constexpr):
+    # The fused mixture-of-experts GEMM of LLM serving stacks: rows of A gathered through the
+    # token ids sorted by expert (padded per expert to BM with an out-of-range id), each block's
+    # expert weight W[e] ([N, K], K-major), results scattered to the (token, k-th expert) rows of C.
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(EM, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    group_id = pid // (GROUP * num_pid_n)
+    first_pid_m = group_id * GROUP
+    group_size_m = min(num_pid_m - first_pid_m, GROUP)
+    pid_m = first_pid_m + ((pid % (GROUP * num_pid_n)) % group_size_m)
+    pid_n = (pid % (GROUP * num_pid_n)) // group_size_m
+    offs_token_id = pid_m * BM + tl.arange(0, BM)
+    offs_token = tl.load(sorted_ids_ptr + offs_token_id)
+    token_mask = offs_token < num_valid_tokens
+    offs_bn = (pid_n * BN + tl.arange(0, BN)) % N
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + (offs_token[:, None] // TOP_K * stride_am + offs_k[None, :])
+    off_expert = tl.load(expert_ids_ptr + pid_m)
+    w_ptrs = w_ptr + off_expert * stride_we + (offs_k[:, None] * stride_wk + offs_bn[None, :] * stride_wn)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=token_mask[:, None] & (offs_k[None, :] < K - k * BK), other=0.0)
+        w = tl.load(w_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)
+        acc += tl.dot(a, w)
+        a_ptrs += BK
+        w_ptrs += BK * stride_wk
+    offs_cn = pid_n * BN + tl.arange(0, BN)
+    tl.store(c_ptr + stride_cm * offs_token[:, None] + offs_cn[None, :], acc.to(tl.float16),
+             mask=token_mask[:, None] & (offs_cn[None, :] < N))
+
+
+@triton.jit
 def dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
     # tl.rand: Philox 4x32 rounds (tt.mulhiui) on the element offsets
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -853,6 +926,71 @@ def rows(torch):
                     dict(a_ptr=va.data_ptr(), b_ptr=vb.data_ptr(), q_ptr=vq.data_ptr(), s_ptr=vs.data_ptr(), M=m, N=n,
                          K=k, stride_am=va.stride(0), stride_bk=vb.stride(0), stride_qm=vq.stride(0)), grid_v,
                     (vq, vs), lambda vq_t=vq_t, vs_t=vs_t: (vq_t.float(), vs_t.clone()), 4, 3, 0.08))
+    # Block-scaled fp8 (e4m3 A [M, K] with one scale per row and 128 K, W [N, K] with one per
+    # 128 x 128 block), bf16 out: the reference dequantizes both and multiplies in float32.
+    for m, n, k, bm, w in [(4096, 4096, 4096, 128, 8), (1000, 768, 640, 64, 4)]:
+        fa = (torch.randn(m, k, device="cuda") * 2).to(torch.float8_e4m3fn)
+        fw = (torch.randn(n, k, device="cuda") * 2).to(torch.float8_e4m3fn)
+        fas = torch.rand(m, (k + 127) // 128, device="cuda") * 0.1 + 0.01
+        fbs = torch.rand((n + 127) // 128, (k + 127) // 128, device="cuda") * 0.1 + 0.01
+        fc = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        grid_f = (((m + bm - 1) // bm) * ((n + 127) // 128), 1, 1)
+
+        def launch(fa=fa, fw=fw, fc=fc, fas=fas, fbs=fbs, m=m, n=n, k=k, bm=bm, w=w, grid_f=grid_f):
+            return fp8_block_scaled_matmul[grid_f[:1]](fa, fw, fc, fas, fbs, m, n, k, fa.stride(0), fa.stride(1),
+                                                       fw.stride(1), fw.stride(0), fc.stride(0), fas.stride(0),
+                                                       fas.stride(1), fbs.stride(0), fbs.stride(1), GROUP_N=128,
+                                                       GROUP_K=128, BM=bm, BN=128, BK=128, GROUP=8, num_warps=w,
+                                                       num_stages=3)
+
+        def ref_f(fa=fa, fw=fw, fas=fas, fbs=fbs, k=k):
+            a_deq = fa.float() * fas.repeat_interleave(128, 1)[:, :k]
+            w_deq = fw.float() * fbs.repeat_interleave(128, 0)[:fw.shape[0]].repeat_interleave(128, 1)[:, :k]
+            return a_deq @ w_deq.T
+        out.append((f"fp8 block-scaled {m}x{n}x{k} w{w}", launch,
+                    dict(a_ptr=fa.data_ptr(), b_ptr=fw.data_ptr(), c_ptr=fc.data_ptr(), as_ptr=fas.data_ptr(),
+                         bs_ptr=fbs.data_ptr(), M=m, N=n, K=k, stride_am=fa.stride(0), stride_ak=fa.stride(1),
+                         stride_bk=fw.stride(1), stride_bn=fw.stride(0), stride_cm=fc.stride(0),
+                         stride_asm=fas.stride(0), stride_ask=fas.stride(1), stride_bsn=fbs.stride(0),
+                         stride_bsk=fbs.stride(1)), grid_f, fc, ref_f, w, 3, 2e-2))
+    # The fused MoE GEMM: T tokens routed to TOP_K of E experts each; the host sorts the
+    # (token, k) pairs by expert and pads every expert's run to BM with the id T * TOP_K.
+    for t_, e_, top_k, n, k in [(2048, 8, 2, 1408, 2048), (333, 16, 4, 512, 384)]:
+        bm = 64
+        ma_ = torch.randn(t_, k, device="cuda", dtype=torch.float16)
+        mw = torch.randn(e_, n, k, device="cuda", dtype=torch.float16) * 0.05
+        topk_ids = torch.stack([torch.randperm(e_, device="cuda")[:top_k] for _ in range(t_)])
+        flat = topk_ids.flatten()
+        ids, experts = [], []
+        for ex in range(e_):
+            mine = (flat == ex).nonzero().flatten()
+            pad = (-mine.numel()) % bm
+            ids.append(torch.cat((mine, torch.full((pad,), t_ * top_k, device="cuda", dtype=mine.dtype))))
+            experts += [ex] * ((mine.numel() + pad) // bm)
+        sorted_ids = torch.cat(ids).to(torch.int32)
+        expert_ids = torch.tensor(experts, device="cuda", dtype=torch.int32)
+        em = sorted_ids.numel()
+        mc = torch.empty(t_ * top_k, n, device="cuda", dtype=torch.float16)
+        grid_m = ((em // bm) * ((n + 127) // 128), 1, 1)
+
+        def launch(ma_=ma_, mw=mw, mc=mc, sorted_ids=sorted_ids, expert_ids=expert_ids, n=n, k=k, em=em, t_=t_,
+                   top_k=top_k, grid_m=grid_m, bm=bm):
+            return fused_moe[grid_m[:1]](ma_, mw, mc, sorted_ids, expert_ids, n, k, em, t_ * top_k, ma_.stride(0),
+                                         mw.stride(0), mw.stride(1), mw.stride(2), mc.stride(0), TOP_K=top_k, BM=bm,
+                                         BN=128, BK=64, GROUP=8, num_warps=4, num_stages=3)
+
+        def ref_m(ma_=ma_, mw=mw, flat=flat, top_k=top_k, e_=e_, n=n):
+            r = torch.empty(flat.numel(), n, device="cuda")
+            for ex in range(e_):
+                mine = (flat == ex).nonzero().flatten()
+                r[mine] = ma_.float()[mine // top_k] @ mw.float()[ex].T
+            return r
+        out.append((f"fused MoE {t_} tokens top{top_k} of {e_} experts {n}x{k}", launch,
+                    dict(a_ptr=ma_.data_ptr(), w_ptr=mw.data_ptr(), c_ptr=mc.data_ptr(),
+                         sorted_ids_ptr=sorted_ids.data_ptr(), expert_ids_ptr=expert_ids.data_ptr(), N=n, K=k, EM=em,
+                         num_valid_tokens=t_ * top_k, stride_am=ma_.stride(0), stride_we=mw.stride(0),
+                         stride_wn=mw.stride(1), stride_wk=mw.stride(2), stride_cm=mc.stride(0)), grid_m, mc, ref_m,
+                    4, 3, 1e-2))
     # The reference is Triton's own output: the same Philox stream must keep the same elements.
     xd = torch.randn(1_000_003, device="cuda")
     yd, yt = torch.empty_like(xd), torch.empty_like(xd)
