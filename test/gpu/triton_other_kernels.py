@@ -318,6 +318,41 @@ def matmul_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_
 
 
 @triton.jit
+def _grouped_pid(M, N, BM: tl.constexpr, BN: tl.constexpr, GROUP: tl.constexpr):
+    # The tutorial's grouped order: GROUP rows of tiles at a time, column by column.
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    group_id = pid // (GROUP * num_pid_n)
+    first_pid_m = group_id * GROUP
+    group_size_m = min(num_pid_m - first_pid_m, GROUP)
+    pid_m = first_pid_m + ((pid % (GROUP * num_pid_n)) % group_size_m)
+    pid_n = (pid % (GROUP * num_pid_n)) // group_size_m
+    return pid_m, pid_n
+
+
+@triton.jit
+def _tutorial_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_bk, BM: tl.constexpr, BN: tl.constexpr,
+                   BK: tl.constexpr, GROUP: tl.constexpr):
+    # The tutorial's tile of A @ B (rows and columns wrapped with % M / % N, K masked): its rows,
+    # columns and f32 accumulator.
+    pid_m, pid_n = _grouped_pid(M, N, BM, BN, GROUP)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + (rm % M)[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + (rn % N)[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    return rm, rn, acc
+
+
+@triton.jit
 def matmul_kstep(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     # A K loop stepping by BK with the tile offsets recomputed from k each iteration, masks on
@@ -338,26 +373,7 @@ def matmul_epilogue_io(a_ptr, b_ptr, c_ptr, d_ptr, bias_ptr, M, N, K, stride_am,
                        alpha, beta, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
     # D = relu(alpha * A @ B + beta * C + bias[row]) in bf16: the epilogue reads a tile (C) and a
     # per-row bias (cuBLASLt's bias is per row of its column-major D), the tutorial's grouped order.
-    pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BM)
-    num_pid_n = tl.cdiv(N, BN)
-    group_id = pid // (GROUP * num_pid_n)
-    first_pid_m = group_id * GROUP
-    group_size_m = min(num_pid_m - first_pid_m, GROUP)
-    pid_m = first_pid_m + ((pid % (GROUP * num_pid_n)) % group_size_m)
-    pid_n = (pid % (GROUP * num_pid_n)) // group_size_m
-    rm = pid_m * BM + tl.arange(0, BM)
-    rn = pid_n * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    a_ptrs = a_ptr + (rm % M)[:, None] * stride_am + rk[None, :]
-    b_ptrs = b_ptr + rk[:, None] * stride_bk + (rn % N)[None, :]
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
-        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
-        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)
-        acc = tl.dot(a, b, acc)
-        a_ptrs += BK
-        b_ptrs += BK * stride_bk
+    rm, rn, acc = _tutorial_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_bk, BM, BN, BK, GROUP)
     mask = (rm[:, None] < M) & (rn[None, :] < N)
     c = tl.load(c_ptr + rm[:, None] * stride_cm + rn[None, :], mask=mask, other=0.0)
     bias = tl.load(bias_ptr + rm, mask=rm < M, other=0.0)
@@ -454,26 +470,7 @@ def matmul_colsum(a_ptr, b_ptr, c_ptr, s_ptr, M, N, K, stride_am, stride_bk, str
                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
     # C = A @ B and, fused, the column sums of C added atomically (a bias gradient beside the GEMM):
     # a reduction across the warps of the accumulator's layout in the epilogue.
-    pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BM)
-    num_pid_n = tl.cdiv(N, BN)
-    group_id = pid // (GROUP * num_pid_n)
-    first_pid_m = group_id * GROUP
-    group_size_m = min(num_pid_m - first_pid_m, GROUP)
-    pid_m = first_pid_m + ((pid % (GROUP * num_pid_n)) % group_size_m)
-    pid_n = (pid % (GROUP * num_pid_n)) // group_size_m
-    rm = pid_m * BM + tl.arange(0, BM)
-    rn = pid_n * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    a_ptrs = a_ptr + (rm % M)[:, None] * stride_am + rk[None, :]
-    b_ptrs = b_ptr + rk[:, None] * stride_bk + (rn % N)[None, :]
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
-        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
-        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)
-        acc = tl.dot(a, b, acc)
-        a_ptrs += BK
-        b_ptrs += BK * stride_bk
+    rm, rn, acc = _tutorial_tile(a_ptr, b_ptr, M, N, K, stride_am, stride_bk, BM, BN, BK, GROUP)
     mask = (rm[:, None] < M) & (rn[None, :] < N)
     tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(tl.float16), mask=mask)
     tl.atomic_add(s_ptr + rn, tl.sum(tl.where(mask, acc, 0.0), axis=0), mask=rn < N)
@@ -513,14 +510,7 @@ def fp8_block_scaled_matmul(a_ptr, b_ptr, c_ptr, as_ptr, bs_ptr, M, N, K, stride
                             GROUP: tl.constexpr):
     # W8A8 with block-wise fp8 scales as LLM serving stacks write it (one scale per row and
     # 128 K of A, per 128 x 128 block of B): every K step's dot is scaled before it is added.
-    pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BM)
-    num_pid_n = tl.cdiv(N, BN)
-    group_id = pid // (GROUP * num_pid_n)
-    first_pid_m = group_id * GROUP
-    group_size_m = min(num_pid_m - first_pid_m, GROUP)
-    pid_m = first_pid_m + ((pid % (GROUP * num_pid_n)) % group_size_m)
-    pid_n = (pid % (GROUP * num_pid_n)) // group_size_m
+    pid_m, pid_n = _grouped_pid(M, N, BM, BN, GROUP)
     offs_am = (pid_m * BM + tl.arange(0, BM)) % M
     offs_bn = (pid_n * BN + tl.arange(0, BN)) % N
     offs_k = tl.arange(0, BK)
@@ -551,14 +541,7 @@ def fused_moe(a_ptr, w_ptr, c_ptr, sorted_ids_ptr, expert_ids_ptr, N, K, EM, num
     # The fused mixture-of-experts GEMM of LLM serving stacks: rows of A gathered through the
     # token ids sorted by expert (padded per expert to BM with an out-of-range id), each block's
     # expert weight W[e] ([N, K], K-major), results scattered to the (token, k-th expert) rows of C.
-    pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(EM, BM)
-    num_pid_n = tl.cdiv(N, BN)
-    group_id = pid // (GROUP * num_pid_n)
-    first_pid_m = group_id * GROUP
-    group_size_m = min(num_pid_m - first_pid_m, GROUP)
-    pid_m = first_pid_m + ((pid % (GROUP * num_pid_n)) % group_size_m)
-    pid_n = (pid % (GROUP * num_pid_n)) // group_size_m
+    pid_m, pid_n = _grouped_pid(EM, N, BM, BN, GROUP)
     offs_token_id = pid_m * BM + tl.arange(0, BM)
     offs_token = tl.load(sorted_ids_ptr + offs_token_id)
     token_mask = offs_token < num_valid_tokens
