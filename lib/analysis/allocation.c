@@ -242,6 +242,15 @@ static bool add_buffer(gemmc_allocation *a, const ir_op *op, int64_t size, int64
   return true;
 }
 
+/* op's buffer or scratch of `bytes`, laid out `copies` times, each on an `align` boundary. */
+static bool add_buffer_copies(gemmc_allocation *a, const ir_op *op, int64_t bytes, int64_t align, int start, int end,
+                              int copies) {
+  int64_t stride = (bytes + align - 1) / align * align;
+  if (!add_buffer(a, op, copies > 1 ? stride * copies : bytes, align, start, end)) return false;
+  if (copies > 1) a->buffers[a->count - 1].copy_stride = stride;
+  return true;
+}
+
 static int by_offset(const void *x, const void *y) {
   const alloc_buffer *a = *(const alloc_buffer *const *)x, *b = *(const alloc_buffer *const *)y;
   return a->offset < b->offset ? -1 : a->offset > b->offset;
@@ -272,24 +281,18 @@ gemmc_allocation *gemmc_allocation_run(gemmc_context *ctx, ir_op *func) {
       int64_t align = t->encoding && t->encoding->kind == AT_NVMMA_SHARED ? 1024 : 128;
       int start = i;
       widen_for_specialization(&w, op, &start, &end);
-      int64_t bytes = ir_type_num_elements(t) * elem_bytes(t), stride = (bytes + align - 1) / align * align;
       int copies = indexed_by_copy(op) ? 1 : gemmc_allocation_copies(op);
-      if (!add_buffer(a, op, copies > 1 ? stride * copies : bytes, align, start, end)) goto fail;
-      if (copies > 1) a->buffers[a->count - 1].copy_stride = stride;
+      if (!add_buffer_copies(a, op, ir_type_num_elements(t) * elem_bytes(t), align, start, end, copies)) goto fail;
     } else {
       int64_t bytes = gemmc_allocation_scratch_bytes(op);
-      /* tensormap.replace: 128-byte aligned */
-      int64_t align =
-          op->kind == OP_MAKE_TENSOR_DESC || op->kind == OP_TENSORMAP_CREATE ? ALLOCATION_TENSORMAP_BYTES : 16;
+      if (bytes <= 0) continue;
+      /* tensormap.replace: 128-byte aligned. Scratch is private to the threads running the op, one
+       * per copy; descriptors (tensor maps) are not exchanged between threads that way. */
+      bool tensormap = op->kind == OP_MAKE_TENSOR_DESC || op->kind == OP_TENSORMAP_CREATE;
+      int64_t align = tensormap ? ALLOCATION_TENSORMAP_BYTES : 16;
       int start = i, end = last_nested(&w, gemmc_allocation_scratch_until(op));
       widen_for_specialization(&w, op, &start, &end);
-      /* Scratch is private to the threads running the op; descriptors (tensor maps) are not
-       * exchanged between threads that way and stay one per op. */
-      bool tensormap = op->kind == OP_MAKE_TENSOR_DESC || op->kind == OP_TENSORMAP_CREATE;
-      int copies = bytes > 0 && !tensormap ? gemmc_allocation_copies(op) : 1;
-      int64_t stride = (bytes + align - 1) / align * align;
-      if (bytes > 0 && !add_buffer(a, op, copies > 1 ? stride * copies : bytes, align, start, end)) goto fail;
-      if (bytes > 0 && copies > 1) a->buffers[a->count - 1].copy_stride = stride;
+      if (!add_buffer_copies(a, op, bytes, align, start, end, tensormap ? 1 : gemmc_allocation_copies(op))) goto fail;
     }
   }
   ptr_list_free(&w);

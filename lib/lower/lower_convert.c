@@ -106,7 +106,8 @@ bool lower_convert(lower_state *s, ir_op *op) {
     for (int r = 0; r < dli->num_regs; r++) out->v[r] = src->v[map[r]];
     return lower_set(s, &op->results[0], out);
   }
-  if (lower_scratch_offset(s, op) < 0) {
+  LLVMValueRef tile = lower_shared_base(s, op);
+  if (!tile) {
     ir_op_error(s->ctx, op, "internal error: ttg.convert_layout has no shared memory");
     return false;
   }
@@ -118,7 +119,6 @@ bool lower_convert(lower_state *s, ir_op *op) {
     return false;
   }
   LLVMTypeRef et = lower_elem_type(s, st);
-  LLVMValueRef tile = lower_shared_base(s, op);
   lower_smem_map src_map = {.map = plan->src}, dst_map = {.map = plan->dst};
   lower_smem_map_finish(s, &src_map);
   lower_smem_map_finish(s, &dst_map);
