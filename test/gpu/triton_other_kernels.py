@@ -838,18 +838,18 @@ def rows(torch):
                     * qsw[None, :], 4, 3, 1e-2,
                     lambda qa=qa, qw=qw: torch._int_mm(qa, qw.T)))
     for m, n, k in [(4096, 4096, 4096), (2048, 2048, 256), (1000, 904, 512)]:
-        ha, hb = torch.randn(m, k, device="cuda", dtype=torch.float16), torch.randn(k, n, device="cuda", dtype=torch.float16)
-        hc = torch.empty(n, m, device="cuda", dtype=torch.float16).T  # column-major C
-        grid_h = ((m + 127) // 128, (n + 127) // 128, 1)
+        hint_a, hint_b = torch.randn(m, k, device="cuda", dtype=torch.float16), torch.randn(k, n, device="cuda", dtype=torch.float16)
+        hint_c = torch.empty(n, m, device="cuda", dtype=torch.float16).T  # column-major C
+        grid_hint = ((m + 127) // 128, (n + 127) // 128, 1)
 
-        def launch(ha=ha, hb=hb, hc=hc, m=m, n=n, k=k, grid_h=grid_h):
-            return matmul_hinted[grid_h[:2]](ha, hb, hc, m, n, k, ha.stride(0), hb.stride(0), hc.stride(1), BM=128,
+        def launch(hint_a=hint_a, hint_b=hint_b, hint_c=hint_c, m=m, n=n, k=k, grid_hint=grid_hint):
+            return matmul_hinted[grid_hint[:2]](hint_a, hint_b, hint_c, m, n, k, hint_a.stride(0), hint_b.stride(0), hint_c.stride(1), BM=128,
                                              BN=128, BK=64, num_warps=4, num_stages=3)
         out.append((f"matmul hints swizzle2d C col-major {m}x{n}x{k}", launch,
-                    dict(a_ptr=ha.data_ptr(), b_ptr=hb.data_ptr(), c_ptr=hc.data_ptr(), M=m, N=n, K=k,
-                         stride_am=ha.stride(0), stride_bk=hb.stride(0), stride_cm=hc.stride(1)), grid_h, hc,
-                    lambda ha=ha, hb=hb: ha.float() @ hb.float(), 4, 3, 1e-2,
-                    lambda ha=ha, hb=hb: ha @ hb))
+                    dict(a_ptr=hint_a.data_ptr(), b_ptr=hint_b.data_ptr(), c_ptr=hint_c.data_ptr(), M=m, N=n, K=k,
+                         stride_am=hint_a.stride(0), stride_bk=hint_b.stride(0), stride_cm=hint_c.stride(1)), grid_hint, hint_c,
+                    lambda hint_a=hint_a, hint_b=hint_b: hint_a.float() @ hint_b.float(), 4, 3, 1e-2,
+                    lambda hint_a=hint_a, hint_b=hint_b: hint_a @ hint_b))
     for m, n, k in [(16, 4096, 4096), (5, 11008, 4096)]:
         sa_, sb_ = torch.randn(m, k, device="cuda", dtype=torch.float16), torch.randn(k, n, device="cuda", dtype=torch.float16)
         sc_ = torch.empty(m, n, device="cuda", dtype=torch.float16)
@@ -953,13 +953,13 @@ def rows(torch):
         sorted_ids = torch.cat(ids).to(torch.int32)
         expert_ids = torch.tensor(experts, device="cuda", dtype=torch.int32)
         em = sorted_ids.numel()
-        mc = torch.empty(t_ * top_k, n, device="cuda", dtype=torch.float16)
+        moe_c = torch.empty(t_ * top_k, n, device="cuda", dtype=torch.float16)
         grid_m = ((em // bm) * ((n + 127) // 128), 1, 1)
 
-        def launch(ma_=ma_, mw=mw, mc=mc, sorted_ids=sorted_ids, expert_ids=expert_ids, n=n, k=k, em=em, t_=t_,
+        def launch(ma_=ma_, mw=mw, moe_c=moe_c, sorted_ids=sorted_ids, expert_ids=expert_ids, n=n, k=k, em=em, t_=t_,
                    top_k=top_k, grid_m=grid_m, bm=bm):
-            return fused_moe[grid_m[:1]](ma_, mw, mc, sorted_ids, expert_ids, n, k, em, t_ * top_k, ma_.stride(0),
-                                         mw.stride(0), mw.stride(1), mw.stride(2), mc.stride(0), TOP_K=top_k, BM=bm,
+            return fused_moe[grid_m[:1]](ma_, mw, moe_c, sorted_ids, expert_ids, n, k, em, t_ * top_k, ma_.stride(0),
+                                         mw.stride(0), mw.stride(1), mw.stride(2), moe_c.stride(0), TOP_K=top_k, BM=bm,
                                          BN=128, BK=64, GROUP=8, num_warps=4, num_stages=3)
 
         def ref_m(ma_=ma_, mw=mw, flat=flat, top_k=top_k, e_=e_, n=n):
@@ -969,10 +969,10 @@ def rows(torch):
                 r[mine] = ma_.float()[mine // top_k] @ mw.float()[ex].T
             return r
         out.append((f"fused MoE {t_} tokens top{top_k} of {e_} experts {n}x{k}", launch,
-                    dict(a_ptr=ma_.data_ptr(), w_ptr=mw.data_ptr(), c_ptr=mc.data_ptr(),
+                    dict(a_ptr=ma_.data_ptr(), w_ptr=mw.data_ptr(), c_ptr=moe_c.data_ptr(),
                          sorted_ids_ptr=sorted_ids.data_ptr(), expert_ids_ptr=expert_ids.data_ptr(), N=n, K=k, EM=em,
                          num_valid_tokens=t_ * top_k, stride_am=ma_.stride(0), stride_we=mw.stride(0),
-                         stride_wn=mw.stride(1), stride_wk=mw.stride(2), stride_cm=mc.stride(0)), grid_m, mc, ref_m,
+                         stride_wn=mw.stride(1), stride_wk=mw.stride(2), stride_cm=moe_c.stride(0)), grid_m, moe_c, ref_m,
                     4, 3, 1e-2))
     # The reference is Triton's own output: the same Philox stream must keep the same elements.
     xd = torch.randn(1_000_003, device="cuda")
