@@ -737,8 +737,13 @@ static ir_value *same_b(ws_plan *p, ir_op *at, ir_value *same, ptr_map *a, ptr_m
  * then pairs the rows (pair_relabel). Run time, not compile time: the tutorial's grouped order
  * shares B between 2u and 2u + 1 for whatever M and N. Measured on an H100: tl.swizzle2d's
  * order with pairs of neighbours in x, every unit two passes one after the other, 265.8 us at
- * 4096^3 against ping-pong's 217.5 (docs/perf-notes.md, 47). */
+ * 4096^3 against ping-pong's 217.5 (docs/perf-notes.md, 47). NULL (never) when the kernel reads
+ * no program id along y: its programs form one row (the tutorial's 1-D grid), and the check would
+ * only cost compile time. */
 static ir_value *pair_rows_flag(ws_plan *p, ir_op *at) {
+  bool reads_y = false;
+  for (int i = 0; i < p->pid_ops.count; i++) reads_y |= ir_op_get_int_attr(p->pid_ops.items[i], "axis", 0) == 1;
+  if (!reads_y) return NULL;
   ptr_map m[3] = {{p->ctx, NULL, 0, 0}, {p->ctx, NULL, 0, 0}, {p->ctx, NULL, 0, 0}};
   ir_value *prog[3] = {c32(p, at, 0), c32(p, at, 1), p->nx};
   for (int i = 0; i < 3; i++) program_copies(p, at, prog[i], &p->b_need, &m[i]);
@@ -754,6 +759,7 @@ static ir_value *pair_rows_flag(ws_plan *p, ir_op *at) {
  * programs go in pairs (x, 2j), (x, 2j + 1) at 2u, 2u + 1 with u = j * nx + x; an odd last row keeps
  * its order. A permutation of the programs, so every role computes the same one. */
 static ir_value *pair_relabel(ws_plan *p, ir_op *at, ir_value *v, ir_value *rows) {
+  if (!rows) return v;
   ir_value *plane = bin(p, at, OP_MULI, p->nx, p->ny);
   ir_value *z = bin(p, at, OP_DIVSI, v, plane), *w = bin(p, at, OP_REMSI, v, plane);
   ir_value *even_rows = bin(p, at, OP_SUBI, p->ny, bin(p, at, OP_REMSI, p->ny, c32(p, at, 2)));
@@ -771,7 +777,7 @@ static ir_value *pair_relabel(ws_plan *p, ir_op *at, ir_value *v, ir_value *rows
 
 /* Pairs: the programs of unit %u (v[1] = the program count when the unit has one), whether it
  * has a second, and whether the two read the same B tiles (map[g] gets b_need, or all of what
- * `need` lists, with the program ids of v[g]). `rows`: pair_rows_flag. */
+ * `need` lists, with the program ids of v[g]). `rows`: pair_rows_flag (NULL: no relabeling). */
 static ir_value *unit_programs(ws_plan *p, ir_op *at, ir_value *u, const ptr_list *need, ir_value *rows, ptr_map map[2],
                                ir_value *v[2], ir_value **second) {
   ir_value *twice = bin(p, at, OP_MULI, u, c32(p, at, 2));
@@ -781,9 +787,11 @@ static ir_value *unit_programs(ws_plan *p, ir_op *at, ir_value *u, const ptr_lis
   ir_value *sel1[3] = {paired, bin(p, at, OP_ADDI, twice, c32(p, at, 1)), p->programs};
   v[1] = build_before(p->ctx, at, OP_SELECT, 3, sel1, u->type);
   *second = build_cmpi(p->ctx, at, "slt", v[1], p->programs);
-  v[0] = pair_relabel(p, at, v[0], rows);
-  ir_value *sel2[3] = {*second, pair_relabel(p, at, v[1], rows), v[1]}; /* the program count stays */
-  v[1] = build_before(p->ctx, at, OP_SELECT, 3, sel2, u->type);
+  if (rows) {
+    v[0] = pair_relabel(p, at, v[0], rows);
+    ir_value *sel2[3] = {*second, pair_relabel(p, at, v[1], rows), v[1]}; /* the program count stays */
+    v[1] = build_before(p->ctx, at, OP_SELECT, 3, sel2, u->type);
+  }
   for (int g = 0; g < 2; g++) program_copies(p, at, v[g], need, &map[g]);
   return same_b(p, at, *second, &map[0], &map[1]);
 }
