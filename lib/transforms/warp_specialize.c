@@ -759,7 +759,6 @@ static ir_value *pair_rows_flag(ws_plan *p, ir_op *at) {
  * programs go in pairs (x, 2j), (x, 2j + 1) at 2u, 2u + 1 with u = j * nx + x; an odd last row keeps
  * its order. A permutation of the programs, so every role computes the same one. */
 static ir_value *pair_relabel(ws_plan *p, ir_op *at, ir_value *v, ir_value *rows) {
-  if (!rows) return v;
   ir_value *plane = bin(p, at, OP_MULI, p->nx, p->ny);
   ir_value *z = bin(p, at, OP_DIVSI, v, plane), *w = bin(p, at, OP_REMSI, v, plane);
   ir_value *even_rows = bin(p, at, OP_SUBI, p->ny, bin(p, at, OP_REMSI, p->ny, c32(p, at, 2)));
