@@ -167,11 +167,8 @@ static bool int_terms(ir_value *v, int vdim, tile_coef coef, term_sum *out) {
 static bool ptr_terms(ir_value *p, tile_access *acc, term_sum *out, term_sum *advance) {
   if (!p->def_op) {
     ir_op *loop = block_arg_owner(p);
-    if (!loop || loop->kind != OP_SCF_FOR || p->index == 0 || acc->loop) return false;
-    int64_t lb, step;
-    if (!value_int_constant(loop->operands[0].value, &lb) || lb != 0 || !value_int_constant(loop->operands[2].value, &step) ||
-        step < 1)
-      return false;
+    int64_t step;
+    if (p->index == 0 || acc->loop || !scf_for_step_from_zero(loop, &step)) return false;
     int k = p->index - 1;
     ir_op *yield = ir_block_terminator(p->owner_block);
     if (!yield || k >= yield->num_operands) return false;
@@ -292,21 +289,14 @@ static ir_value *narrowed(ir_value *v) {
  * loop; NULL otherwise. */
 static ir_op *loop_counter(const ir_value *v, int64_t *step) {
   ir_op *owner = v->def_op ? NULL : block_arg_owner(v);
-  if (owner && owner->kind == OP_SCF_FOR && v->index == 0 && v->owner_block == owner->regions[0].first) {
-    int64_t lb;
-    return value_int_constant(owner->operands[0].value, &lb) && lb == 0 &&
-                   value_int_constant(owner->operands[2].value, step) && *step >= 1
-               ? owner
-               : NULL;
-  }
+  if (owner && owner->kind == OP_SCF_FOR && v->index == 0 && v->owner_block == owner->regions[0].first)
+    return scf_for_step_from_zero(owner, step) ? owner : NULL;
   const ir_value *inc = scf_for_iter_arg_increment(v);
   if (!inc || !value_int_constant(inc, step)) return NULL;
   ir_op *loop = block_arg_owner(v);
   int k = v->index - 1;
-  int64_t lb, st, init;
-  if (!value_int_constant(loop->operands[0].value, &lb) || lb != 0 ||
-      !value_int_constant(loop->operands[2].value, &st) || st < 1 || 3 + k >= loop->num_operands)
-    return NULL;
+  int64_t loop_step, init;
+  if (!scf_for_step_from_zero(loop, &loop_step) || 3 + k >= loop->num_operands) return NULL;
   return value_int_constant(loop->operands[3 + k].value, &init) && init == 0 ? loop : NULL;
 }
 

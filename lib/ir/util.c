@@ -577,11 +577,16 @@ int scf_for_num_stages(const ir_op *loop, int fallback) {
   return a && a->kind == AT_INT ? (int)a->int_value : fallback;
 }
 
+bool scf_for_step_from_zero(const ir_op *loop, int64_t *step) {
+  int64_t lb;
+  return loop && loop->kind == OP_SCF_FOR && loop->num_operands >= 3 &&
+         value_int_constant(loop->operands[0].value, &lb) && lb == 0 &&
+         value_int_constant(loop->operands[2].value, step) && *step >= 1;
+}
+
 bool scf_for_normalize_step(gemmc_context *ctx, ir_op *loop) {
-  int64_t lb, step;
-  if (loop->kind != OP_SCF_FOR || !value_int_constant(loop->operands[0].value, &lb) || lb != 0 ||
-      !value_int_constant(loop->operands[2].value, &step) || step <= 1)
-    return false;
+  int64_t step;
+  if (!scf_for_step_from_zero(loop, &step) || step == 1) return false;
   ir_block *body = ir_region_entry(&loop->regions[0]);
   if (!body || !body->first || body->num_args < 1) return false;
   ir_value *ub = loop->operands[1].value;

@@ -157,6 +157,9 @@ ir_op *scf_for_drop_dead_iter_args(gemmc_context *ctx, ir_op *loop);
  * iv * s where it saw iv. False (nothing changed) unless lb is 0 and s a constant > 1. */
 bool scf_for_normalize_step(gemmc_context *ctx, ir_op *loop);
 
+/* Whether loop is an scf.for from the constant 0 with a constant step >= 1 (*step). */
+bool scf_for_step_from_zero(const ir_op *loop, int64_t *step);
+
 /* What an scf.for's iter arg grows by each iteration: x where the body yields arith.addi(arg, x)
  * (either order) and x is loop-invariant (defined outside the loop, or a constant); NULL
  * otherwise. */

@@ -143,16 +143,12 @@ typedef struct remat_plan {
   int num_converts_in_loop;            /* of those, inside the loop the root is in */
   int64_t max_convert_elems;           /* the largest tensor one of them converts */
   int64_t convert_elems;               /* all of them */
-  int64_t root_elems;                  /* the root conversion's */
-  bool anchor_leaves;                  /* whether anchors (loads, ...) may be leaves */
+  int64_t root_elems;                  /* the root conversion's: anchors may be leaves (0: never) */
 } remat_plan;
 
 /* An empty plan; anchors may be leaves when root_elems > 0 (plan_anchor_leaf). */
 static remat_plan plan_start(gemmc_context *ctx, int64_t root_elems) {
-  return (remat_plan){.seen_values = {ctx, NULL, 0, 0},
-                      .seen_layouts = {ctx, NULL, 0, 0},
-                      .root_elems = root_elems,
-                      .anchor_leaves = root_elems > 0};
+  return (remat_plan){.seen_values = {ctx, NULL, 0, 0}, .seen_layouts = {ctx, NULL, 0, 0}, .root_elems = root_elems};
 }
 
 static void plan_convert(remat_plan *p, const ir_value *v) {
@@ -167,7 +163,7 @@ static void plan_convert(remat_plan *p, const ir_value *v) {
  * of pointers made of them (64 x 128), as Triton's rematerialization stops at a load. */
 enum { ANCHOR_LEAF_RATIO = 4 };
 static bool plan_anchor_leaf(remat_plan *p, const ir_value *v, const ir_op *loop) {
-  if (!p->anchor_leaves || ir_type_num_elements(v->type) * ANCHOR_LEAF_RATIO > p->root_elems) return false;
+  if (ir_type_num_elements(v->type) * ANCHOR_LEAF_RATIO > p->root_elems) return false;
   plan_convert(p, v);
   if (loop) p->num_converts_in_loop++;
   return true;
@@ -352,18 +348,14 @@ static bool backward_one(rlc_state *s, ir_op *cvt) {
   const ir_attr *to = encoding_of(&cvt->results[0]);
   if (!cvt->results[0].first_use || !layout_can_host_clones(to) || encoding_of(src) == to) return false;
   const ir_op *loop = enclosing_loop(cvt);
-  remat_plan plan = plan_start(s->ctx, 0);
-  bool ok = plan_remat(s, src, to, loop, &plan);
-  /* Worth it when no conversion is left, or every one left was hoisted out of the loop. */
-  ok = ok && (plan.num_converts == 0 || (loop && plan.num_converts_in_loop == 0));
+  remat_plan plan = plan_start(s->ctx, ir_type_num_elements(src->type));
+  /* Worth it when no conversion is left, or every one left was hoisted out of the loop (an anchor
+   * leaf counts as a conversion left, in the loop when it is in it), or the conversions left at
+   * the slice's leaves move a small part of what the root moves. */
+  bool ok =
+      plan_remat(s, src, to, loop, &plan) && (plan.num_converts == 0 || (loop && plan.num_converts_in_loop == 0) ||
+                                              plan.convert_elems * ANCHOR_LEAF_RATIO <= plan.root_elems);
   plan_free(&plan);
-  if (!ok) {
-    /* Else when the conversions left at the slice's leaves move a small part of what the root
-     * moves (anchors converted where they are made). */
-    plan = plan_start(s->ctx, ir_type_num_elements(src->type));
-    ok = plan_remat(s, src, to, loop, &plan) && plan.convert_elems * ANCHOR_LEAF_RATIO <= plan.root_elems;
-    plan_free(&plan);
-  }
   if (!ok) return loop_carried_one(s, cvt);
   ir_value *replacement = remat(s, src, to, loop);
   ir_value_replace_all_uses(&cvt->results[0], replacement);

@@ -177,7 +177,7 @@ static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *l
     else if (td->wrap) return false;
     if (p->extent[d] && (!ir_type_is_int(p->extent[d]->type, 32) || !value_defined_outside(p->extent[d], at)))
       return false;
-    if (td->start && !value_defined_outside(td->start, a->loop ? a->loop : load)) return false;
+    if (td->start && !value_defined_outside(td->start, at)) return false;
   }
   /* Boxes: rows of at most 256, inner runs of the swizzle width. */
   int swizzle = p->buffer_layout->layout.swizzling_byte_width;

@@ -201,14 +201,11 @@ static bool plan(ws_plan *p) {
   }
   ir_op *loop = p->loop;
   if (!loop || loop->num_operands != 4 || loop->num_results != 1) return false;
-  int64_t lb, step;
-  if (!value_int_constant(loop->operands[0].value, &lb) || lb != 0 || !value_int_constant(loop->operands[2].value, &step) ||
-      step != 1)
-    return false;
+  int64_t step;
+  if (!scf_for_step_from_zero(loop, &step) || step != 1) return false;
   p->body = ir_region_entry(&loop->regions[0]);
   ir_block *body = p->body;
   if (!body || body->next || body->num_args != 2) return false;
-  ir_op *yield = ir_block_terminator(body);
   for (ir_op *op = body->first; op; op = op->next) {
     switch (op->kind) {
     case OP_DESC_LOAD: {
@@ -238,9 +235,7 @@ static bool plan(ws_plan *p) {
     }
   }
   ir_op *dot = p->dot;
-  if (!dot || p->num_loads == 0 || !yield || yield->operands[0].value != &dot->results[0] ||
-      !gemmc_warp_specialized_accumulator(loop))
-    return false;
+  if (!dot || p->num_loads == 0 || !gemmc_warp_specialized_accumulator(loop)) return false;
   p->shared_load = -1;
   for (int i = 0; i < 2; i++) {
     bool from_load = false;
