@@ -75,6 +75,11 @@ unsigned axis_info_ptr_alignment(const axis_info_analysis *analysis, const ir_va
 unsigned axis_info_ptr_contiguity(const axis_info_analysis *analysis, const ir_value *v);
 /* getMaskAlignment: constancy along the fastest dim of the mask's layout (at least 1). */
 unsigned axis_info_mask_alignment(const axis_info_analysis *analysis, const ir_value *mask);
+/* Elements one vectorized global access of a tensor of pointers covers (lowering's vector width,
+ * Triton's getContiguity and getMaskAlignment): the pointer's contiguity, at most the mask's
+ * alignment and 128 bits of elem_bits-bit elements, rounded down to a power of two; 1 for scalars. */
+unsigned axis_info_access_width(const axis_info_analysis *analysis, const ir_value *ptr, const ir_value *mask,
+                                int elem_bits);
 
 #ifdef __cplusplus
 }

@@ -1298,3 +1298,16 @@ unsigned axis_info_mask_alignment(const axis_info_analysis *a, const ir_value *m
   if (c < 1) c = 1;
   return c > 0xffffffffLL ? 0xffffffffu : (unsigned)c;
 }
+
+unsigned axis_info_access_width(const axis_info_analysis *a, const ir_value *ptr, const ir_value *mask, int elem_bits) {
+  if (!ptr || !ptr->type || ptr->type->kind != TY_TENSOR) return 1;
+  unsigned vec = axis_info_ptr_contiguity(a, ptr);
+  if (elem_bits > 0 && 128u / (unsigned)elem_bits < vec) vec = 128u / (unsigned)elem_bits;
+  if (mask) {
+    unsigned m = axis_info_mask_alignment(a, mask);
+    if (m < vec) vec = m;
+  }
+  if (vec < 1) vec = 1;
+  while (vec & (vec - 1)) vec &= vec - 1;
+  return vec;
+}

@@ -37,7 +37,7 @@ static bool lower_async_copy(lower_state *s, ir_op *op) {
   if (!lower_smem_map_build(s, op, li, mt->encoding, mt->rank, mt->shape, &map)) return false;
   int bytes = lower_elem_bytes(mt);
   int vec = lower_smem_vector_width(&map, bytes);
-  int gvec = lower_global_vector_width(s, ptr, mask, 8 * bytes);
+  int gvec = (int)axis_info_access_width(s->axis, ptr, mask, 8 * bytes);
   if (gvec < vec) vec = gvec;
   int chunk = vec * bytes;
   /* Threads that hold a broadcast copy (a row vector replicated over warps) do not write it

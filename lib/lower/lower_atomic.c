@@ -60,7 +60,9 @@ bool lower_atomic(lower_state *s, ir_op *op) {
   /* fadd of consecutive elements: one vector atomic where the target has one (sm_90: 2-4 f32, 2-8
    * f16 / bf16; the width coalescing gave the access, as for a store), else one per element. */
   const ir_type *elem = ir_type_element(rt);
-  int vec = kind == TARGET_ATOMIC_FADD && li ? lower_global_vector_width(s, ptr, mask, lower_elem_bytes(elem) * 8) : 1;
+  int vec = kind == TARGET_ATOMIC_FADD && li
+                ? (int)axis_info_access_width(s->axis, ptr, mask, lower_elem_bytes(elem) * 8)
+                : 1;
   if (vec > n) vec = n;
   LLVMTypeRef et = lower_elem_type(s, elem);
   for (int r0 = 0; r0 < n; r0 += vec) {

@@ -82,9 +82,13 @@ bool lower_op(lower_state *s, ir_op *op) {
   }
 }
 
-/* Ops that compute in registers only: a deferred barrier may wait past them. */
+/* Ops that compute in registers only, or read global memory, or start with a barrier of their
+ * own (a ttg.local_alloc with a value: its barrier pays what is owed): a deferred barrier may
+ * wait past them. */
 static bool keeps_barrier_deferred(const ir_op *op) {
   switch (op->kind) {
+  case OP_LOAD:
+  case OP_LOCAL_ALLOC:
   case OP_CONSTANT:
   case OP_LLVM_ASSUME:
   case OP_GET_PROGRAM_ID:

@@ -4,7 +4,11 @@
 
 /* Barrier rule (until a membar analysis exists): every op that writes shared memory starts with a
  * barrier (earlier readers of the same bytes are done) and ends with one (its data is visible to
- * every reader). Readers need none. */
+ * every reader). Readers need none. A local_alloc's closing barrier is deferred to the next op
+ * that may touch shared memory (lower_barrier_defer): global loads and register arithmetic wait
+ * past it, and a second local_alloc then stores without an opening barrier (barrier_owed_by_store),
+ * so two operand tiles stored one after the other, each right after its load, take one barrier
+ * before and one after, as Triton's membar analysis places them. */
 
 static bool check_memdesc(lower_state *s, const ir_op *op, const ir_type *t) {
   if (t->kind != TY_MEMDESC || !t->encoding || !layout_is_shared(t->encoding)) {
@@ -38,11 +42,12 @@ static bool lower_local_alloc(lower_state *s, ir_op *op) {
   if (op->num_operands == 1) {
     const lower_values *vals = lower_get(s, op, op->operands[0].value);
     if (!vals) return false;
-    lower_barrier(s);
+    if (!(s->barrier_deferred && s->barrier_owed_by_store)) lower_barrier(s);
     if (!lower_shared_store(s, op, base, mt->encoding, mt->rank, mt->shape, op->operands[0].value->type, vals))
       return false;
     fence_for_tensor_cores(s, mt);
-    lower_barrier(s);
+    lower_barrier_defer(s);
+    s->barrier_owed_by_store = true;
   }
   return lower_set1(s, &op->results[0], base);
 }

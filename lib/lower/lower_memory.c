@@ -193,26 +193,6 @@ static int mem_bits(const ir_type *elem) {
   return elem->width < 8 ? 8 : (int)elem->width;
 }
 
-/* Elements per access: min(contiguous registers along the fastest dim, pointer alignment in
- * elements, mask constancy, 128 bits). */
-int lower_global_vector_width(lower_state *s, const ir_value *ptr, const ir_value *mask, int bits) {
-  const ir_type *t = ptr->type;
-  if (!ir_type_is_tensor(t)) return 1;
-  int order[IR_MAX_RANK];
-  layout_order(t->encoding, t->rank, order);
-  int64_t vec = layout_contig_per_thread(t->encoding, t->rank, t->shape, order[0]);
-  int64_t align = axis_info_ptr_alignment(s->axis, ptr);
-  if (align < vec) vec = align;
-  if (128 / bits < vec) vec = 128 / bits;
-  if (mask) {
-    int64_t m = axis_info_mask_alignment(s->axis, mask);
-    if (m < vec) vec = m;
-  }
-  if (vec < 1) vec = 1;
-  while (vec & (vec - 1)) vec &= vec - 1;
-  return (int)vec;
-}
-
 /* The cache operator and eviction priority of a load/store (its cache / evict attributes). */
 static void cache_policy(const ir_op *op, target_global_access *a) {
   static const char *const caches[] = {"", "ca", "cg", "cs", "cv", "wb", "wt"};
@@ -302,7 +282,7 @@ bool lower_global_load_values(lower_state *s, const ir_op *op, const ir_value *p
     dup = li->reg_dup_mask;
   }
   int bits = mem_bits(elem);
-  int vec = lower_global_vector_width(s, ptr, mask, bits);
+  int vec = (int)axis_info_access_width(s->axis, ptr, mask, bits);
   lower_values *out = lower_values_new(s, op, n);
   if (!out) return false;
   target_global_access access;
@@ -362,7 +342,7 @@ static bool lower_store(lower_state *s, ir_op *op) {
     owner = lower_thread0(s);
   }
   int bits = mem_bits(elem);
-  int vec = lower_global_vector_width(s, ptr, mask, bits);
+  int vec = (int)axis_info_access_width(s->axis, ptr, mask, bits);
   target_global_access access;
   memset(&access, 0, sizeof access);
   cache_policy(op, &access);

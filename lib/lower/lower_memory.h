@@ -4,12 +4,8 @@
 
 #include "lower_state.h"
 
-/* Elements per global access of a tensor of pointers: min(contiguous registers along the
- * fastest dim, pointer alignment, mask constancy, 128 bits), a power of two; 1 for scalars. */
-int lower_global_vector_width(lower_state *s, const ir_value *ptr, const ir_value *mask, int elem_bits);
-
 /* The values a tt.load of `ptr` (a tensor of type `rty`, or a scalar) under `mask` reads, `other`
- * (or zero) where masked off: vectorized global loads (lower_global_vector_width) into a new
+ * (or zero) where masked off: vectorized global loads (axis_info_access_width) into a new
  * lower_values of op. */
 bool lower_global_load_values(lower_state *s, const ir_op *op, const ir_value *ptr, const ir_value *mask,
                               const ir_value *other, const ir_type *rty, lower_values **result);

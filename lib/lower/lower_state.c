@@ -186,6 +186,7 @@ LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMV
 
 void lower_barrier(lower_state *s) {
   s->barrier_deferred = false;
+  s->barrier_owed_by_store = false;
   s->smem_read_pending = false;
   if (s->threads && s->threads->barrier_id > 0)
     s->cg->barrier_named(&s->em, s->threads->barrier_value ? s->threads->barrier_value : lower_i32(s, s->threads->barrier_id),
@@ -194,7 +195,10 @@ void lower_barrier(lower_state *s) {
     s->cg->barrier(&s->em);
 }
 
-void lower_barrier_defer(lower_state *s) { s->barrier_deferred = true; }
+void lower_barrier_defer(lower_state *s) {
+  s->barrier_deferred = true;
+  s->barrier_owed_by_store = false;
+}
 
 void lower_barrier_settle(lower_state *s) {
   if (s->barrier_deferred) lower_barrier(s);

@@ -81,6 +81,10 @@ typedef struct lower_state {
   /* A barrier of s->threads is owed before the next op that may touch shared memory or leave
    * the block (lower_barrier_defer). */
   bool barrier_deferred;
+  /* The barrier owed is a ttg.local_alloc's closing one, and only ops that leave shared memory
+   * alone came after it: a second local_alloc needs no opening barrier of its own (the first
+   * one's opening barrier ordered every earlier reader), the owed one publishes both. */
+  bool barrier_owed_by_store;
   /* Threads may have read shared memory (ld.shared, ldmatrix) since the last barrier: an
    * asynchronous copy into shared memory waits for a barrier first (write after read). Unknown,
    * so set, where control flow joins (region entries, after region ops). */

@@ -231,7 +231,8 @@ static void warps_per_tile_v3(gemmc_context *ctx, ir_op *dot, int64_t m, int num
 static ir_value *operand_buffer(gemmc_context *ctx, ir_op *dot, ir_value *x, const ir_type *mt, ir_op *at) {
   for (ir_operand *u = x->first_use; u; u = u->next_use) {
     ir_op *o = u->owner;
-    if (o->kind == OP_LOCAL_ALLOC && o->results[0].type == mt && o->parent == at->parent && op_precedes(o, at))
+    if (o->kind == OP_LOCAL_ALLOC && o->results[0].type == mt && o->parent == at->parent &&
+        (o == at || op_precedes(o, at)))
       return &o->results[0];
   }
   ir_op *alloc = ir_op_create(ctx, OP_LOCAL_ALLOC, 1, &x, 1, &mt, 0, dot->loc);
@@ -273,11 +274,15 @@ static ir_value *transposed_view_operand(gemmc_context *ctx, ir_op *dot, ir_valu
   return &view->results[0];
 }
 
-/* Where the shared buffer of dot operand v goes: before the dot, or, when v comes from outside
- * the loops around the dot (attention's Q tile), before the outermost of them that v's block
- * holds, so that it is stored once rather than in every iteration (Triton's buffer is made there). */
+/* Where the shared buffer of dot operand v goes: right after the tt.load that makes v in the
+ * dot's block (Triton's getSharedMemoryMMAOperand: the tile is stored before the next one is
+ * loaded, so a loop that loads element by element holds one tile in registers, not two); before
+ * the dot; or, when v comes from outside the loops around the dot (attention's Q tile), before the
+ * outermost of them that v's block holds, so that it is stored once rather than in every
+ * iteration (Triton's buffer is made there). */
 static ir_op *buffer_position(ir_op *dot, const ir_value *v) {
   const ir_block *home = v->def_op ? v->def_op->parent : v->owner_block;
+  if (v->def_op && v->def_op->kind == OP_LOAD && home == dot->parent) return v->def_op->next;
   ir_op *at = dot;
   for (ir_op *p = ir_op_parent_op(at); p && p->kind == OP_SCF_FOR && at->parent != home; p = ir_op_parent_op(p)) at = p;
   return at->parent == home ? at : dot;

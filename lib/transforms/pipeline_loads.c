@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "gemmc/axis_info.h"
 #include "gemmc/layout.h"
 #include "gemmc/passes.h"
 
@@ -72,6 +73,7 @@ typedef struct loop_plan {
   int num_iter;
   int num_tma, num_cp_async;
   int num_computed;  /* loads with no conversion or buffer (feeding a dot through other ops) */
+  int64_t resident_bytes; /* shared memory of the operands left unpipelined (too narrow for cp.async) */
   ir_op *barriers;   /* TMA: the ring's mbarriers, one per stage (memdesc<S x 1 x i64>) */
 } loop_plan;
 
@@ -185,6 +187,16 @@ static bool cp_async_load(const ir_op *load) {
   if (bits != 8 && bits != 16 && bits != 32) return false;
   if (load->num_operands > 2 && !value_is_zero_splat(load->operands[2].value)) return false;
   return !ir_op_get_attr(load, "isVolatile");
+}
+
+/* Whether one copy of the load moves at least 4 bytes (cp.async's smallest) out of global memory.
+ * Narrower loads (strides of unknown alignment: Triton specializes integer arguments on
+ * divisibility by 16 only) stay in the loop as they are, as Triton leaves them: copied ahead
+ * through registers, their elements held S-1 iterations, they spilled (perf-notes 48). */
+static bool wide_enough_for_cp_async(const axis_info_analysis *ai, const ir_op *load) {
+  const ir_value *mask = load->num_operands > 1 ? load->operands[1].value : NULL;
+  int bits = (int)ir_type_bits(ir_type_element(load->results[0].type));
+  return (int)axis_info_access_width(ai, load->operands[0].value, mask, bits) * bits >= 32;
 }
 
 enum { MAX_OPERAND_PATH = 16 };
@@ -302,7 +314,8 @@ static bool recurrence_is_private(gemmc_context *ctx, const loop_plan *lp) {
 /* with_computed: also the loads whose values reach a dot through other ops (read back as they
  * were); without them when their addresses share a recurrence with values the body uses
  * otherwise (attention backward's row offsets feed its causal mask too). */
-static bool plan_loop(gemmc_context *ctx, ir_op *loop, int num_stages, bool with_computed, loop_plan *lp) {
+static bool plan_loop(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *loop, int num_stages, bool with_computed,
+                      loop_plan *lp) {
   memset(lp, 0, sizeof *lp);
   lp->loop = loop;
   lp->body = ir_region_entry(&loop->regions[0]);
@@ -320,6 +333,10 @@ static bool plan_loop(gemmc_context *ctx, ir_op *loop, int num_stages, bool with
                  ir_type_bits(ir_type_element(op->results[0].type)) >= 16 &&
                  feeds_dot_operand(&op->results[0], lp->body, MAX_OPERAND_PATH);
     if ((!cvt && !plain) || lp->num_loads == MAX_PIPELINED) continue;
+    if (op->kind == OP_LOAD && !wide_enough_for_cp_async(ai, op)) {
+      lp->resident_bytes += ir_type_num_bytes(op->results[0].type); /* its operand buffer stays */
+      continue;
+    }
     bool tma = op->kind == OP_DESC_LOAD;
     lp->loads[lp->num_loads++] = (pipelined_load){op, cvt, tma, NULL, NULL, NULL};
     lp->num_computed += plain;
@@ -491,6 +508,7 @@ static bool make_rings(gemmc_context *ctx, loop_plan *lp, int64_t max_shared) {
   int64_t bytes_per_stage = 0;
   for (int j = 0; j < lp->num_loads; j++) bytes_per_stage += ir_type_num_bytes(lp->loads[j].load->results[0].type);
   /* Fewer stages rather than a kernel that cannot launch. */
+  if (max_shared > 0) max_shared = lp->resident_bytes < max_shared ? max_shared - lp->resident_bytes : 1;
   while (lp->num_stages >= 2 && max_shared > 0 && lp->num_stages * bytes_per_stage > max_shared) lp->num_stages--;
   if (lp->num_stages < 2) return false;
   const ir_attr *smem = ir_layout_attr(ctx, AT_SHARED_MEMORY, NULL);
@@ -771,12 +789,20 @@ static bool collect_loop(ir_op *op, void *user) {
   return true;
 }
 
+/* The analysis again after a rewrite made new address values (always true). */
+static bool refresh_axis_info(gemmc_context *ctx, ir_op *module, axis_info_analysis **ai) {
+  axis_info_free(*ai);
+  *ai = axis_info_run(ctx, module);
+  return true;
+}
+
 bool gemmc_pass_pipeline_loads(const gemmc_pass_context *pc, ir_op *module) {
   gemmc_context *ctx = pc->ctx;
   int64_t num_stages = pc->num_stages, max_shared = pc->max_shared;
   if (num_stages < 2) return true;
   loop_walk w = {NULL, 0, 0, ctx};
   ir_walk(module, collect_loop, &w);
+  axis_info_analysis *ai = w.n ? axis_info_run(ctx, module) : NULL;
   for (int i = 0; i < w.n; i++) {
     loop_plan lp;
     /* Innermost loops only: a loop holding another keeps its loads where they are. */
@@ -790,13 +816,14 @@ bool gemmc_pass_pipeline_loads(const gemmc_pass_context *pc, ir_op *module) {
     if (stages < 2) continue;
     /* Computed-operand loads whose addresses share a counter with other values: the counter as
      * a function of the induction variable, else those loads stay where they are. */
-    if (!plan_loop(ctx, w.loops[i], stages, true, &lp) &&
-        (!lp.num_computed ||
-         !(rewrite_counters_affine(ctx, w.loops[i]) && plan_loop(ctx, w.loops[i], stages, true, &lp))) &&
-        (!lp.num_computed || !plan_loop(ctx, w.loops[i], stages, false, &lp)))
+    if (!plan_loop(ctx, ai, w.loops[i], stages, true, &lp) &&
+        (!lp.num_computed || !(rewrite_counters_affine(ctx, w.loops[i]) && refresh_axis_info(ctx, module, &ai) &&
+                               plan_loop(ctx, ai, w.loops[i], stages, true, &lp))) &&
+        (!lp.num_computed || !plan_loop(ctx, ai, w.loops[i], stages, false, &lp)))
       continue;
     if (!make_rings(ctx, &lp, max_shared)) continue;
     rewrite_loop(ctx, &lp);
   }
+  axis_info_free(ai);
   return true;
 }
