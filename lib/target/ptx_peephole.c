@@ -50,10 +50,13 @@ static size_t match_wide_shift(const char *p, const char **dst, size_t *dst_len,
  * stalls the loads' dispatch; from a 64-bit shift it keeps the offset in registers, as it does
  * for Triton's PTX (docs/perf-notes.md, entry 18). Only kernels that issue wgmma: their operands
  * come from shared memory and they have registers to spare, where mma.sync kernels sit at 255
- * and would spill. */
+ * and would spill. And only kernels that copy asynchronously (cp.async or TMA): a wgmma kernel
+ * whose loads stay synchronous (strides of unknown alignment, element by element) has no copy to
+ * stall and sits at 255 registers, where the 64-bit offsets cost spills and a shift and sign
+ * extension per element (perf-notes 49). */
 bool target_ptx_split_wide_shifts(char **ptx, size_t *len) {
   const char *in = *ptx;
-  if (!strstr(in, "wgmma.mma_async")) return true;
+  if (!strstr(in, "wgmma.mma_async") || !strstr(in, "cp.async")) return true;
   size_t count = 0;
   for (const char *p = strstr(in, "mul.wide.s32"); p; p = strstr(p + 1, "mul.wide.s32")) count++;
   if (!count) return true;

@@ -307,10 +307,12 @@ static void test_symbol_names(void) {
   CHECK(gemmc_ptx_symbol_name("a.b", NULL, 0) == 5);
 }
 
-/* The PTX peephole: power-of-two mul.wide.s32 in wgmma kernels becomes cvt + shl.b64; anything else
- * (other constants, register operands, unsigned, kernels without wgmma) is left as it is. */
+/* The PTX peephole: power-of-two mul.wide.s32 in wgmma kernels with asynchronous copies becomes
+ * cvt + shl.b64; anything else (other constants, register operands, unsigned, kernels without wgmma
+ * or without cp.async / TMA copies) is left as it is. */
 static void test_split_wide_shifts(void) {
   static const char in[] =
+      "\tcp.async.cg.shared.global [%r1], [%rd1], 16;\n"
       "\twgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {...};\n"
       "\tmul.wide.s32 \t%rd11, %r192, 2;\n"
       "\tmul.wide.s32 \t%rd12, %r7, 16; // offset\n"
@@ -319,6 +321,7 @@ static void test_split_wide_shifts(void) {
       "\tmul.wide.u32 \t%rd15, %r8, 4;\n"
       "\tmul.wide.s32 \t%rd16, %r10, 1073741824;\n";
   static const char want[] =
+      "\tcp.async.cg.shared.global [%r1], [%rd1], 16;\n"
       "\twgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {...};\n"
       "\tcvt.s64.s32 \t%rd11, %r192;\n\tshl.b64 \t%rd11, %rd11, 1;\n"
       "\tcvt.s64.s32 \t%rd12, %r7;\n\tshl.b64 \t%rd12, %rd12, 4; // offset\n"
@@ -332,12 +335,18 @@ static void test_split_wide_shifts(void) {
   CHECK(ptx && strcmp(ptx, want) == 0 && len == strlen(want));
   if (ptx && strcmp(ptx, want) != 0) fprintf(stderr, "got:\n%s\nwant:\n%s\n", ptx, want);
   free(ptx);
-  /* No wgmma: unchanged. */
-  static const char plain[] = "\tmul.wide.s32 \t%rd11, %r192, 2;\n";
-  ptx = strdup(plain);
-  len = strlen(plain);
-  CHECK(ptx && target_ptx_split_wide_shifts(&ptx, &len) && strcmp(ptx, plain) == 0 && len == strlen(plain));
-  free(ptx);
+  /* No wgmma, or wgmma with no asynchronous copy: unchanged. */
+  static const char *const unchanged[] = {
+      "\tmul.wide.s32 \t%rd11, %r192, 2;\n",
+      "\twgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {...};\n\tmul.wide.s32 \t%rd11, %r192, 2;\n",
+  };
+  for (size_t i = 0; i < sizeof unchanged / sizeof unchanged[0]; i++) {
+    ptx = strdup(unchanged[i]);
+    len = strlen(unchanged[i]);
+    CHECK(ptx && target_ptx_split_wide_shifts(&ptx, &len) && strcmp(ptx, unchanged[i]) == 0 &&
+          len == strlen(unchanged[i]));
+    free(ptx);
+  }
 }
 
 int main(void) {
