@@ -33,6 +33,8 @@ int gemmc_allocation_copies(const ir_op *op);
 int64_t gemmc_allocation_copy_stride(const gemmc_allocation *a, const ir_op *op);
 /* Bytes of shared memory the function needs (the end of the highest buffer). */
 int64_t gemmc_allocation_total(const gemmc_allocation *a);
+/* Whether the shared bytes of x's and y's buffers (every copy) are apart; false when either has none. */
+bool gemmc_allocation_disjoint(const gemmc_allocation *a, const ir_op *x, const ir_op *y);
 
 /* Scratch bytes op needs to exchange data between threads: a convert_layout whose layouts put
  * data on different lanes or warps (prod(shape) * element bytes), a tt.reduce whose axis spans

@@ -341,6 +341,18 @@ int64_t gemmc_allocation_offset(const gemmc_allocation *a, const ir_op *op) {
   return -1;
 }
 
+static const alloc_buffer *buffer_of(const gemmc_allocation *a, const ir_op *op) {
+  for (int i = 0; a && i < a->count; i++)
+    if (a->buffers[i].op == op) return &a->buffers[i];
+  return NULL;
+}
+
+bool gemmc_allocation_disjoint(const gemmc_allocation *a, const ir_op *x, const ir_op *y) {
+  const alloc_buffer *bx = buffer_of(a, x), *by = buffer_of(a, y);
+  if (!bx || !by || bx->offset < 0 || by->offset < 0) return false;
+  return bx->offset + bx->size <= by->offset || by->offset + by->size <= bx->offset;
+}
+
 int64_t gemmc_allocation_copy_stride(const gemmc_allocation *a, const ir_op *op) {
   if (!a) return 0;
   for (int i = 0; i < a->count; i++)

@@ -85,6 +85,7 @@ typedef struct lower_state {
    * alone came after it: a second local_alloc needs no opening barrier of its own (the first
    * one's opening barrier ordered every earlier reader), the owed one publishes both. */
   bool barrier_owed_by_store;
+  const ir_op *owed_store; /* that local_alloc (its bytes must be apart from the next one's) */
   /* Threads may have read shared memory (ld.shared, ldmatrix) since the last barrier: an
    * asynchronous copy into shared memory waits for a barrier first (write after read). Unknown,
    * so set, where control flow joins (region entries, after region ops). */
