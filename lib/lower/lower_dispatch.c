@@ -114,23 +114,15 @@ ir_op *lower_block(lower_state *s, ir_block *block, bool *ok) {
   /* A nested block is entered from before its op and, for a loop, from its own end. */
   const ir_op *owner = block->parent ? block->parent->parent : NULL;
   if (owner && owner->kind != OP_FUNC) s->smem_read_pending = true;
-  s->barrier_fresh = false; /* entered from before the op and, for a loop, from the body's end */
   for (ir_op *op = block->first; op; op = op->next) {
-    bool keeps = keeps_barrier_deferred(op);
-    if (!keeps) lower_barrier_settle(s);
+    if (!keeps_barrier_deferred(op)) lower_barrier_settle(s);
     if (ir_op_info_of(op->kind)->traits & TRAIT_TERMINATOR) return op;
     if (!lower_op(s, op) || s->oom) {
       if (s->oom) ir_op_error(s->ctx, op, "out of memory while lowering to LLVM IR");
       *ok = false;
       return NULL;
     }
-    /* Ops may touch shared memory after their last barrier (a conversion reads its scratch back);
-     * only ttg.async_wait ends with one. A region op's barriers may not have run at all. */
-    if (!keeps && op->kind != OP_ASYNC_WAIT) s->barrier_fresh = false;
-    if (op->num_regions) {
-      s->smem_read_pending = true; /* its blocks' reads join here */
-      s->barrier_fresh = false;
-    }
+    if (op->num_regions) s->smem_read_pending = true; /* its blocks' reads join here */
   }
   return NULL;
 }

@@ -44,9 +44,8 @@ static bool lower_local_alloc(lower_state *s, ir_op *op) {
     if (!vals) return false;
     /* Skipped only when the earlier store's bytes are apart from this one's: a buffer whose last
      * use is behind may share bytes with this one, and its threads' stores would race with ours. */
-    bool follows_store =
-        s->barrier_deferred && s->barrier_owed_by_store && gemmc_allocation_disjoint(s->alloc, s->owed_store, op);
-    if (!follows_store && !s->barrier_fresh) lower_barrier(s);
+    if (!(s->barrier_deferred && s->barrier_owed_by_store && gemmc_allocation_disjoint(s->alloc, s->owed_store, op)))
+      lower_barrier(s);
     if (!lower_shared_store(s, op, base, mt->encoding, mt->rank, mt->shape, op->operands[0].value->type, vals))
       return false;
     fence_for_tensor_cores(s, mt);

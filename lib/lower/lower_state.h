@@ -86,10 +86,6 @@ typedef struct lower_state {
    * one's opening barrier ordered every earlier reader), the owed one publishes both. */
   bool barrier_owed_by_store;
   const ir_op *owed_store; /* that local_alloc (its bytes must be apart from the next one's) */
-  /* The last op of this block that could touch shared memory ended with a barrier (a
-   * ttg.async_wait), and since then only ops that leave shared memory alone ran
-   * (keeps_barrier_deferred): a local_alloc stores without an opening barrier of its own. */
-  bool barrier_fresh;
   /* Threads may have read shared memory (ld.shared, ldmatrix) since the last barrier: an
    * asynchronous copy into shared memory waits for a barrier first (write after read). Unknown,
    * so set, where control flow joins (region entries, after region ops). */
