@@ -334,17 +334,15 @@ void gemmc_allocation_free(gemmc_allocation *a) {
   ctx_raw_free(a->ctx, a, sizeof *a);
 }
 
-int64_t gemmc_allocation_offset(const gemmc_allocation *a, const ir_op *op) {
-  if (!a) return -1;
-  for (int i = 0; i < a->count; i++)
-    if (a->buffers[i].op == op) return a->buffers[i].offset;
-  return -1;
-}
-
 static const alloc_buffer *buffer_of(const gemmc_allocation *a, const ir_op *op) {
   for (int i = 0; a && i < a->count; i++)
     if (a->buffers[i].op == op) return &a->buffers[i];
   return NULL;
+}
+
+int64_t gemmc_allocation_offset(const gemmc_allocation *a, const ir_op *op) {
+  const alloc_buffer *b = buffer_of(a, op);
+  return b ? b->offset : -1;
 }
 
 bool gemmc_allocation_disjoint(const gemmc_allocation *a, const ir_op *x, const ir_op *y) {
@@ -354,10 +352,8 @@ bool gemmc_allocation_disjoint(const gemmc_allocation *a, const ir_op *x, const 
 }
 
 int64_t gemmc_allocation_copy_stride(const gemmc_allocation *a, const ir_op *op) {
-  if (!a) return 0;
-  for (int i = 0; i < a->count; i++)
-    if (a->buffers[i].op == op) return a->buffers[i].copy_stride;
-  return 0;
+  const alloc_buffer *b = buffer_of(a, op);
+  return b ? b->copy_stride : 0;
 }
 
 int64_t gemmc_allocation_total(const gemmc_allocation *a) { return a ? a->total : 0; }
