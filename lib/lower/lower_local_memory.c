@@ -6,7 +6,7 @@
  * barrier (earlier readers of the same bytes are done) and ends with one (its data is visible to
  * every reader). Readers need none. A local_alloc's closing barrier is deferred to the next op
  * that may touch shared memory (lower_barrier_defer): global loads and register arithmetic wait
- * past it, and a second local_alloc then stores without an opening barrier (barrier_owed_by_store),
+ * past it, and a second local_alloc then stores without an opening barrier (owed_store),
  * so two operand tiles stored one after the other, each right after its load, take one barrier
  * before and one after, as Triton's membar analysis places them. */
 
@@ -44,13 +44,11 @@ static bool lower_local_alloc(lower_state *s, ir_op *op) {
     if (!vals) return false;
     /* Skipped only when the earlier store's bytes are apart from this one's: a buffer whose last
      * use is behind may share bytes with this one, and its threads' stores would race with ours. */
-    if (!(s->barrier_deferred && s->barrier_owed_by_store && gemmc_allocation_disjoint(s->alloc, s->owed_store, op)))
-      lower_barrier(s);
+    if (!(s->owed_store && gemmc_allocation_disjoint(s->alloc, s->owed_store, op))) lower_barrier(s);
     if (!lower_shared_store(s, op, base, mt->encoding, mt->rank, mt->shape, op->operands[0].value->type, vals))
       return false;
     fence_for_tensor_cores(s, mt);
     lower_barrier_defer(s);
-    s->barrier_owed_by_store = true;
     s->owed_store = op;
   }
   return lower_set1(s, &op->results[0], base);

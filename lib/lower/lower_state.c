@@ -186,7 +186,7 @@ LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMV
 
 void lower_barrier(lower_state *s) {
   s->barrier_deferred = false;
-  s->barrier_owed_by_store = false;
+  s->owed_store = NULL;
   s->smem_read_pending = false;
   if (s->threads && s->threads->barrier_id > 0)
     s->cg->barrier_named(&s->em, s->threads->barrier_value ? s->threads->barrier_value : lower_i32(s, s->threads->barrier_id),
@@ -197,7 +197,7 @@ void lower_barrier(lower_state *s) {
 
 void lower_barrier_defer(lower_state *s) {
   s->barrier_deferred = true;
-  s->barrier_owed_by_store = false;
+  s->owed_store = NULL;
 }
 
 void lower_barrier_settle(lower_state *s) {

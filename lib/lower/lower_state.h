@@ -81,11 +81,11 @@ typedef struct lower_state {
   /* A barrier of s->threads is owed before the next op that may touch shared memory or leave
    * the block (lower_barrier_defer). */
   bool barrier_deferred;
-  /* The barrier owed is a ttg.local_alloc's closing one, and only ops that leave shared memory
-   * alone came after it: a second local_alloc needs no opening barrier of its own (the first
-   * one's opening barrier ordered every earlier reader), the owed one publishes both. */
-  bool barrier_owed_by_store;
-  const ir_op *owed_store; /* that local_alloc (its bytes must be apart from the next one's) */
+  /* The ttg.local_alloc whose closing barrier is the one owed, when only ops that leave shared
+   * memory alone came after it (NULL otherwise): a second local_alloc whose bytes are apart from
+   * its needs no opening barrier of its own (the first one's opening barrier ordered every earlier
+   * reader), the owed one publishes both. */
+  const ir_op *owed_store;
   /* Threads may have read shared memory (ld.shared, ldmatrix) since the last barrier: an
    * asynchronous copy into shared memory waits for a barrier first (write after read). Unknown,
    * so set, where control flow joins (region entries, after region ops). */
