@@ -166,6 +166,19 @@ static bool rounds_pairs_at_once(lower_state *s, const ir_op *op, LLVMTypeRef rt
   return !rounds_toward_zero(op);
 }
 
+/* f32 / f16 / bf16 -> fp8 (tt.fp_to_fp) of an even number of registers, on a target that converts
+ * two f32 in one instruction (Triton converts its registers in pairs too). */
+static bool converts_fp8_pairs(lower_state *s, const ir_op *op, int n) {
+  if (n < 2 || n % 2 || !s->cg->float_pair_to_fp8 || op->kind != OP_FP_TO_FP) return false;
+  if (!is_fp8(op->results[0].type) || is_fp8(op->operands[0].value->type)) return false;
+  return ir_type_bits(ir_type_element(op->operands[0].value->type)) <= 32;
+}
+
+/* A register as f32 (extended from f16 / bf16). */
+static LLVMValueRef as_f32(lower_state *s, LLVMValueRef x) {
+  return LLVMTypeOf(x) == s->f32 ? x : LLVMBuildFPExt(s->b, x, s->f32, "");
+}
+
 /* libdevice functions Triton's TTIR calls through tt.extern_elementwise (libdevice is not linked):
  * the op whose lowering computes the same function, or OP_EXTERN_ELEMENTWISE for those computed
  * below from LLVM intrinsics (`intrinsic`) or by hand (powf); OP_COUNT when gemmc has none. */
@@ -336,7 +349,9 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, cons
   case OP_ADDF: return contractible(s, LLVMBuildFAdd(b, a[0], a[1], ""));
   case OP_SUBF: return contractible(s, LLVMBuildFSub(b, a[0], a[1], ""));
   case OP_MULF: return contractible(s, LLVMBuildFMul(b, a[0], a[1], ""));
-  case OP_DIVF: return LLVMBuildFDiv(b, a[0], a[1], "");
+  case OP_DIVF:
+    if (LLVMTypeOf(a[0]) == s->f32 && s->cg->divide_f32) return s->cg->divide_f32(&s->em, a[0], a[1]);
+    return LLVMBuildFDiv(b, a[0], a[1], "");
   case OP_REMF: return LLVMBuildFRem(b, a[0], a[1], "");
   case OP_NEGF: return LLVMBuildFNeg(b, a[0], "");
   case OP_MAXIMUMF: return call_overloaded(s, "maximum", a, 2);
@@ -487,6 +502,15 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
       LLVMValueRef pair = s->cg->truncate_pair(&s->em, lower_elem(in[0], i), lower_elem(in[0], i + 1), rt);
       out->v[i] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, 0), "");
       out->v[i + 1] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, 1), "");
+    }
+  if (converts_fp8_pairs(s, op, n))
+    for (; i < n; i += 2) {
+      bool e4m3 = ir_type_element(op->results[0].type)->float_kind == FLT_F8E4M3FN;
+      LLVMValueRef pair =
+          s->cg->float_pair_to_fp8(&s->em, as_f32(s, lower_elem(in[0], i)), as_f32(s, lower_elem(in[0], i + 1)), e4m3);
+      LLVMValueRef two = LLVMBuildBitCast(s->b, pair, LLVMVectorType(rt, 2), "");
+      out->v[i] = LLVMBuildExtractElement(s->b, two, lower_i32(s, 0), "");
+      out->v[i + 1] = LLVMBuildExtractElement(s->b, two, lower_i32(s, 1), "");
     }
   for (; i < n; i++) {
     if (i & same) {

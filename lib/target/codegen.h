@@ -183,10 +183,15 @@ typedef struct target_codegen {
   /* Two f32 to a <2 x half> or <2 x bfloat> (lo in element 0), each rounded to nearest even, in
    * one instruction; NULL when the target has none (GEMMC_CAP_CVT_F16X2 says where it applies). */
   LLVMValueRef (*truncate_pair)(const target_emitter *e, LLVMValueRef lo, LLVMValueRef hi, LLVMTypeRef to);
+  /* f32 a / b as Triton's arith.divf computes it on this target (NVIDIA: div.full.f32, within 2 ulp
+   * over the full range); NULL: IEEE division (LLVM's fdiv), as on AMD. */
+  LLVMValueRef (*divide_f32)(const target_emitter *e, LLVMValueRef a, LLVMValueRef b);
   /* fp8 (an i8 of E4M3FN or E5M2 bits) to f16 / f32, and f16 / f32 to fp8 (nearest even,
    * saturating); NULL when the target has no fp8 conversions. */
   LLVMValueRef (*fp8_to_float)(const target_emitter *e, LLVMValueRef bits, bool e4m3, LLVMTypeRef to);
   LLVMValueRef (*float_to_fp8)(const target_emitter *e, LLVMValueRef x, bool e4m3);
+  /* Two f32 to fp8 in one instruction: an i16 with lo's byte in bits 0-7 and hi's in 8-15. */
+  LLVMValueRef (*float_pair_to_fp8)(const target_emitter *e, LLVMValueRef lo, LLVMValueRef hi, bool e4m3);
 
   /* Warp-cooperative load of num_mats 8x8 matrices of 16-bit elements from shared memory
    * (ldmatrix; NULL when the target has none): i32 for one matrix, else a struct of i32s. */

@@ -310,15 +310,25 @@ static LLVMValueRef nvptx_fp8_to_float(const target_emitter *e, LLVMValueRef bit
   return to == half ? h : LLVMBuildFPExt(e->b, h, to, "");
 }
 
+/* The first source goes to the upper byte, the second to the lower one. */
+static LLVMValueRef nvptx_float_pair_to_fp8(const target_emitter *e, LLVMValueRef lo, LLVMValueRef hi, bool e4m3) {
+  LLVMValueRef args[2] = {hi, lo};
+  return target_inline_asm(e,
+                           e4m3 ? "cvt.rn.satfinite.e4m3x2.f32 $0, $1, $2;" : "cvt.rn.satfinite.e5m2x2.f32 $0, $1, $2;",
+                           "=h,f,f", LLVMInt16TypeInContext(e->ctx), args, 2, false);
+}
+
 static LLVMValueRef nvptx_float_to_fp8(const target_emitter *e, LLVMValueRef x, bool e4m3) {
   LLVMTypeRef f32 = LLVMFloatTypeInContext(e->ctx);
   if (LLVMTypeOf(x) != f32) x = LLVMBuildFPExt(e->b, x, f32, "");
-  /* The first source goes to the upper byte, the second to the lower one. */
-  LLVMValueRef args[2] = {LLVMConstReal(f32, 0.0), x};
-  LLVMValueRef pair = target_inline_asm(
-      e, e4m3 ? "cvt.rn.satfinite.e4m3x2.f32 $0, $1, $2;" : "cvt.rn.satfinite.e5m2x2.f32 $0, $1, $2;", "=h,f,f",
-      LLVMInt16TypeInContext(e->ctx), args, 2, false);
+  LLVMValueRef pair = nvptx_float_pair_to_fp8(e, x, LLVMConstReal(f32, 0.0), e4m3);
   return LLVMBuildTrunc(e->b, pair, LLVMInt8TypeInContext(e->ctx), "");
+}
+
+/* Triton's arith.divf on f32 (its FDivOpConversion): the full-range approximation. */
+static LLVMValueRef nvptx_divide_f32(const target_emitter *e, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef args[2] = {a, b};
+  return target_inline_asm(e, "div.full.f32 $0, $1, $2;", "=f,f,f", LLVMFloatTypeInContext(e->ctx), args, 2, false);
 }
 
 /* ---------------------------------------------------------------- tensor cores */
@@ -756,7 +766,9 @@ const target_codegen target_nvptx_codegen = {
     .truncate_rtz = nvptx_truncate_rtz,
     .truncate_pair = nvptx_truncate_pair,
     .fp8_to_float = nvptx_fp8_to_float,
+    .divide_f32 = nvptx_divide_f32,
     .float_to_fp8 = nvptx_float_to_fp8,
+    .float_pair_to_fp8 = nvptx_float_pair_to_fp8,
     .load_matrices = nvptx_load_matrices,
     .store_matrices = nvptx_store_matrices,
     .mma = nvptx_mma,
