@@ -62,9 +62,8 @@ static LLVMValueRef math_f32(lower_state *s, ir_op_kind kind, LLVMValueRef x) {
     return LLVMBuildFMul(b, y, LLVMConstReal(s->f32, 0.6931471805599453), "");
   }
   case OP_LOG2: return special(s, TARGET_SPECIAL_LOG2, x);
-  case OP_RSQRT: return special(s, TARGET_SPECIAL_RSQRT, x);
-  case OP_SIN: return special(s, TARGET_SPECIAL_SIN, x);
-  case OP_COS: return special(s, TARGET_SPECIAL_COS, x);
+  case OP_RSQRT:
+    return special(s, TARGET_SPECIAL_RSQRT, x);
   case OP_TANH: return special(s, TARGET_SPECIAL_TANH, x);
   case OP_ERF: {
     /* Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): erf(|x|) = 1 - poly(t) e^{-x^2},
@@ -386,8 +385,6 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, cons
   case OP_LOG:
   case OP_LOG2:
   case OP_RSQRT:
-  case OP_SIN:
-  case OP_COS:
   case OP_TANH:
   case OP_ERF: {
     LLVMTypeRef t = LLVMTypeOf(a[0]);
@@ -503,6 +500,19 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
       out->v[i] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, 0), "");
       out->v[i + 1] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, 1), "");
     }
+  if ((kind == OP_SIN || kind == OP_COS) && (rt == s->f32 || is_half_like(rt))) {
+    /* A whole tensor at once: the rare slow reduction is one branch for all its registers. */
+    LLVMValueRef *x = lower_alloc(s, sizeof *x * (size_t)n);
+    int m = 0;
+    if (!x) return false;
+    for (int r = 0; r < n; r++)
+      if (!(r & same))
+        x[m++] = rt == s->f32 ? lower_elem(in[0], r) : LLVMBuildFPExt(s->b, lower_elem(in[0], r), s->f32, "");
+    if (!lower_sin_cos_f32(s, x, m, kind == OP_COS, x)) return false;
+    for (int r = 0, k = 0; r < n; r++)
+      out->v[r] = r & same ? out->v[r & ~same] : rt == s->f32 ? x[k++] : LLVMBuildFPTrunc(s->b, x[k++], rt, "");
+    return lower_set(s, &op->results[0], out);
+  }
   if (converts_fp8_pairs(s, op, n))
     for (; i < n; i += 2) {
       bool e4m3 = ir_type_element(op->results[0].type)->float_kind == FLT_F8E4M3FN;

@@ -271,8 +271,6 @@ static LLVMValueRef amdgpu_special_f32(const target_emitter *e, target_special_f
   case TARGET_SPECIAL_LOG2: return call_f32(e, "llvm.amdgcn.log.f32", x);
   case TARGET_SPECIAL_RSQRT: return call_f32(e, "llvm.amdgcn.rsq.f32", x);
   /* v_sin_f32 / v_cos_f32 after LLVM's scaling by 1/(2 pi). */
-  case TARGET_SPECIAL_SIN: return call_f32(e, "llvm.sin.f32", x);
-  case TARGET_SPECIAL_COS: return call_f32(e, "llvm.cos.f32", x);
   case TARGET_SPECIAL_TANH: {
     /* tanh(x) = sign(x) (1 - t) / (1 + t), t = 2^(-2 |x| log2 e): no cancellation for large |x|. */
     LLVMTypeRef f32 = f32_type(e);

@@ -103,8 +103,6 @@ typedef enum target_special_fn {
   TARGET_SPECIAL_EXP2,
   TARGET_SPECIAL_LOG2,
   TARGET_SPECIAL_RSQRT,
-  TARGET_SPECIAL_SIN,
-  TARGET_SPECIAL_COS,
   TARGET_SPECIAL_TANH,
 } target_special_fn;
 

@@ -273,9 +273,8 @@ static LLVMValueRef nvptx_special_f32(const target_emitter *e, target_special_fn
   switch (fn) {
   case TARGET_SPECIAL_EXP2: return target_call(e, "llvm.nvvm.ex2.approx.f", f32, &x, 1);
   case TARGET_SPECIAL_LOG2: return target_call(e, "llvm.nvvm.lg2.approx.f", f32, &x, 1);
-  case TARGET_SPECIAL_RSQRT: return target_call(e, "llvm.nvvm.rsqrt.approx.f", f32, &x, 1);
-  case TARGET_SPECIAL_SIN: return target_call(e, "llvm.nvvm.sin.approx.f", f32, &x, 1);
-  case TARGET_SPECIAL_COS: return target_call(e, "llvm.nvvm.cos.approx.f", f32, &x, 1);
+  case TARGET_SPECIAL_RSQRT:
+    return target_call(e, "llvm.nvvm.rsqrt.approx.f", f32, &x, 1);
   case TARGET_SPECIAL_TANH: return target_inline_asm(e, "tanh.approx.f32 $0, $1;", "=f,f", f32, &x, 1, false);
   }
   return NULL;

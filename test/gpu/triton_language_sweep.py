@@ -172,6 +172,21 @@ def k_math(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def k_trig(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    # Arguments far from zero (rotary embeddings reach 1e4 radians): Triton's sin / cos are exact to
+    # an ulp there, the hardware's sin.approx is off by 1e-3 at 1e4 and 0.1 at 1e6.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1.0)
+    tl.store(o_ptr + 0 * n + offs, tl.sin(x * 100.0) + tl.cos(x * 300.0), mask=m)
+    tl.store(o_ptr + 1 * n + offs, tl.sin(x * 1e4), mask=m)
+    tl.store(o_ptr + 2 * n + offs, tl.cos(x * 7e4), mask=m)
+    tl.store(o_ptr + 3 * n + offs, tl.sin(x * 1e6) + tl.cos(x * 3e7), mask=m)
+    tl.store(o_ptr + 4 * n + offs, tl.sin(x * 1e30) + tl.cos(x * 1e37), mask=m)
+    tl.store(o_ptr + 5 * n + offs, tl.sin(x.to(tl.float16).to(tl.float32) * 1e3), mask=m)
+
+
+@triton.jit
 def k_f64(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
@@ -564,6 +579,8 @@ def cases(torch):
                     ((n + 1023) // 1024,), ["o_ptr"]))
     out.append(Case("float math", k_math, dict(x_ptr=f32(n) * 2, o_ptr=emp(16 * n), n=n, BLOCK=1024),
                     ((n + 1023) // 1024,), ["o_ptr"], tol=2e-6))
+    out.append(Case("sin and cos of large arguments", k_trig, dict(x_ptr=f32(n) * 2, o_ptr=emp(6 * n), n=n,
+                    BLOCK=1024), ((n + 1023) // 1024,), ["o_ptr"], tol=1e-6))
     out.append(Case("f64 math", k_f64, dict(x_ptr=torch.randn(4096, dtype=torch.float64, **cu),
                     o_ptr=emp(5 * 4096, dtype=torch.float64), n=4096, BLOCK=256), (16,), ["o_ptr"], tol=1e-12))
     out.append(Case("f64 libdevice exp", k_f64_exp, dict(x_ptr=torch.randn(4096, dtype=torch.float64, **cu),

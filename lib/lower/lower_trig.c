@@ -1,0 +1,154 @@
+/* f32 sine and cosine to about 1 ulp over the whole range, as libdevice's sinf / cosf (Triton's math.sin / math.cos):
+ * Cody-Waite reduction by pi/2, Payne-Hanek above 105615, minimax polynomials on [-pi/4, pi/4]. */
+#include "lower_ops.h"
+
+#include <math.h>
+
+/* The hardware's sin.approx loses absolute accuracy with |x| (1e-3 at 1e4, 0.1 at 1e6): angles
+ * such as rotary embeddings' positions times frequencies reach those sizes, and Triton's results
+ * there are exact to an ulp. */
+
+/* 2/pi >> 2 in 32-bit words (word k holds bits 32k .. 32k + 31 after the binary point). */
+static const unsigned two_over_pi_words[7] = {0x28be60db, 0x9391054a, 0x7f09d5f4, 0x7d4d3770,
+                                              0x36d8a566, 0x4f10e410, 0x7f9458ea};
+
+/* Above this the three-part pi/2 of the fast reduction is not precise enough. */
+#define TRIG_FAST_LIMIT 105615.0
+
+typedef struct trig_emit {
+  lower_state *s;
+  LLVMBuilderRef b;
+  LLVMTypeRef i32, i64, f64;
+} trig_emit;
+
+static LLVMValueRef f32c(trig_emit *t, double v) { return LLVMConstReal(t->s->f32, v); }
+static LLVMValueRef i32c(trig_emit *t, unsigned long long v) { return LLVMConstInt(t->i32, v, 0); }
+static LLVMValueRef i64c(trig_emit *t, unsigned long long v) { return LLVMConstInt(t->i64, v, 0); }
+
+static LLVMValueRef fma_f32(trig_emit *t, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
+  LLVMValueRef args[3] = {a, b, c};
+  return lower_call(t->s, "llvm.fma.f32", t->s->f32, args, 3);
+}
+
+/* Fast reduction: x = j * pi/2 + r with j the nearest integer (as f32) to x * 2/pi. */
+static void reduce_fast(trig_emit *t, LLVMValueRef x, LLVMValueRef *r, LLVMValueRef *q) {
+  LLVMValueRef magic = f32c(t, 12582912.0); /* 1.5 * 2^23: adding it rounds to an integer */
+  LLVMValueRef j = LLVMBuildFSub(t->b, fma_f32(t, x, f32c(t, 6.36619747e-1), magic), magic, "");
+  LLVMValueRef v = fma_f32(t, j, f32c(t, -1.57079601e+00), x);
+  v = fma_f32(t, j, f32c(t, -3.13916473e-07), v);
+  *r = fma_f32(t, j, f32c(t, -5.39030253e-15), v);
+  *q = LLVMBuildFPToSI(t->b, j, t->i32, "");
+}
+
+/* Word k + i of the table for i in 0..4 (k + i outside it reads 0). */
+static LLVMValueRef table_word(trig_emit *t, LLVMValueRef i, int k) {
+  LLVMValueRef w = i32c(t, 0);
+  for (int v = 0; v <= 4; v++) {
+    int at = v + k;
+    if (at < 0 || at >= 7) continue;
+    LLVMValueRef hit = LLVMBuildICmp(t->b, LLVMIntEQ, i, i32c(t, (unsigned)v), "");
+    w = LLVMBuildSelect(t->b, hit, i32c(t, two_over_pi_words[at]), w, "");
+  }
+  return w;
+}
+
+static LLVMValueRef funnel_left(trig_emit *t, LLVMValueRef hi, LLVMValueRef lo, LLVMValueRef shift) {
+  LLVMValueRef args[3] = {hi, lo, shift};
+  return lower_call(t->s, "llvm.fshl.i32", t->i32, args, 3);
+}
+
+/* Payne-Hanek: x * 2/pi in 2.62 fixed point from the bits of 2/pi that x's exponent selects. */
+static void reduce_slow(trig_emit *t, LLVMValueRef x, LLVMValueRef *r, LLVMValueRef *q) {
+  LLVMBuilderRef b = t->b;
+  LLVMValueRef bits = LLVMBuildBitCast(b, x, t->i32, "");
+  LLVMValueRef mant = LLVMBuildOr(b, LLVMBuildShl(b, LLVMBuildAnd(b, bits, i32c(t, 0x007fffff), ""), i32c(t, 8), ""),
+                                  i32c(t, 0x80000000), "");
+  LLVMValueRef e =
+      LLVMBuildSub(b, LLVMBuildAnd(b, LLVMBuildLShr(b, bits, i32c(t, 23), ""), i32c(t, 0xff), ""), i32c(t, 126), "");
+  LLVMValueRef i = LLVMBuildLShr(b, e, i32c(t, 5), ""), sh = LLVMBuildAnd(b, e, i32c(t, 31), "");
+  LLVMValueRef hi = table_word(t, i, -1), mid = table_word(t, i, 0), lo = table_word(t, i, 1),
+               next = table_word(t, i, 2);
+  hi = funnel_left(t, hi, mid, sh);
+  mid = funnel_left(t, mid, lo, sh);
+  lo = funnel_left(t, lo, next, sh);
+  LLVMValueRef m64 = LLVMBuildZExt(b, mant, t->i64, "");
+  LLVMValueRef p = LLVMBuildMul(b, m64, LLVMBuildZExt(b, lo, t->i64, ""), "");
+  p = LLVMBuildAdd(b, LLVMBuildMul(b, m64, LLVMBuildZExt(b, mid, t->i64, ""), ""), LLVMBuildLShr(b, p, i64c(t, 32), ""),
+                   "");
+  LLVMValueRef top = LLVMBuildZExt(b, LLVMBuildMul(b, mant, hi, ""), t->i64, "");
+  p = LLVMBuildAdd(b, LLVMBuildShl(b, top, i64c(t, 32), ""), p, "");
+  /* The quadrant is the integer part, rounded to nearest by the fraction's top bit. */
+  LLVMValueRef quad = LLVMBuildTrunc(b, LLVMBuildLShr(b, p, i64c(t, 62), ""), t->i32, "");
+  LLVMValueRef frac = LLVMBuildAnd(b, p, i64c(t, 0x3fffffffffffffffULL), "");
+  LLVMValueRef up =
+      LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, frac, i64c(t, 0x2000000000000000ULL), ""), i64c(t, 0), "");
+  frac = LLVMBuildSelect(b, up, LLVMBuildSub(b, frac, i64c(t, 0x4000000000000000ULL), ""), frac, "");
+  quad = LLVMBuildAdd(b, quad, LLVMBuildZExt(b, up, t->i32, ""), "");
+  LLVMValueRef d = LLVMBuildFMul(b, LLVMBuildSIToFP(b, frac, t->f64, ""),
+                                 LLVMConstReal(t->f64, 3.4061215800865545e-19 /* pi/2 * 2^-62 */), "");
+  LLVMValueRef rr = LLVMBuildFPTrunc(b, d, t->s->f32, "");
+  LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLT, x, f32c(t, 0.0), "");
+  *r = LLVMBuildSelect(b, neg, LLVMBuildFNeg(b, rr, ""), rr, "");
+  *q = LLVMBuildSelect(b, neg, LLVMBuildNeg(b, quad, ""), quad, "");
+}
+
+/* sin (q even) or cos (q odd) of r in [-pi/4, pi/4], negated when bit 1 of q is set. */
+static LLVMValueRef trig_kernel(trig_emit *t, LLVMValueRef r, LLVMValueRef q) {
+  LLVMBuilderRef b = t->b;
+  LLVMValueRef s2 = LLVMBuildFMul(b, r, r, "");
+  LLVMValueRef c = fma_f32(t, f32c(t, 2.44331571e-5), s2, f32c(t, -1.38873163e-3));
+  c = fma_f32(t, c, s2, f32c(t, 4.16666457e-2));
+  c = fma_f32(t, c, s2, f32c(t, -5.0e-1));
+  c = fma_f32(t, c, s2, f32c(t, 1.0));
+  LLVMValueRef sn = fma_f32(t, f32c(t, -1.95152959e-4), s2, f32c(t, 8.33216087e-3));
+  sn = fma_f32(t, sn, s2, f32c(t, -1.66666546e-1));
+  sn = fma_f32(t, LLVMBuildFMul(b, sn, s2, ""), r, r);
+  LLVMValueRef odd = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, q, i32c(t, 1), ""), i32c(t, 0), "");
+  LLVMValueRef v = LLVMBuildSelect(b, odd, c, sn, "");
+  LLVMValueRef flip = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, q, i32c(t, 2), ""), i32c(t, 0), "");
+  return LLVMBuildSelect(b, flip, LLVMBuildFNeg(b, v, ""), v, "");
+}
+
+bool lower_sin_cos_f32(lower_state *s, LLVMValueRef *x, int n, bool cos, LLVMValueRef *out) {
+  trig_emit t = {s, s->b, LLVMInt32TypeInContext(s->llctx), LLVMInt64TypeInContext(s->llctx),
+                 LLVMDoubleTypeInContext(s->llctx)};
+  LLVMValueRef *r = lower_alloc(s, sizeof *r * (size_t)n * 3), *q = r ? r + n : NULL, *slow = r ? r + 2 * n : NULL;
+  if (!r) return false;
+  LLVMValueRef any = NULL;
+  for (int i = 0; i < n; i++) {
+    reduce_fast(&t, x[i], &r[i], &q[i]);
+    /* Finite |x| above the limit; infinities and NaN take the fast path, which gives NaN. */
+    LLVMValueRef ax = lower_call(s, "llvm.fabs.f32", s->f32, &x[i], 1);
+    slow[i] = LLVMBuildAnd(s->b, LLVMBuildFCmp(s->b, LLVMRealOGT, ax, f32c(&t, TRIG_FAST_LIMIT), ""),
+                           LLVMBuildFCmp(s->b, LLVMRealONE, ax, f32c(&t, INFINITY), ""), "");
+    any = any ? LLVMBuildOr(s->b, any, slow[i], "") : slow[i];
+  }
+  /* The slow reduction runs only when some element of this thread needs it. */
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(s->b);
+  LLVMBasicBlockRef slow_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "trig.slow");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "trig.join");
+  LLVMBuildCondBr(s->b, any, slow_bb, join);
+  LLVMPositionBuilderAtEnd(s->b, slow_bb);
+  LLVMValueRef *rs = lower_alloc(s, sizeof *rs * (size_t)n * 2), *qs = rs ? rs + n : NULL;
+  if (!rs) return false;
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef rr, qq;
+    reduce_slow(&t, x[i], &rr, &qq);
+    rs[i] = LLVMBuildSelect(s->b, slow[i], rr, r[i], "");
+    qs[i] = LLVMBuildSelect(s->b, slow[i], qq, q[i], "");
+  }
+  LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(s->b);
+  LLVMBuildBr(s->b, join);
+  LLVMPositionBuilderAtEnd(s->b, join);
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef pr = LLVMBuildPhi(s->b, s->f32, ""), pq = LLVMBuildPhi(s->b, t.i32, "");
+    LLVMValueRef rv[2] = {r[i], rs[i]}, qv[2] = {q[i], qs[i]};
+    LLVMBasicBlockRef bbs[2] = {from, slow_end};
+    LLVMAddIncoming(pr, rv, bbs, 2);
+    LLVMAddIncoming(pq, qv, bbs, 2);
+    r[i] = pr;
+    q[i] = pq;
+  }
+  for (int i = 0; i < n; i++) out[i] = trig_kernel(&t, r[i], cos ? LLVMBuildAdd(s->b, q[i], i32c(&t, 1), "") : q[i]);
+  return true;
+}
