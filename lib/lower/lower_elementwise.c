@@ -47,8 +47,9 @@ static LLVMValueRef special(lower_state *s, target_special_fn fn, LLVMValueRef x
   return s->cg->special_f32(&s->em, fn, x);
 }
 
-/* f32 transcendentals from the target's approximate special functions, as Triton's
- * libdevice-free path computes them. */
+/* f32 transcendentals: exp, exp2 and rsqrt from the target's approximate special functions as
+ * Triton computes them; log, log2, tanh, sin and cos to about an ulp, as the libdevice functions
+ * Triton links (lower_math_f32.c, lower_trig.c). */
 static LLVMValueRef math_f32(lower_state *s, ir_op_kind kind, LLVMValueRef x) {
   LLVMBuilderRef b = s->b;
   switch (kind) {
@@ -57,14 +58,14 @@ static LLVMValueRef math_f32(lower_state *s, ir_op_kind kind, LLVMValueRef x) {
     return special(s, TARGET_SPECIAL_EXP2, y);
   }
   case OP_EXP2: return special(s, TARGET_SPECIAL_EXP2, x);
-  case OP_LOG: {
-    LLVMValueRef y = special(s, TARGET_SPECIAL_LOG2, x);
-    return LLVMBuildFMul(b, y, LLVMConstReal(s->f32, 0.6931471805599453), "");
-  }
-  case OP_LOG2: return special(s, TARGET_SPECIAL_LOG2, x);
+  case OP_LOG:
+    return lower_log_f32(s, x, false);
+  case OP_LOG2:
+    return lower_log_f32(s, x, true);
   case OP_RSQRT:
     return special(s, TARGET_SPECIAL_RSQRT, x);
-  case OP_TANH: return special(s, TARGET_SPECIAL_TANH, x);
+  case OP_TANH:
+    return lower_tanh_f32(s, x);
   case OP_ERF: {
     /* Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): erf(|x|) = 1 - poly(t) e^{-x^2},
      * t = 1 / (1 + p|x|); the sign is copied back. */

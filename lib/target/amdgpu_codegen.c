@@ -269,18 +269,8 @@ static LLVMValueRef amdgpu_special_f32(const target_emitter *e, target_special_f
    * denormal results, as NVIDIA's .approx forms. */
   case TARGET_SPECIAL_EXP2: return call_f32(e, "llvm.amdgcn.exp2.f32", x);
   case TARGET_SPECIAL_LOG2: return call_f32(e, "llvm.amdgcn.log.f32", x);
-  case TARGET_SPECIAL_RSQRT: return call_f32(e, "llvm.amdgcn.rsq.f32", x);
-  /* v_sin_f32 / v_cos_f32 after LLVM's scaling by 1/(2 pi). */
-  case TARGET_SPECIAL_TANH: {
-    /* tanh(x) = sign(x) (1 - t) / (1 + t), t = 2^(-2 |x| log2 e): no cancellation for large |x|. */
-    LLVMTypeRef f32 = f32_type(e);
-    LLVMValueRef ax = call_f32(e, "llvm.fabs.f32", x);
-    LLVMValueRef t = call_f32(e, "llvm.amdgcn.exp2.f32", LLVMBuildFMul(e->b, ax, LLVMConstReal(f32, -2.8853900817779268), ""));
-    LLVMValueRef one = LLVMConstReal(f32, 1.0);
-    LLVMValueRef r = LLVMBuildFDiv(e->b, LLVMBuildFSub(e->b, one, t, ""), LLVMBuildFAdd(e->b, one, t, ""), "");
-    LLVMValueRef args[2] = {r, x};
-    return target_call(e, "llvm.copysign.f32", f32, args, 2);
-  }
+  case TARGET_SPECIAL_RSQRT:
+    return call_f32(e, "llvm.amdgcn.rsq.f32", x);
   }
   return NULL;
 }

@@ -103,7 +103,6 @@ typedef enum target_special_fn {
   TARGET_SPECIAL_EXP2,
   TARGET_SPECIAL_LOG2,
   TARGET_SPECIAL_RSQRT,
-  TARGET_SPECIAL_TANH,
 } target_special_fn;
 
 /* One warpgroup MMA instruction (m64 x n x k of `instr`): D = A * B + (use_c ? D : 0), D being

@@ -275,7 +275,6 @@ static LLVMValueRef nvptx_special_f32(const target_emitter *e, target_special_fn
   case TARGET_SPECIAL_LOG2: return target_call(e, "llvm.nvvm.lg2.approx.f", f32, &x, 1);
   case TARGET_SPECIAL_RSQRT:
     return target_call(e, "llvm.nvvm.rsqrt.approx.f", f32, &x, 1);
-  case TARGET_SPECIAL_TANH: return target_inline_asm(e, "tanh.approx.f32 $0, $1;", "=f,f", f32, &x, 1, false);
   }
   return NULL;
 }

@@ -187,6 +187,25 @@ def k_trig(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def k_log_near_one(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    # log's result near zero: Triton's libdevice logf is exact to an ulp there, lg2.approx is not.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = 1.0 + tl.load(x_ptr + offs, mask=m, other=1.0) * 1e-3
+    tl.store(o_ptr + 0 * n + offs, tl.log(x), mask=m)
+    tl.store(o_ptr + 1 * n + offs, tl.log2(x), mask=m)
+
+
+@triton.jit
+def k_tanh_small(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1.0)
+    tl.store(o_ptr + 0 * n + offs, libdevice.tanh(x * 0.01), mask=m)
+    tl.store(o_ptr + 1 * n + offs, libdevice.tanh(x * 0.3) * 0.1, mask=m)
+
+
+@triton.jit
 def k_f64(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
@@ -579,6 +598,10 @@ def cases(torch):
                     ((n + 1023) // 1024,), ["o_ptr"]))
     out.append(Case("float math", k_math, dict(x_ptr=f32(n) * 2, o_ptr=emp(16 * n), n=n, BLOCK=1024),
                     ((n + 1023) // 1024,), ["o_ptr"], tol=2e-6))
+    out.append(Case("log and log2 near 1", k_log_near_one, dict(x_ptr=f32(n) * 2, o_ptr=emp(2 * n), n=n, BLOCK=1024),
+                    ((n + 1023) // 1024,), ["o_ptr"], tol=1e-6))
+    out.append(Case("tanh of small arguments", k_tanh_small, dict(x_ptr=f32(n) * 2, o_ptr=emp(2 * n), n=n,
+                    BLOCK=1024), ((n + 1023) // 1024,), ["o_ptr"], tol=1e-6))
     out.append(Case("sin and cos of large arguments", k_trig, dict(x_ptr=f32(n) * 2, o_ptr=emp(6 * n), n=n,
                     BLOCK=1024), ((n + 1023) // 1024,), ["o_ptr"], tol=1e-6))
     out.append(Case("f64 math", k_f64, dict(x_ptr=torch.randn(4096, dtype=torch.float64, **cu),

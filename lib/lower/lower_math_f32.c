@@ -1,0 +1,73 @@
+/* f32 log, log2 and tanh to about an ulp, as the libdevice functions Triton links (math.log, math.log2, libdevice
+ * tanh): the hardware's lg2.approx / tanh.approx are 100-1000 ulp off near log's zero and across tanh. */
+#include "lower_ops.h"
+
+#include <math.h>
+
+/* Polynomials fitted here (Lawson-weighted least squares on the relative error, coefficients
+ * rounded to f32; max errors measured in an f32 model against the exact functions): */
+/* log1p(t) = t - t^2/2 + t^3 Q(t) on t in [-0.25, 0.5): log within 0.9 ulp, log2 within 1.6. */
+static const double log1p_q[8] = {0.3333345055580139,  -0.25000104308128357, 0.19990810751914978,
+                                  -0.1664695292711258, 0.14478333294391632,  -0.13164465129375458,
+                                  0.10470359027385712, -0.045123446732759476};
+/* tanh(x) = x + x^3 P(x^2) for |x| < 0.6; 1 - 2 / (e^{2|x|} + 1) above: within 1.8 ulp. */
+static const double tanh_p[4] = {-0.33332598209381104, 0.13313108682632446, -0.05221143737435341, 0.015612121671438217};
+
+static LLVMValueRef k(lower_state *s, double v) { return LLVMConstReal(s->f32, v); }
+
+static LLVMValueRef fma3(lower_state *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
+  LLVMValueRef args[3] = {a, b, c};
+  return lower_call(s, "llvm.fma.f32", s->f32, args, 3);
+}
+
+static LLVMValueRef horner(lower_state *s, const double *c, int n, LLVMValueRef x) {
+  LLVMValueRef p = k(s, c[n - 1]);
+  for (int i = n - 2; i >= 0; i--) p = fma3(s, p, x, k(s, c[i]));
+  return p;
+}
+
+LLVMValueRef lower_log_f32(lower_state *s, LLVMValueRef x, bool base2) {
+  LLVMBuilderRef b = s->b;
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(s->llctx);
+  /* Subnormals scaled into the normal range first. */
+  LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, x, k(s, 0x1p-126), "");
+  LLVMValueRef xs = LLVMBuildSelect(b, tiny, LLVMBuildFMul(b, x, k(s, 0x1p23), ""), x, "");
+  LLVMValueRef bits = LLVMBuildBitCast(b, xs, i32, "");
+  LLVMValueRef e = LLVMBuildSub(b, LLVMBuildLShr(b, bits, LLVMConstInt(i32, 23, 0), ""), LLVMConstInt(i32, 127, 0), "");
+  e = LLVMBuildSelect(b, tiny, LLVMBuildSub(b, e, LLVMConstInt(i32, 23, 0), ""), e, "");
+  /* x = 2^e m with m in [0.75, 1.5): t = m - 1 is exact. */
+  LLVMValueRef mbits =
+      LLVMBuildOr(b, LLVMBuildAnd(b, bits, LLVMConstInt(i32, 0x7fffff, 0), ""), LLVMConstInt(i32, 0x3f800000, 0), "");
+  LLVMValueRef m = LLVMBuildBitCast(b, mbits, s->f32, "");
+  LLVMValueRef big = LLVMBuildFCmp(b, LLVMRealOGE, m, k(s, 1.5), "");
+  m = LLVMBuildSelect(b, big, LLVMBuildFMul(b, m, k(s, 0.5), ""), m, "");
+  e = LLVMBuildAdd(b, e, LLVMBuildZExt(b, big, i32, ""), "");
+  LLVMValueRef t = LLVMBuildFSub(b, m, k(s, 1.0), "");
+  LLVMValueRef q = horner(s, log1p_q, 8, t);
+  LLVMValueRef l = fma3(s, fma3(s, q, t, k(s, -0.5)), LLVMBuildFMul(b, t, t, ""), t);
+  LLVMValueRef ef = LLVMBuildSIToFP(b, e, s->f32, "");
+  LLVMValueRef r = base2 ? fma3(s, l, k(s, 1.4426950216293335), fma3(s, l, k(s, 1.925963033500011e-08), ef))
+                         : fma3(s, ef, k(s, 0.6931471824645996), fma3(s, ef, k(s, -1.9046542121259336e-09), l));
+  /* log(+inf) = +inf, log(0) = -inf, log(x < 0) = NaN, NaN stays NaN. */
+  r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, x, k(s, INFINITY), ""), x, r, "");
+  r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, x, k(s, 0.0), ""), k(s, -INFINITY), r, "");
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealULT, x, k(s, 0.0), ""), k(s, NAN), r, "");
+}
+
+LLVMValueRef lower_tanh_f32(lower_state *s, LLVMValueRef x) {
+  LLVMBuilderRef b = s->b;
+  LLVMValueRef ax = lower_call(s, "llvm.fabs.f32", s->f32, &x, 1);
+  LLVMValueRef x2 = LLVMBuildFMul(b, x, x, "");
+  LLVMValueRef small = fma3(s, LLVMBuildFMul(b, horner(s, tanh_p, 4, x2), x2, ""), x, x);
+  /* 1 - 2 / (e^{2|x|} + 1), with the sign put back; 1 from |x| >= 9.01 on (and for infinities). */
+  LLVMValueRef y = LLVMBuildFMul(b, ax, k(s, 2.885390043258667 /* 2 log2(e) */), "");
+  LLVMValueRef e = s->cg->special_f32(&s->em, TARGET_SPECIAL_EXP2, y);
+  LLVMValueRef d = LLVMBuildFAdd(b, e, k(s, 1.0), "");
+  LLVMValueRef two = k(s, 2.0);
+  LLVMValueRef frac = s->cg->divide_f32 ? s->cg->divide_f32(&s->em, two, d) : LLVMBuildFDiv(b, two, d, "");
+  LLVMValueRef large = LLVMBuildFSub(b, k(s, 1.0), frac, "");
+  large = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, ax, k(s, 9.01), ""), k(s, 1.0), large, "");
+  LLVMValueRef args[2] = {large, x};
+  large = lower_call(s, "llvm.copysign.f32", s->f32, args, 2);
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, k(s, 0.6), ""), small, large, "");
+}
