@@ -48,8 +48,8 @@ static LLVMValueRef special(lower_state *s, target_special_fn fn, LLVMValueRef x
 }
 
 /* f32 transcendentals: exp, exp2 and rsqrt from the target's approximate special functions as
- * Triton computes them; log, log2, tanh, sin and cos to about an ulp, as the libdevice functions
- * Triton links (lower_math_f32.c, lower_trig.c). */
+ * Triton computes them; log, log2, tanh, erf, sin and cos to about an ulp, as the libdevice
+ * functions Triton links (lower_math_f32.c, lower_trig.c). */
 static LLVMValueRef math_f32(lower_state *s, ir_op_kind kind, LLVMValueRef x) {
   LLVMBuilderRef b = s->b;
   switch (kind) {
@@ -58,31 +58,11 @@ static LLVMValueRef math_f32(lower_state *s, ir_op_kind kind, LLVMValueRef x) {
     return special(s, TARGET_SPECIAL_EXP2, y);
   }
   case OP_EXP2: return special(s, TARGET_SPECIAL_EXP2, x);
-  case OP_LOG:
-    return lower_log_f32(s, x, false);
-  case OP_LOG2:
-    return lower_log_f32(s, x, true);
-  case OP_RSQRT:
-    return special(s, TARGET_SPECIAL_RSQRT, x);
-  case OP_TANH:
-    return lower_tanh_f32(s, x);
-  case OP_ERF: {
-    /* Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): erf(|x|) = 1 - poly(t) e^{-x^2},
-     * t = 1 / (1 + p|x|); the sign is copied back. */
-    LLVMValueRef ax = call_overloaded(s, "fabs", &x, 1);
-    LLVMValueRef one = LLVMConstReal(s->f32, 1.0);
-    LLVMValueRef t = LLVMBuildFDiv(b, one, LLVMBuildFAdd(b, one, LLVMBuildFMul(b, ax, LLVMConstReal(s->f32, 0.3275911), ""), ""), "");
-    static const double a[5] = {0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429};
-    LLVMValueRef poly = LLVMConstReal(s->f32, a[4]);
-    for (int i = 3; i >= 0; i--) poly = LLVMBuildFAdd(b, LLVMBuildFMul(b, poly, t, ""), LLVMConstReal(s->f32, a[i]), "");
-    poly = LLVMBuildFMul(b, poly, t, "");
-    LLVMValueRef e = LLVMBuildFMul(b, LLVMBuildFNeg(b, LLVMBuildFMul(b, ax, ax, ""), ""),
-                                   LLVMConstReal(s->f32, 1.4426950408889634), "");
-    e = special(s, TARGET_SPECIAL_EXP2, e);
-    LLVMValueRef r = LLVMBuildFSub(b, one, LLVMBuildFMul(b, poly, e, ""), "");
-    LLVMValueRef args[2] = {r, x};
-    return call_overloaded(s, "copysign", args, 2);
-  }
+  case OP_LOG: return lower_log_f32(s, x, false);
+  case OP_LOG2: return lower_log_f32(s, x, true);
+  case OP_RSQRT: return special(s, TARGET_SPECIAL_RSQRT, x);
+  case OP_TANH: return lower_tanh_f32(s, x);
+  case OP_ERF: return lower_erf_f32(s, x);
   default: return NULL;
   }
 }

@@ -13,6 +13,16 @@ static const double log1p_q[8] = {0.3333345055580139,  -0.25000104308128357, 0.1
 /* tanh(x) = x + x^3 P(x^2) for |x| < 0.6; 1 - 2 / (e^{2|x|} + 1) above: within 1.8 ulp. */
 static const double tanh_p[4] = {-0.33332598209381104, 0.13313108682632446, -0.05221143737435341, 0.015612121671438217};
 
+/* erf(x) = x + x Pa(x^2) for |x| < 1; 1 - 2^Pb(u), u = (|x| - 1) / 2.92, below 3.92; 1 above:
+ * within 1 ulp (plus exp2's error near 1). */
+static const double erf_pa[7] = {0.12837916612625122,   -0.3761262595653534,    0.1128358542919159,
+                                 -0.026853810995817184, 0.0051883249543607235,  -0.0008010168094187975,
+                                 7.85377633292228e-05};
+static const double erf_pb[10] = {-2.668416738510132,  -11.11709976196289,   -10.371003150939941,
+                                  -1.4936394691467285, 1.0585699081420898,   -0.633891761302948,
+                                  0.2945815622806549,  -0.09420707821846008, 0.016791511327028275,
+                                  -0.0009428186458535492};
+
 static LLVMValueRef k(lower_state *s, double v) { return LLVMConstReal(s->f32, v); }
 
 static LLVMValueRef fma3(lower_state *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
@@ -70,4 +80,17 @@ LLVMValueRef lower_tanh_f32(lower_state *s, LLVMValueRef x) {
   LLVMValueRef args[2] = {large, x};
   large = lower_call(s, "llvm.copysign.f32", s->f32, args, 2);
   return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, k(s, 0.6), ""), small, large, "");
+}
+
+LLVMValueRef lower_erf_f32(lower_state *s, LLVMValueRef x) {
+  LLVMBuilderRef b = s->b;
+  LLVMValueRef ax = lower_call(s, "llvm.fabs.f32", s->f32, &x, 1);
+  LLVMValueRef small = fma3(s, x, horner(s, erf_pa, 7, LLVMBuildFMul(b, x, x, "")), x);
+  LLVMValueRef u = LLVMBuildFMul(b, LLVMBuildFSub(b, ax, k(s, 1.0), ""), k(s, 0.34246575832366943), "");
+  LLVMValueRef tail = s->cg->special_f32(&s->em, TARGET_SPECIAL_EXP2, horner(s, erf_pb, 10, u)); /* erfc(|x|) */
+  LLVMValueRef large = LLVMBuildFSub(b, k(s, 1.0), tail, "");
+  large = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, ax, k(s, 3.92), ""), k(s, 1.0), large, "");
+  LLVMValueRef args[2] = {large, x};
+  large = lower_call(s, "llvm.copysign.f32", s->f32, args, 2);
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, k(s, 1.0), ""), small, large, "");
 }
