@@ -218,23 +218,6 @@ static ir_op_kind extern_function(const ir_op *op, const char **intrinsic) {
   return OP_COUNT;
 }
 
-/* powf(x, y) = 2^(y log2|x|): negative x only with an integer y (odd: negative), NaN otherwise;
- * y = 0 gives 1 for every x, as C's pow does. */
-static LLVMValueRef pow_f32(lower_state *s, LLVMValueRef x, LLVMValueRef y) {
-  LLVMBuilderRef b = s->b;
-  LLVMValueRef zero = LLVMConstReal(s->f32, 0.0), one = LLVMConstReal(s->f32, 1.0);
-  LLVMValueRef ax = call_overloaded(s, "fabs", &x, 1);
-  LLVMValueRef r = special(s, TARGET_SPECIAL_EXP2, LLVMBuildFMul(b, y, special(s, TARGET_SPECIAL_LOG2, ax), ""));
-  LLVMValueRef y_int = LLVMBuildFCmp(b, LLVMRealOEQ, call_overloaded(s, "floor", &y, 1), y, "");
-  LLVMValueRef half = LLVMBuildFMul(b, y, LLVMConstReal(s->f32, 0.5), "");
-  LLVMValueRef y_odd =
-      LLVMBuildAnd(b, y_int, LLVMBuildFCmp(b, LLVMRealUNE, call_overloaded(s, "floor", &half, 1), half, ""), "");
-  LLVMValueRef neg = LLVMBuildSelect(b, y_odd, LLVMBuildFNeg(b, r, ""), r, "");
-  neg = LLVMBuildSelect(b, y_int, neg, LLVMConstReal(s->f32, NAN), "");
-  r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""), neg, r, "");
-  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, y, zero, ""), one, r, "");
-}
-
 /* With fp fusion on (Triton's default enable_fp_fusion), a user's mulf feeding an addf / subf may become
  * one fma (one rounding), as Triton's LLVM target options allow: the `contract` flag on both. */
 static LLVMValueRef contractible(lower_state *s, LLVMValueRef v) {
@@ -357,7 +340,7 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, cons
     return call_overloaded(s, all ? "minimum" : "minnum", up, 2);
   }
   case OP_EXTERN_ELEMENTWISE: /* f32, or f64 for the intrinsics (lower_elementwise checked) */
-    return intrinsic ? call_overloaded(s, intrinsic, a, op->num_operands) : pow_f32(s, a[0], a[1]);
+    return intrinsic ? call_overloaded(s, intrinsic, a, op->num_operands) : lower_pow_f32(s, a[0], a[1]);
   case OP_FLOOR: return call_overloaded(s, "floor", a, 1);
   case OP_CEIL: return call_overloaded(s, "ceil", a, 1);
   case OP_FMA: return call_overloaded(s, "fma", a, 3);

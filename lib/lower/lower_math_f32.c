@@ -36,32 +36,41 @@ static LLVMValueRef horner(lower_state *s, const double *c, int n, LLVMValueRef 
   return p;
 }
 
-LLVMValueRef lower_log_f32(lower_state *s, LLVMValueRef x, bool base2) {
+/* x = 2^e (1 + t) with 1 + t in [0.75, 1.5) (subnormals scaled first): *ef = e as f32, and
+ * log1p(t) = t - t^2/2 + t^3 Q(t). Meaningful for finite x > 0 only. */
+static LLVMValueRef log_parts(lower_state *s, LLVMValueRef x, LLVMValueRef *ef) {
   LLVMBuilderRef b = s->b;
   LLVMTypeRef i32 = LLVMInt32TypeInContext(s->llctx);
-  /* Subnormals scaled into the normal range first. */
   LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, x, k(s, 0x1p-126), "");
   LLVMValueRef xs = LLVMBuildSelect(b, tiny, LLVMBuildFMul(b, x, k(s, 0x1p23), ""), x, "");
   LLVMValueRef bits = LLVMBuildBitCast(b, xs, i32, "");
   LLVMValueRef e = LLVMBuildSub(b, LLVMBuildLShr(b, bits, LLVMConstInt(i32, 23, 0), ""), LLVMConstInt(i32, 127, 0), "");
   e = LLVMBuildSelect(b, tiny, LLVMBuildSub(b, e, LLVMConstInt(i32, 23, 0), ""), e, "");
-  /* x = 2^e m with m in [0.75, 1.5): t = m - 1 is exact. */
-  LLVMValueRef mbits =
-      LLVMBuildOr(b, LLVMBuildAnd(b, bits, LLVMConstInt(i32, 0x7fffff, 0), ""), LLVMConstInt(i32, 0x3f800000, 0), "");
+  /* t = m - 1 is exact. */
+  LLVMValueRef mbits = LLVMBuildOr(b, LLVMBuildAnd(b, bits, LLVMConstInt(i32, 0x7fffff, 0), ""),
+                                   LLVMConstInt(i32, 0x3f800000, 0), "");
   LLVMValueRef m = LLVMBuildBitCast(b, mbits, s->f32, "");
   LLVMValueRef big = LLVMBuildFCmp(b, LLVMRealOGE, m, k(s, 1.5), "");
   m = LLVMBuildSelect(b, big, LLVMBuildFMul(b, m, k(s, 0.5), ""), m, "");
-  e = LLVMBuildAdd(b, e, LLVMBuildZExt(b, big, i32, ""), "");
+  *ef = LLVMBuildSIToFP(b, LLVMBuildAdd(b, e, LLVMBuildZExt(b, big, i32, ""), ""), s->f32, "");
   LLVMValueRef t = LLVMBuildFSub(b, m, k(s, 1.0), "");
   LLVMValueRef q = horner(s, log1p_q, 8, t);
-  LLVMValueRef l = fma3(s, fma3(s, q, t, k(s, -0.5)), LLVMBuildFMul(b, t, t, ""), t);
-  LLVMValueRef ef = LLVMBuildSIToFP(b, e, s->f32, "");
-  LLVMValueRef r = base2 ? fma3(s, l, k(s, 1.4426950216293335), fma3(s, l, k(s, 1.925963033500011e-08), ef))
-                         : fma3(s, ef, k(s, 0.6931471824645996), fma3(s, ef, k(s, -1.9046542121259336e-09), l));
-  /* log(+inf) = +inf, log(0) = -inf, log(x < 0) = NaN, NaN stays NaN. */
+  return fma3(s, fma3(s, q, t, k(s, -0.5)), LLVMBuildFMul(b, t, t, ""), t);
+}
+
+/* log(+inf) = +inf, log(0) = -inf, log(x < 0) = NaN, NaN stays NaN. */
+static LLVMValueRef log_special_cases(lower_state *s, LLVMValueRef x, LLVMValueRef r) {
+  LLVMBuilderRef b = s->b;
   r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, x, k(s, INFINITY), ""), x, r, "");
   r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, x, k(s, 0.0), ""), k(s, -INFINITY), r, "");
   return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealULT, x, k(s, 0.0), ""), k(s, NAN), r, "");
+}
+
+LLVMValueRef lower_log_f32(lower_state *s, LLVMValueRef x, bool base2) {
+  LLVMValueRef ef, l = log_parts(s, x, &ef);
+  LLVMValueRef r = base2 ? fma3(s, l, k(s, 1.4426950216293335), fma3(s, l, k(s, 1.925963033500011e-08), ef))
+                         : fma3(s, ef, k(s, 0.6931471824645996), fma3(s, ef, k(s, -1.9046542121259336e-09), l));
+  return log_special_cases(s, x, r);
 }
 
 LLVMValueRef lower_tanh_f32(lower_state *s, LLVMValueRef x) {
@@ -93,4 +102,38 @@ LLVMValueRef lower_erf_f32(lower_state *s, LLVMValueRef x) {
   LLVMValueRef args[2] = {large, x};
   large = lower_call(s, "llvm.copysign.f32", s->f32, args, 2);
   return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, k(s, 1.0), ""), small, large, "");
+}
+
+/* powf(x, y) = 2^(y log2|x|) with log2|x| and the product carried as f32 pairs (hi + lo), so that
+ * only exp2's own error is left: negative x only with an integer y (odd: negative), NaN otherwise;
+ * y = 0 gives 1 for every x, as C's pow does. */
+LLVMValueRef lower_pow_f32(lower_state *s, LLVMValueRef x, LLVMValueRef y) {
+  LLVMBuilderRef b = s->b;
+  LLVMValueRef zero = k(s, 0.0), one = k(s, 1.0);
+  LLVMValueRef ax = lower_call(s, "llvm.fabs.f32", s->f32, &x, 1);
+  LLVMValueRef ef, l = log_parts(s, ax, &ef);
+  /* log1p(t) log2(e) as l2 + l2_lo (the product's rounding error by fma), then plus e. */
+  LLVMValueRef l2 = LLVMBuildFMul(b, l, k(s, 1.4426950216293335), "");
+  LLVMValueRef l2_lo = fma3(s, l, k(s, 1.925963033500011e-08),
+                            fma3(s, l, k(s, 1.4426950216293335), LLVMBuildFNeg(b, l2, "")));
+  LLVMValueRef hi = LLVMBuildFAdd(b, ef, l2, "");
+  LLVMValueRef lo = LLVMBuildFAdd(b, LLVMBuildFAdd(b, LLVMBuildFSub(b, ef, hi, ""), l2, ""), l2_lo, "");
+  hi = log_special_cases(s, ax, hi);
+  LLVMValueRef p = LLVMBuildFMul(b, y, hi, "");
+  LLVMValueRef p_lo = fma3(s, y, lo, fma3(s, y, hi, LLVMBuildFNeg(b, p, "")));
+  LLVMValueRef finite = LLVMBuildFCmp(b, LLVMRealOLT, lower_call(s, "llvm.fabs.f32", s->f32, &p, 1), k(s, INFINITY), "");
+  p_lo = LLVMBuildSelect(b, finite, p_lo, zero, "");
+  /* 2^(p + p_lo) = 2^p (1 + p_lo ln2) */
+  LLVMValueRef r0 = s->cg->special_f32(&s->em, TARGET_SPECIAL_EXP2, p);
+  LLVMValueRef r = fma3(s, r0, LLVMBuildFMul(b, p_lo, k(s, 0.6931471805599453), ""), r0);
+  r = LLVMBuildSelect(b, finite, r, r0, "");
+  LLVMValueRef fy = lower_call(s, "llvm.floor.f32", s->f32, &y, 1);
+  LLVMValueRef y_int = LLVMBuildFCmp(b, LLVMRealOEQ, fy, y, "");
+  LLVMValueRef half = LLVMBuildFMul(b, y, k(s, 0.5), "");
+  LLVMValueRef fh = lower_call(s, "llvm.floor.f32", s->f32, &half, 1);
+  LLVMValueRef y_odd = LLVMBuildAnd(b, y_int, LLVMBuildFCmp(b, LLVMRealUNE, fh, half, ""), "");
+  LLVMValueRef neg = LLVMBuildSelect(b, y_odd, LLVMBuildFNeg(b, r, ""), r, "");
+  neg = LLVMBuildSelect(b, y_int, neg, k(s, NAN), "");
+  r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""), neg, r, "");
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, y, zero, ""), one, r, "");
 }

@@ -11,11 +11,12 @@ bool lower_program_id(lower_state *s, ir_op *op);
 /* lower_trig.c: sin (cos: true, cos) of n f32 values to about 1 ulp over the whole range
  * (libdevice's sinf / cosf, which Triton links); out may alias x. */
 bool lower_sin_cos_f32(lower_state *s, LLVMValueRef *x, int n, bool cos, LLVMValueRef *out);
-/* lower_math_f32.c: f32 log (base2: log2), tanh and erf of one value to about an ulp (libdevice's
- * logf / log2f / tanhf / erff). */
+/* lower_math_f32.c: f32 log (base2: log2), tanh, erf and pow of one value to about an ulp
+ * (libdevice's logf / log2f / tanhf / erff, powf within a few). */
 LLVMValueRef lower_log_f32(lower_state *s, LLVMValueRef x, bool base2);
 LLVMValueRef lower_tanh_f32(lower_state *s, LLVMValueRef x);
 LLVMValueRef lower_erf_f32(lower_state *s, LLVMValueRef x);
+LLVMValueRef lower_pow_f32(lower_state *s, LLVMValueRef x, LLVMValueRef y);
 /* lower_memory.c: make_range, splat, expand_dims, broadcast, reshape, addptr, tt.load, tt.store. */
 bool lower_memory(lower_state *s, ir_op *op);
 /* lower_control.c: scf.for, scf.if. */

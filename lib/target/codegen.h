@@ -98,10 +98,10 @@ typedef struct target_atomic {
   LLVMValueRef pred; /* i1: only where true; NULL: always. Elsewhere the result is unspecified */
 } target_atomic;
 
-/* Special functions of f32 (approximate, as Triton's libdevice-free path emits them). */
+/* Special functions of f32 (approximate: ex2.approx / rsqrt.approx, as Triton emits them for
+ * math.exp / exp2 / rsqrt). */
 typedef enum target_special_fn {
   TARGET_SPECIAL_EXP2,
-  TARGET_SPECIAL_LOG2,
   TARGET_SPECIAL_RSQRT,
 } target_special_fn;
 

@@ -214,6 +214,14 @@ def k_erf(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def k_pow(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1.0)
+    tl.store(o_ptr + offs, libdevice.pow(1.0 + tl.abs(x) * 0.3, x * 0.7), mask=m)
+
+
+@triton.jit
 def k_f64(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
@@ -612,6 +620,8 @@ def cases(torch):
                     BLOCK=1024), ((n + 1023) // 1024,), ["o_ptr"], tol=1e-6))
     out.append(Case("erf", k_erf, dict(x_ptr=f32(n) * 1.5, o_ptr=emp(n), n=n, BLOCK=1024), ((n + 1023) // 1024,),
                     ["o_ptr"], tol=3e-7))
+    out.append(Case("pow", k_pow, dict(x_ptr=f32(n), o_ptr=emp(n), n=n, BLOCK=1024), ((n + 1023) // 1024,), ["o_ptr"],
+                    tol=1e-6))
     out.append(Case("sin and cos of large arguments", k_trig, dict(x_ptr=f32(n) * 2, o_ptr=emp(6 * n), n=n,
                     BLOCK=1024), ((n + 1023) // 1024,), ["o_ptr"], tol=1e-6))
     out.append(Case("f64 math", k_f64, dict(x_ptr=torch.randn(4096, dtype=torch.float64, **cu),
