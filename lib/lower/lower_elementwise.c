@@ -313,8 +313,14 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, cons
   case OP_SUBF: return contractible(s, LLVMBuildFSub(b, a[0], a[1], ""));
   case OP_MULF: return contractible(s, LLVMBuildFMul(b, a[0], a[1], ""));
   case OP_DIVF:
-    if (LLVMTypeOf(a[0]) == s->f32 && s->cg->divide_f32) return s->cg->divide_f32(&s->em, a[0], a[1]);
-    return LLVMBuildFDiv(b, a[0], a[1], "");
+    if (!s->cg->divide_f32 || (LLVMTypeOf(a[0]) != s->f32 && !is_half_like(LLVMTypeOf(a[0]))))
+      return LLVMBuildFDiv(b, a[0], a[1], "");
+    if (LLVMTypeOf(a[0]) == s->f32) return s->cg->divide_f32(&s->em, a[0], a[1]);
+    /* f16 / bf16 divide in f32 and round back, as Triton does. */
+    return LLVMBuildFPTrunc(b,
+                            s->cg->divide_f32(&s->em, LLVMBuildFPExt(b, a[0], s->f32, ""),
+                                              LLVMBuildFPExt(b, a[1], s->f32, "")),
+                            LLVMTypeOf(a[0]), "");
   case OP_REMF: return LLVMBuildFRem(b, a[0], a[1], "");
   case OP_NEGF: return LLVMBuildFNeg(b, a[0], "");
   case OP_MAXIMUMF: return call_overloaded(s, "maximum", a, 2);
