@@ -269,6 +269,7 @@ static LLVMValueRef amdgpu_special_f32(const target_emitter *e, target_special_f
    * denormal results, as NVIDIA's .approx forms. */
   case TARGET_SPECIAL_EXP2: return call_f32(e, "llvm.amdgcn.exp2.f32", x);
   case TARGET_SPECIAL_RSQRT: return call_f32(e, "llvm.amdgcn.rsq.f32", x);
+  case TARGET_SPECIAL_RCP: return call_f32(e, "llvm.amdgcn.rcp.f32", x);
   }
   return NULL;
 }

@@ -103,6 +103,7 @@ typedef struct target_atomic {
 typedef enum target_special_fn {
   TARGET_SPECIAL_EXP2,
   TARGET_SPECIAL_RSQRT,
+  TARGET_SPECIAL_RCP, /* 1 / x within an ulp (NVIDIA: rcp.approx.ftz, as libdevice's tanhf uses it) */
 } target_special_fn;
 
 /* One warpgroup MMA instruction (m64 x n x k of `instr`): D = A * B + (use_c ? D : 0), D being

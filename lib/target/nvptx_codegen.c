@@ -273,6 +273,7 @@ static LLVMValueRef nvptx_special_f32(const target_emitter *e, target_special_fn
   switch (fn) {
   case TARGET_SPECIAL_EXP2: return target_call(e, "llvm.nvvm.ex2.approx.f", f32, &x, 1);
   case TARGET_SPECIAL_RSQRT: return target_call(e, "llvm.nvvm.rsqrt.approx.f", f32, &x, 1);
+  case TARGET_SPECIAL_RCP: return target_call(e, "llvm.nvvm.rcp.approx.ftz.f", f32, &x, 1);
   }
   return NULL;
 }
