@@ -344,9 +344,16 @@ static int64_t lowering_weight(const ir_op *op, bool amd_target) {
     int64_t len = text && text->kind == AT_STRING ? (int64_t)text->str_len : 0;
     return 4 + (len < (1 << 20) ? len : (1 << 20)) / 32;
   }
-  case OP_TANH: case OP_REMF:
+  /* Computed to an ulp by the lowering (lower_math_f32.c, lower_trig.c), one warp, a chain of 4
+   * on 512 elements per thread: sin and cos 710 us each (a reduction, a polynomial pair and the
+   * large arguments' loop), log and log2 600, erf 415, tanh 240. */
+  case OP_SIN: case OP_COS: case OP_LOG: case OP_LOG2:
+    return amd_target ? 128 : 64;
+  case OP_TANH:
+    return amd_target ? 64 : 32;
+  case OP_REMF:
     return amd_target ? 32 : 4;
-  case OP_EXP: case OP_LOG: case OP_CLAMPF:
+  case OP_EXP: case OP_CLAMPF:
     return amd_target ? 16 : 2;
   default:
     /* AMDGPU's code generation slows down super-linearly once the values of one block exceed

@@ -57,7 +57,8 @@ static LLVMValueRef funnel_left(trig_emit *t, LLVMValueRef hi, LLVMValueRef lo, 
   return lower_call(t->s, "llvm.fshl.i32", t->i32, args, 3);
 }
 
-/* Payne-Hanek: x * 2/pi in 2.62 fixed point from the bits of 2/pi that x's exponent selects. */
+/* Payne-Hanek: x * 2/pi in 2.62 fixed point from the bits of 2/pi that x's exponent selects
+ * (built at t->b, in slow_reduction_fn's loop). */
 static void reduce_slow(trig_emit *t, LLVMValueRef x, LLVMValueRef *r, LLVMValueRef *q) {
   LLVMBuilderRef b = t->b;
   LLVMValueRef bits = LLVMBuildBitCast(b, x, t->i32, "");
@@ -109,46 +110,73 @@ static LLVMValueRef trig_kernel(trig_emit *t, LLVMValueRef r, LLVMValueRef q) {
   return LLVMBuildSelect(b, flip, LLVMBuildFNeg(b, v, ""), v, "");
 }
 
+/* Finite |x| above the fast reduction's limit; infinities and NaN take the fast path (NaN). */
+static LLVMValueRef needs_slow(trig_emit *t, LLVMValueRef x) {
+  LLVMValueRef ax = lower_call(t->s, "llvm.fabs.f32", t->s->f32, &x, 1);
+  return LLVMBuildAnd(t->b, LLVMBuildFCmp(t->b, LLVMRealOGT, ax, f32c(t, TRIG_FAST_LIMIT), ""),
+                      LLVMBuildFCmp(t->b, LLVMRealONE, ax, f32c(t, INFINITY), ""), "");
+}
+
 bool lower_sin_cos_f32(lower_state *s, LLVMValueRef *x, int n, bool cos, LLVMValueRef *out) {
-  trig_emit t = {s, s->b, LLVMInt32TypeInContext(s->llctx), LLVMInt64TypeInContext(s->llctx),
+  LLVMBuilderRef b = s->b;
+  trig_emit t = {s, b, LLVMInt32TypeInContext(s->llctx), LLVMInt64TypeInContext(s->llctx),
                  LLVMDoubleTypeInContext(s->llctx)};
-  LLVMValueRef *r = lower_alloc(s, sizeof *r * (size_t)n * 3), *q = r ? r + n : NULL, *slow = r ? r + 2 * n : NULL;
+  LLVMValueRef *r = lower_alloc(s, sizeof *r * (size_t)n * 6);
   if (!r) return false;
+  LLVMValueRef *q = r + n, *rp = r + 2 * n, *qp = r + 3 * n, *rn = r + 4 * n, *qn = r + 5 * n;
   LLVMValueRef any = NULL;
   for (int i = 0; i < n; i++) {
     reduce_fast(&t, x[i], &r[i], &q[i]);
-    /* Finite |x| above the limit; infinities and NaN take the fast path, which gives NaN. */
-    LLVMValueRef ax = lower_call(s, "llvm.fabs.f32", s->f32, &x[i], 1);
-    slow[i] = LLVMBuildAnd(s->b, LLVMBuildFCmp(s->b, LLVMRealOGT, ax, f32c(&t, TRIG_FAST_LIMIT), ""),
-                           LLVMBuildFCmp(s->b, LLVMRealONE, ax, f32c(&t, INFINITY), ""), "");
-    any = any ? LLVMBuildOr(s->b, any, slow[i], "") : slow[i];
+    LLVMValueRef slow = needs_slow(&t, x[i]);
+    any = any ? LLVMBuildOr(b, any, slow, "") : slow;
   }
-  /* The slow reduction runs only when some element of this thread needs it. */
-  LLVMBasicBlockRef from = LLVMGetInsertBlock(s->b);
-  LLVMBasicBlockRef slow_bb = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "trig.slow");
+  /* The slow reduction, when some register of the thread needs it: one loop over the registers,
+   * the Payne-Hanek code once in its body. Emitted per register (in one block, in blocks of their
+   * own, or as calls) it made a sin-heavy kernel's code generation 4 to 30 times slower. */
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "trig.slow");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(s->llctx, s->fn, "trig.join");
-  LLVMBuildCondBr(s->b, any, slow_bb, join);
-  LLVMPositionBuilderAtEnd(s->b, slow_bb);
-  LLVMValueRef *rs = lower_alloc(s, sizeof *rs * (size_t)n * 2), *qs = rs ? rs + n : NULL;
-  if (!rs) return false;
+  LLVMBuildCondBr(b, any, loop, join);
+  LLVMPositionBuilderAtEnd(b, loop);
+  LLVMValueRef k = LLVMBuildPhi(b, t.i32, "");
   for (int i = 0; i < n; i++) {
-    LLVMValueRef rr, qq;
-    reduce_slow(&t, x[i], &rr, &qq);
-    rs[i] = LLVMBuildSelect(s->b, slow[i], rr, r[i], "");
-    qs[i] = LLVMBuildSelect(s->b, slow[i], qq, q[i], "");
+    rp[i] = LLVMBuildPhi(b, s->f32, "");
+    qp[i] = LLVMBuildPhi(b, t.i32, "");
   }
-  LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(s->b);
-  LLVMBuildBr(s->b, join);
-  LLVMPositionBuilderAtEnd(s->b, join);
+  LLVMValueRef *hit = lower_alloc(s, sizeof *hit * (size_t)n);
+  if (!hit) return false;
+  LLVMValueRef xk = x[0];
   for (int i = 0; i < n; i++) {
-    LLVMValueRef pr = LLVMBuildPhi(s->b, s->f32, ""), pq = LLVMBuildPhi(s->b, t.i32, "");
-    LLVMValueRef rv[2] = {r[i], rs[i]}, qv[2] = {q[i], qs[i]};
-    LLVMBasicBlockRef bbs[2] = {from, slow_end};
-    LLVMAddIncoming(pr, rv, bbs, 2);
-    LLVMAddIncoming(pq, qv, bbs, 2);
-    r[i] = pr;
-    q[i] = pq;
+    hit[i] = LLVMBuildICmp(b, LLVMIntEQ, k, i32c(&t, (unsigned)i), "");
+    if (i) xk = LLVMBuildSelect(b, hit[i], x[i], xk, "");
   }
-  for (int i = 0; i < n; i++) out[i] = trig_kernel(&t, r[i], cos ? LLVMBuildAdd(s->b, q[i], i32c(&t, 1), "") : q[i]);
+  LLVMValueRef rk, qk;
+  reduce_slow(&t, xk, &rk, &qk);
+  LLVMValueRef take = needs_slow(&t, xk);
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef here = LLVMBuildAnd(b, hit[i], take, "");
+    rn[i] = LLVMBuildSelect(b, here, rk, rp[i], "");
+    qn[i] = LLVMBuildSelect(b, here, qk, qp[i], "");
+  }
+  LLVMValueRef k1 = LLVMBuildAdd(b, k, i32c(&t, 1), "");
+  LLVMBasicBlockRef loop_end = LLVMGetInsertBlock(b);
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, k1, i32c(&t, (unsigned)n), ""), loop, join);
+  LLVMBasicBlockRef in[2] = {from, loop_end};
+  LLVMValueRef kv[2] = {i32c(&t, 0), k1};
+  LLVMAddIncoming(k, kv, in, 2);
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef rv[2] = {r[i], rn[i]}, qv[2] = {q[i], qn[i]};
+    LLVMAddIncoming(rp[i], rv, in, 2);
+    LLVMAddIncoming(qp[i], qv, in, 2);
+  }
+  LLVMPositionBuilderAtEnd(b, join);
+  for (int i = 0; i < n; i++) { /* the phis first: rp / qp now hold the joined values */
+    LLVMValueRef rv[2] = {r[i], rn[i]}, qv[2] = {q[i], qn[i]};
+    rp[i] = LLVMBuildPhi(b, s->f32, "");
+    qp[i] = LLVMBuildPhi(b, t.i32, "");
+    LLVMAddIncoming(rp[i], rv, in, 2);
+    LLVMAddIncoming(qp[i], qv, in, 2);
+  }
+  for (int i = 0; i < n; i++) out[i] = trig_kernel(&t, rp[i], cos ? LLVMBuildAdd(b, qp[i], i32c(&t, 1), "") : qp[i]);
   return true;
 }
