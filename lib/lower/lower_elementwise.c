@@ -471,7 +471,7 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
       out->v[i + 1] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, 1), "");
     }
   if ((kind == OP_SIN || kind == OP_COS) && (rt == s->f32 || is_half_like(rt))) {
-    /* A whole tensor at once: the rare slow reduction is one branch for all its registers. */
+    /* A whole tensor at once: the rare large arguments' reduction is one loop over its registers. */
     LLVMValueRef *x = lower_alloc(s, sizeof *x * (size_t)n);
     int m = 0;
     if (!x) return false;

@@ -58,7 +58,7 @@ static LLVMValueRef funnel_left(trig_emit *t, LLVMValueRef hi, LLVMValueRef lo, 
 }
 
 /* Payne-Hanek: x * 2/pi in 2.62 fixed point from the bits of 2/pi that x's exponent selects
- * (built at t->b, in slow_reduction_fn's loop). */
+ * (built at t->b: lower_sin_cos_f32's loop emits it once). */
 static void reduce_slow(trig_emit *t, LLVMValueRef x, LLVMValueRef *r, LLVMValueRef *q) {
   LLVMBuilderRef b = t->b;
   LLVMValueRef bits = LLVMBuildBitCast(b, x, t->i32, "");

@@ -265,7 +265,7 @@ static LLVMValueRef call_f32(const target_emitter *e, const char *name, LLVMValu
 
 static LLVMValueRef amdgpu_special_f32(const target_emitter *e, target_special_fn fn, LLVMValueRef x) {
   switch (fn) {
-  /* The raw hardware instructions (v_exp_f32, v_rsq_f32): about 1 ulp, flush
+  /* The raw hardware instructions (v_exp_f32, v_rsq_f32, v_rcp_f32): about 1 ulp, flush
    * denormal results, as NVIDIA's .approx forms. */
   case TARGET_SPECIAL_EXP2: return call_f32(e, "llvm.amdgcn.exp2.f32", x);
   case TARGET_SPECIAL_RSQRT: return call_f32(e, "llvm.amdgcn.rsq.f32", x);
