@@ -317,10 +317,7 @@ static LLVMValueRef emit_scalar(lower_state *s, ir_op *op, ir_op_kind kind, cons
       return LLVMBuildFDiv(b, a[0], a[1], "");
     if (LLVMTypeOf(a[0]) == s->f32) return s->cg->divide_f32(&s->em, a[0], a[1]);
     /* f16 / bf16 divide in f32 and round back, as Triton does. */
-    return LLVMBuildFPTrunc(b,
-                            s->cg->divide_f32(&s->em, LLVMBuildFPExt(b, a[0], s->f32, ""),
-                                              LLVMBuildFPExt(b, a[1], s->f32, "")),
-                            LLVMTypeOf(a[0]), "");
+    return LLVMBuildFPTrunc(b, s->cg->divide_f32(&s->em, as_f32(s, a[0]), as_f32(s, a[1])), LLVMTypeOf(a[0]), "");
   case OP_REMF: return LLVMBuildFRem(b, a[0], a[1], "");
   case OP_NEGF: return LLVMBuildFNeg(b, a[0], "");
   case OP_MAXIMUMF: return call_overloaded(s, "maximum", a, 2);
@@ -476,8 +473,7 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
     int m = 0;
     if (!x) return false;
     for (int r = 0; r < n; r++)
-      if (!(r & same))
-        x[m++] = rt == s->f32 ? lower_elem(in[0], r) : LLVMBuildFPExt(s->b, lower_elem(in[0], r), s->f32, "");
+      if (!(r & same)) x[m++] = as_f32(s, lower_elem(in[0], r));
     if (!lower_sin_cos_f32(s, x, m, kind == OP_COS, x)) return false;
     for (int r = 0, k = 0; r < n; r++)
       out->v[r] = r & same ? out->v[r & ~same] : rt == s->f32 ? x[k++] : LLVMBuildFPTrunc(s->b, x[k++], rt, "");

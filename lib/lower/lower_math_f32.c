@@ -24,16 +24,9 @@ static const double erf_pb[10] = {-2.668416738510132,  -11.11709976196289,   -10
                                   0.2945815622806549,  -0.09420707821846008, 0.016791511327028275,
                                   -0.0009428186458535492};
 
-static LLVMValueRef k(lower_state *s, double v) { return LLVMConstReal(s->f32, v); }
-
-static LLVMValueRef fma3(lower_state *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
-  LLVMValueRef args[3] = {a, b, c};
-  return lower_call(s, "llvm.fma.f32", s->f32, args, 3);
-}
-
 static LLVMValueRef horner(lower_state *s, const double *c, int n, LLVMValueRef x) {
-  LLVMValueRef p = k(s, c[n - 1]);
-  for (int i = n - 2; i >= 0; i--) p = fma3(s, p, x, k(s, c[i]));
+  LLVMValueRef p = lower_f32(s, c[n - 1]);
+  for (int i = n - 2; i >= 0; i--) p = lower_fma_f32(s, p, x, lower_f32(s, c[i]));
   return p;
 }
 
@@ -42,8 +35,8 @@ static LLVMValueRef horner(lower_state *s, const double *c, int n, LLVMValueRef 
 static LLVMValueRef log_parts(lower_state *s, LLVMValueRef x, LLVMValueRef *ef) {
   LLVMBuilderRef b = s->b;
   LLVMTypeRef i32 = LLVMInt32TypeInContext(s->llctx);
-  LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, x, k(s, 0x1p-126), "");
-  LLVMValueRef xs = LLVMBuildSelect(b, tiny, LLVMBuildFMul(b, x, k(s, 0x1p23), ""), x, "");
+  LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, x, lower_f32(s, 0x1p-126), "");
+  LLVMValueRef xs = LLVMBuildSelect(b, tiny, LLVMBuildFMul(b, x, lower_f32(s, 0x1p23), ""), x, "");
   LLVMValueRef bits = LLVMBuildBitCast(b, xs, i32, "");
   LLVMValueRef e = LLVMBuildSub(b, LLVMBuildLShr(b, bits, LLVMConstInt(i32, 23, 0), ""), LLVMConstInt(i32, 127, 0), "");
   e = LLVMBuildSelect(b, tiny, LLVMBuildSub(b, e, LLVMConstInt(i32, 23, 0), ""), e, "");
@@ -51,26 +44,28 @@ static LLVMValueRef log_parts(lower_state *s, LLVMValueRef x, LLVMValueRef *ef) 
   LLVMValueRef mbits = LLVMBuildOr(b, LLVMBuildAnd(b, bits, LLVMConstInt(i32, 0x7fffff, 0), ""),
                                    LLVMConstInt(i32, 0x3f800000, 0), "");
   LLVMValueRef m = LLVMBuildBitCast(b, mbits, s->f32, "");
-  LLVMValueRef big = LLVMBuildFCmp(b, LLVMRealOGE, m, k(s, 1.5), "");
-  m = LLVMBuildSelect(b, big, LLVMBuildFMul(b, m, k(s, 0.5), ""), m, "");
+  LLVMValueRef big = LLVMBuildFCmp(b, LLVMRealOGE, m, lower_f32(s, 1.5), "");
+  m = LLVMBuildSelect(b, big, LLVMBuildFMul(b, m, lower_f32(s, 0.5), ""), m, "");
   *ef = LLVMBuildSIToFP(b, LLVMBuildAdd(b, e, LLVMBuildZExt(b, big, i32, ""), ""), s->f32, "");
-  LLVMValueRef t = LLVMBuildFSub(b, m, k(s, 1.0), "");
+  LLVMValueRef t = LLVMBuildFSub(b, m, lower_f32(s, 1.0), "");
   LLVMValueRef q = horner(s, log1p_q, 8, t);
-  return fma3(s, fma3(s, q, t, k(s, -0.5)), LLVMBuildFMul(b, t, t, ""), t);
+  return lower_fma_f32(s, lower_fma_f32(s, q, t, lower_f32(s, -0.5)), LLVMBuildFMul(b, t, t, ""), t);
 }
 
 /* log(+inf) = +inf, log(0) = -inf, log(x < 0) = NaN, NaN stays NaN. */
 static LLVMValueRef log_special_cases(lower_state *s, LLVMValueRef x, LLVMValueRef r) {
   LLVMBuilderRef b = s->b;
-  r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, x, k(s, INFINITY), ""), x, r, "");
-  r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, x, k(s, 0.0), ""), k(s, -INFINITY), r, "");
-  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealULT, x, k(s, 0.0), ""), k(s, NAN), r, "");
+  r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, x, lower_f32(s, INFINITY), ""), x, r, "");
+  r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, x, lower_f32(s, 0.0), ""), lower_f32(s, -INFINITY), r, "");
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealULT, x, lower_f32(s, 0.0), ""), lower_f32(s, NAN), r, "");
 }
 
 LLVMValueRef lower_log_f32(lower_state *s, LLVMValueRef x, bool base2) {
   LLVMValueRef ef, l = log_parts(s, x, &ef);
-  LLVMValueRef r = base2 ? fma3(s, l, k(s, 1.4426950216293335), fma3(s, l, k(s, 1.925963033500011e-08), ef))
-                         : fma3(s, ef, k(s, 0.6931471824645996), fma3(s, ef, k(s, -1.9046542121259336e-09), l));
+  LLVMValueRef r = base2 ? lower_fma_f32(s, l, lower_f32(s, 1.4426950216293335),
+                                         lower_fma_f32(s, l, lower_f32(s, 1.925963033500011e-08), ef))
+                         : lower_fma_f32(s, ef, lower_f32(s, 0.6931471824645996),
+                                         lower_fma_f32(s, ef, lower_f32(s, -1.9046542121259336e-09), l));
   return log_special_cases(s, x, r);
 }
 
@@ -78,29 +73,30 @@ LLVMValueRef lower_tanh_f32(lower_state *s, LLVMValueRef x) {
   LLVMBuilderRef b = s->b;
   LLVMValueRef ax = lower_call(s, "llvm.fabs.f32", s->f32, &x, 1);
   LLVMValueRef x2 = LLVMBuildFMul(b, x, x, "");
-  LLVMValueRef small = fma3(s, LLVMBuildFMul(b, horner(s, tanh_p, 4, x2), x2, ""), x, x);
+  LLVMValueRef small = lower_fma_f32(s, LLVMBuildFMul(b, horner(s, tanh_p, 4, x2), x2, ""), x, x);
   /* 1 - 2 / (e^{2|x|} + 1), with the sign put back; 1 from |x| >= 9.01 on (and for infinities). */
-  LLVMValueRef y = LLVMBuildFMul(b, ax, k(s, 2.885390043258667 /* 2 log2(e) */), "");
+  LLVMValueRef y = LLVMBuildFMul(b, ax, lower_f32(s, 2.885390043258667 /* 2 log2(e) */), "");
   LLVMValueRef e = s->cg->special_f32(&s->em, TARGET_SPECIAL_EXP2, y);
-  LLVMValueRef d = LLVMBuildFAdd(b, e, k(s, 1.0), "");
-  LLVMValueRef large = fma3(s, s->cg->special_f32(&s->em, TARGET_SPECIAL_RCP, d), k(s, -2.0), k(s, 1.0));
-  large = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, ax, k(s, 9.01), ""), k(s, 1.0), large, "");
+  LLVMValueRef d = LLVMBuildFAdd(b, e, lower_f32(s, 1.0), "");
+  LLVMValueRef large =
+      lower_fma_f32(s, s->cg->special_f32(&s->em, TARGET_SPECIAL_RCP, d), lower_f32(s, -2.0), lower_f32(s, 1.0));
+  large = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, ax, lower_f32(s, 9.01), ""), lower_f32(s, 1.0), large, "");
   LLVMValueRef args[2] = {large, x};
   large = lower_call(s, "llvm.copysign.f32", s->f32, args, 2);
-  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, k(s, 0.6), ""), small, large, "");
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, lower_f32(s, 0.6), ""), small, large, "");
 }
 
 LLVMValueRef lower_erf_f32(lower_state *s, LLVMValueRef x) {
   LLVMBuilderRef b = s->b;
   LLVMValueRef ax = lower_call(s, "llvm.fabs.f32", s->f32, &x, 1);
-  LLVMValueRef small = fma3(s, x, horner(s, erf_pa, 7, LLVMBuildFMul(b, x, x, "")), x);
-  LLVMValueRef u = LLVMBuildFMul(b, LLVMBuildFSub(b, ax, k(s, 1.0), ""), k(s, 0.34246575832366943), "");
+  LLVMValueRef small = lower_fma_f32(s, x, horner(s, erf_pa, 7, LLVMBuildFMul(b, x, x, "")), x);
+  LLVMValueRef u = LLVMBuildFMul(b, LLVMBuildFSub(b, ax, lower_f32(s, 1.0), ""), lower_f32(s, 0.34246575832366943), "");
   LLVMValueRef tail = s->cg->special_f32(&s->em, TARGET_SPECIAL_EXP2, horner(s, erf_pb, 10, u)); /* erfc(|x|) */
-  LLVMValueRef large = LLVMBuildFSub(b, k(s, 1.0), tail, "");
-  large = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, ax, k(s, 3.92), ""), k(s, 1.0), large, "");
+  LLVMValueRef large = LLVMBuildFSub(b, lower_f32(s, 1.0), tail, "");
+  large = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, ax, lower_f32(s, 3.92), ""), lower_f32(s, 1.0), large, "");
   LLVMValueRef args[2] = {large, x};
   large = lower_call(s, "llvm.copysign.f32", s->f32, args, 2);
-  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, k(s, 1.0), ""), small, large, "");
+  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, lower_f32(s, 1.0), ""), small, large, "");
 }
 
 /* powf(x, y) = 2^(y log2|x|) with log2|x| and the product carried as f32 pairs (hi + lo), so that
@@ -108,31 +104,32 @@ LLVMValueRef lower_erf_f32(lower_state *s, LLVMValueRef x) {
  * y = 0 gives 1 for every x, as C's pow does. */
 LLVMValueRef lower_pow_f32(lower_state *s, LLVMValueRef x, LLVMValueRef y) {
   LLVMBuilderRef b = s->b;
-  LLVMValueRef zero = k(s, 0.0), one = k(s, 1.0);
+  LLVMValueRef zero = lower_f32(s, 0.0), one = lower_f32(s, 1.0);
   LLVMValueRef ax = lower_call(s, "llvm.fabs.f32", s->f32, &x, 1);
   LLVMValueRef ef, l = log_parts(s, ax, &ef);
   /* log1p(t) log2(e) as l2 + l2_lo (the product's rounding error by fma), then plus e. */
-  LLVMValueRef l2 = LLVMBuildFMul(b, l, k(s, 1.4426950216293335), "");
-  LLVMValueRef l2_lo = fma3(s, l, k(s, 1.925963033500011e-08),
-                            fma3(s, l, k(s, 1.4426950216293335), LLVMBuildFNeg(b, l2, "")));
+  LLVMValueRef l2 = LLVMBuildFMul(b, l, lower_f32(s, 1.4426950216293335), "");
+  LLVMValueRef l2_lo = lower_fma_f32(s, l, lower_f32(s, 1.925963033500011e-08),
+                                     lower_fma_f32(s, l, lower_f32(s, 1.4426950216293335), LLVMBuildFNeg(b, l2, "")));
   LLVMValueRef hi = LLVMBuildFAdd(b, ef, l2, "");
   LLVMValueRef lo = LLVMBuildFAdd(b, LLVMBuildFAdd(b, LLVMBuildFSub(b, ef, hi, ""), l2, ""), l2_lo, "");
   hi = log_special_cases(s, ax, hi);
   LLVMValueRef p = LLVMBuildFMul(b, y, hi, "");
-  LLVMValueRef p_lo = fma3(s, y, lo, fma3(s, y, hi, LLVMBuildFNeg(b, p, "")));
-  LLVMValueRef finite = LLVMBuildFCmp(b, LLVMRealOLT, lower_call(s, "llvm.fabs.f32", s->f32, &p, 1), k(s, INFINITY), "");
+  LLVMValueRef p_lo = lower_fma_f32(s, y, lo, lower_fma_f32(s, y, hi, LLVMBuildFNeg(b, p, "")));
+  LLVMValueRef finite =
+      LLVMBuildFCmp(b, LLVMRealOLT, lower_call(s, "llvm.fabs.f32", s->f32, &p, 1), lower_f32(s, INFINITY), "");
   p_lo = LLVMBuildSelect(b, finite, p_lo, zero, "");
   /* 2^(p + p_lo) = 2^p (1 + p_lo ln2) */
   LLVMValueRef r0 = s->cg->special_f32(&s->em, TARGET_SPECIAL_EXP2, p);
-  LLVMValueRef r = fma3(s, r0, LLVMBuildFMul(b, p_lo, k(s, 0.6931471805599453), ""), r0);
+  LLVMValueRef r = lower_fma_f32(s, r0, LLVMBuildFMul(b, p_lo, lower_f32(s, 0.6931471805599453), ""), r0);
   r = LLVMBuildSelect(b, finite, r, r0, "");
   LLVMValueRef fy = lower_call(s, "llvm.floor.f32", s->f32, &y, 1);
   LLVMValueRef y_int = LLVMBuildFCmp(b, LLVMRealOEQ, fy, y, "");
-  LLVMValueRef half = LLVMBuildFMul(b, y, k(s, 0.5), "");
+  LLVMValueRef half = LLVMBuildFMul(b, y, lower_f32(s, 0.5), "");
   LLVMValueRef fh = lower_call(s, "llvm.floor.f32", s->f32, &half, 1);
   LLVMValueRef y_odd = LLVMBuildAnd(b, y_int, LLVMBuildFCmp(b, LLVMRealUNE, fh, half, ""), "");
   LLVMValueRef neg = LLVMBuildSelect(b, y_odd, LLVMBuildFNeg(b, r, ""), r, "");
-  neg = LLVMBuildSelect(b, y_int, neg, k(s, NAN), "");
+  neg = LLVMBuildSelect(b, y_int, neg, lower_f32(s, NAN), "");
   r = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, x, zero, ""), neg, r, "");
   return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, y, zero, ""), one, r, "");
 }

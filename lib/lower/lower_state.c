@@ -132,6 +132,13 @@ int lower_elem_bytes(const ir_type *t) {
 
 LLVMValueRef lower_i32(lower_state *s, int64_t v) { return LLVMConstInt(s->i32, (unsigned long long)v, 1); }
 
+LLVMValueRef lower_f32(lower_state *s, double v) { return LLVMConstReal(s->f32, v); }
+
+LLVMValueRef lower_fma_f32(lower_state *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
+  LLVMValueRef args[3] = {a, b, c};
+  return lower_call(s, "llvm.fma.f32", s->f32, args, 3);
+}
+
 LLVMValueRef lower_thread0(lower_state *s) {
   return LLVMBuildICmp(s->b, LLVMIntEQ, s->threads->tid, lower_i32(s, 0), "");
 }

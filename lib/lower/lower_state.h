@@ -120,6 +120,10 @@ LLVMTypeRef lower_elem_type(lower_state *s, const ir_type *t);
 /* Bytes an element of t takes in memory (i1 takes one byte, pointers 8). */
 int lower_elem_bytes(const ir_type *t);
 LLVMValueRef lower_i32(lower_state *s, int64_t v);
+/* An f32 constant (v rounded to f32). */
+LLVMValueRef lower_f32(lower_state *s, double v);
+/* a * b + c in f32 with one rounding (llvm.fma.f32). */
+LLVMValueRef lower_fma_f32(lower_state *s, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
 /* i1: this is thread 0 of the current role (s->threads). */
 LLVMValueRef lower_thread0(lower_state *s);
 /* An integer index as i32: sign-extended when narrower; when wider, truncated if it fits, else -1

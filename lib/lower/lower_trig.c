@@ -17,27 +17,20 @@ static const unsigned two_over_pi_words[7] = {0x28be60db, 0x9391054a, 0x7f09d5f4
 
 typedef struct trig_emit {
   lower_state *s;
-  LLVMBuilderRef b;
   LLVMTypeRef i32, i64, f64;
 } trig_emit;
 
-static LLVMValueRef f32c(trig_emit *t, double v) { return LLVMConstReal(t->s->f32, v); }
 static LLVMValueRef i32c(trig_emit *t, unsigned long long v) { return LLVMConstInt(t->i32, v, 0); }
 static LLVMValueRef i64c(trig_emit *t, unsigned long long v) { return LLVMConstInt(t->i64, v, 0); }
 
-static LLVMValueRef fma_f32(trig_emit *t, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
-  LLVMValueRef args[3] = {a, b, c};
-  return lower_call(t->s, "llvm.fma.f32", t->s->f32, args, 3);
-}
-
 /* Fast reduction: x = j * pi/2 + r with j the nearest integer (as f32) to x * 2/pi. */
 static void reduce_fast(trig_emit *t, LLVMValueRef x, LLVMValueRef *r, LLVMValueRef *q) {
-  LLVMValueRef magic = f32c(t, 12582912.0); /* 1.5 * 2^23: adding it rounds to an integer */
-  LLVMValueRef j = LLVMBuildFSub(t->b, fma_f32(t, x, f32c(t, 6.36619747e-1), magic), magic, "");
-  LLVMValueRef v = fma_f32(t, j, f32c(t, -1.57079601e+00), x);
-  v = fma_f32(t, j, f32c(t, -3.13916473e-07), v);
-  *r = fma_f32(t, j, f32c(t, -5.39030253e-15), v);
-  *q = LLVMBuildFPToSI(t->b, j, t->i32, "");
+  LLVMValueRef magic = lower_f32(t->s, 12582912.0); /* 1.5 * 2^23: adding it rounds to an integer */
+  LLVMValueRef j = LLVMBuildFSub(t->s->b, lower_fma_f32(t->s, x, lower_f32(t->s, 6.36619747e-1), magic), magic, "");
+  LLVMValueRef v = lower_fma_f32(t->s, j, lower_f32(t->s, -1.57079601e+00), x);
+  v = lower_fma_f32(t->s, j, lower_f32(t->s, -3.13916473e-07), v);
+  *r = lower_fma_f32(t->s, j, lower_f32(t->s, -5.39030253e-15), v);
+  *q = LLVMBuildFPToSI(t->s->b, j, t->i32, "");
 }
 
 /* Word k + i of the table for i in 0..4 (k + i outside it reads 0). */
@@ -46,8 +39,8 @@ static LLVMValueRef table_word(trig_emit *t, LLVMValueRef i, int k) {
   for (int v = 0; v <= 4; v++) {
     int at = v + k;
     if (at < 0 || at >= 7) continue;
-    LLVMValueRef hit = LLVMBuildICmp(t->b, LLVMIntEQ, i, i32c(t, (unsigned)v), "");
-    w = LLVMBuildSelect(t->b, hit, i32c(t, two_over_pi_words[at]), w, "");
+    LLVMValueRef hit = LLVMBuildICmp(t->s->b, LLVMIntEQ, i, i32c(t, (unsigned)v), "");
+    w = LLVMBuildSelect(t->s->b, hit, i32c(t, two_over_pi_words[at]), w, "");
   }
   return w;
 }
@@ -58,9 +51,9 @@ static LLVMValueRef funnel_left(trig_emit *t, LLVMValueRef hi, LLVMValueRef lo, 
 }
 
 /* Payne-Hanek: x * 2/pi in 2.62 fixed point from the bits of 2/pi that x's exponent selects
- * (built at t->b: lower_sin_cos_f32's loop emits it once). */
+ * (lower_sin_cos_f32's loop emits it once). */
 static void reduce_slow(trig_emit *t, LLVMValueRef x, LLVMValueRef *r, LLVMValueRef *q) {
-  LLVMBuilderRef b = t->b;
+  LLVMBuilderRef b = t->s->b;
   LLVMValueRef bits = LLVMBuildBitCast(b, x, t->i32, "");
   LLVMValueRef mant = LLVMBuildOr(b, LLVMBuildShl(b, LLVMBuildAnd(b, bits, i32c(t, 0x007fffff), ""), i32c(t, 8), ""),
                                   i32c(t, 0x80000000), "");
@@ -88,22 +81,22 @@ static void reduce_slow(trig_emit *t, LLVMValueRef x, LLVMValueRef *r, LLVMValue
   LLVMValueRef d = LLVMBuildFMul(b, LLVMBuildSIToFP(b, frac, t->f64, ""),
                                  LLVMConstReal(t->f64, 3.4061215800865545e-19 /* pi/2 * 2^-62 */), "");
   LLVMValueRef rr = LLVMBuildFPTrunc(b, d, t->s->f32, "");
-  LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLT, x, f32c(t, 0.0), "");
+  LLVMValueRef neg = LLVMBuildFCmp(b, LLVMRealOLT, x, lower_f32(t->s, 0.0), "");
   *r = LLVMBuildSelect(b, neg, LLVMBuildFNeg(b, rr, ""), rr, "");
   *q = LLVMBuildSelect(b, neg, LLVMBuildNeg(b, quad, ""), quad, "");
 }
 
 /* sin (q even) or cos (q odd) of r in [-pi/4, pi/4], negated when bit 1 of q is set. */
 static LLVMValueRef trig_kernel(trig_emit *t, LLVMValueRef r, LLVMValueRef q) {
-  LLVMBuilderRef b = t->b;
+  LLVMBuilderRef b = t->s->b;
   LLVMValueRef s2 = LLVMBuildFMul(b, r, r, "");
-  LLVMValueRef c = fma_f32(t, f32c(t, 2.44331571e-5), s2, f32c(t, -1.38873163e-3));
-  c = fma_f32(t, c, s2, f32c(t, 4.16666457e-2));
-  c = fma_f32(t, c, s2, f32c(t, -5.0e-1));
-  c = fma_f32(t, c, s2, f32c(t, 1.0));
-  LLVMValueRef sn = fma_f32(t, f32c(t, -1.95152959e-4), s2, f32c(t, 8.33216087e-3));
-  sn = fma_f32(t, sn, s2, f32c(t, -1.66666546e-1));
-  sn = fma_f32(t, LLVMBuildFMul(b, sn, s2, ""), r, r);
+  LLVMValueRef c = lower_fma_f32(t->s, lower_f32(t->s, 2.44331571e-5), s2, lower_f32(t->s, -1.38873163e-3));
+  c = lower_fma_f32(t->s, c, s2, lower_f32(t->s, 4.16666457e-2));
+  c = lower_fma_f32(t->s, c, s2, lower_f32(t->s, -5.0e-1));
+  c = lower_fma_f32(t->s, c, s2, lower_f32(t->s, 1.0));
+  LLVMValueRef sn = lower_fma_f32(t->s, lower_f32(t->s, -1.95152959e-4), s2, lower_f32(t->s, 8.33216087e-3));
+  sn = lower_fma_f32(t->s, sn, s2, lower_f32(t->s, -1.66666546e-1));
+  sn = lower_fma_f32(t->s, LLVMBuildFMul(b, sn, s2, ""), r, r);
   LLVMValueRef odd = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, q, i32c(t, 1), ""), i32c(t, 0), "");
   LLVMValueRef v = LLVMBuildSelect(b, odd, c, sn, "");
   LLVMValueRef flip = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, q, i32c(t, 2), ""), i32c(t, 0), "");
@@ -113,13 +106,13 @@ static LLVMValueRef trig_kernel(trig_emit *t, LLVMValueRef r, LLVMValueRef q) {
 /* Finite |x| above the fast reduction's limit; infinities and NaN take the fast path (NaN). */
 static LLVMValueRef needs_slow(trig_emit *t, LLVMValueRef x) {
   LLVMValueRef ax = lower_call(t->s, "llvm.fabs.f32", t->s->f32, &x, 1);
-  return LLVMBuildAnd(t->b, LLVMBuildFCmp(t->b, LLVMRealOGT, ax, f32c(t, TRIG_FAST_LIMIT), ""),
-                      LLVMBuildFCmp(t->b, LLVMRealONE, ax, f32c(t, INFINITY), ""), "");
+  return LLVMBuildAnd(t->s->b, LLVMBuildFCmp(t->s->b, LLVMRealOGT, ax, lower_f32(t->s, TRIG_FAST_LIMIT), ""),
+                      LLVMBuildFCmp(t->s->b, LLVMRealONE, ax, lower_f32(t->s, INFINITY), ""), "");
 }
 
 bool lower_sin_cos_f32(lower_state *s, LLVMValueRef *x, int n, bool cos, LLVMValueRef *out) {
   LLVMBuilderRef b = s->b;
-  trig_emit t = {s, b, LLVMInt32TypeInContext(s->llctx), LLVMInt64TypeInContext(s->llctx),
+  trig_emit t = {s, LLVMInt32TypeInContext(s->llctx), LLVMInt64TypeInContext(s->llctx),
                  LLVMDoubleTypeInContext(s->llctx)};
   LLVMValueRef *r = lower_alloc(s, sizeof *r * (size_t)n * 6);
   if (!r) return false;
