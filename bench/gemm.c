@@ -478,6 +478,7 @@ static void usage(FILE *f, const char *program) {
           "\n"
           "  --quick            one shape (4096^3 f16, f32 accumulation)\n"
           "  --only TEXT        cases whose label contains TEXT (e.g. 'bf16', '8192', 'batch')\n"
+          "  --shapes LIST      these f16 shapes instead (f32 accumulation): MxNxK[xBATCH],... (at most 32)\n"
           "  --config C         gemmc config BMxBNxBK[:gG][:wW][:sS] (default 128x128x64:g8:w4:s3)\n"
           "  --tune             sweep the seed's 8 configs per case, keep the fastest (prints each)\n"
           "  --samples N        timed samples per measurement, >= 10 (default 10)\n"
@@ -487,12 +488,14 @@ static void usage(FILE *f, const char *program) {
           "  --no-cublas        time gemmc only\n"
           "  --api              time gemmc_matmul (the library call, its own config choice) instead of a\n"
           "                     config, on more shapes (512^3 up, skinny M or N = 256 with K = 16384)\n"
+          "  --api-config NAME[:SPLIT]  with --api: force gemmc_matmul's config row (and split-K)\n"
           "  --target T         gemmc target (default: the device's)\n",
           program);
 }
 
 int main(int argc, char **argv) {
-  const char *program = argv[0], *csv = NULL, *svg = NULL, *tir_dir = NULL, *only = NULL, *target = NULL;
+  const char *program = argv[0], *csv = NULL, *svg = NULL, *tir_dir = NULL, *only = NULL, *target = NULL,
+             *shapes = NULL, *api_config = NULL;
   bool quick = false, tune = false, no_cublas = false, api_mode = false;
   int samples = 10;
   mh_config config = mh_default_config;
@@ -509,6 +512,8 @@ int main(int argc, char **argv) {
     else if (v && !strcmp(a, "--svg")) svg = argv[++i];
     else if (v && !strcmp(a, "--tir-dir")) tir_dir = argv[++i];
     else if (v && !strcmp(a, "--only")) only = argv[++i];
+    else if (v && !strcmp(a, "--shapes")) shapes = argv[++i];
+    else if (v && !strcmp(a, "--api-config")) api_config = argv[++i];
     else if (v && !strcmp(a, "--target")) target = argv[++i];
     else if (v && !strcmp(a, "--samples")) samples = atoi(argv[++i]);
     else if (v && !strcmp(a, "--config")) {
@@ -526,7 +531,22 @@ int main(int argc, char **argv) {
   /* The case list. */
   bench_case cases[32];
   int ncases = 0;
-  if (quick) {
+  if (shapes) {
+    for (const char *c = shapes; *c;) {
+      int m = 0, n = 0, k = 0, batch = 1, used = 0;
+      int got = sscanf(c, "%dx%dx%d%n", &m, &n, &k, &used);
+      if (got == 3 && c[used] == 'x') {
+        int more = 0;
+        if (sscanf(c + used + 1, "%d%n", &batch, &more) == 1) used += 1 + more;
+      }
+      if (got != 3 || m < 1 || n < 1 || k < 1 || batch < 1 || (c[used] && c[used] != ',') || ncases == 32) {
+        fprintf(stderr, "%s: bad --shapes '%s' (MxNxK[xBATCH],..., at most 32)\n", program, shapes);
+        return 2;
+      }
+      cases[ncases++] = (bench_case){batch > 1 ? "batch " : "", batch, m, n, k, MH_F16, MH_F32};
+      c += used + (c[used] == ',');
+    }
+  } else if (quick) {
     cases[ncases++] = (bench_case){"", 1, 4096, 4096, 4096, MH_F16, MH_F32};
   } else {
     const struct {
@@ -538,7 +558,7 @@ int main(int argc, char **argv) {
     cases[ncases++] = (bench_case){"batch=16 ", 16, 4096, 4096, 4096, MH_F16, MH_F32};
     cases[ncases++] = (bench_case){"batch=16 ", 16, 4096, 4096, 4096, MH_F16, MH_F16};
   }
-  if (api_mode && !quick) { /* issue 10's small and skinny shapes, where the library's choice matters */
+  if (api_mode && !quick && !shapes) { /* issue 10's small and skinny shapes, where the library's choice matters */
     static const int extra[][3] = {{512, 512, 512}, {256, 4096, 16384}, {4096, 256, 16384}, {128, 8192, 8192}, {8192, 1024, 8192}};
     for (int s = 0; s < 5; s++) cases[ncases++] = (bench_case){"", 1, extra[s][0], extra[s][1], extra[s][2], MH_F16, MH_F32};
   }
@@ -596,6 +616,13 @@ int main(int argc, char **argv) {
     gemmc_handle_options_init(&ho);
     ho.runtime = rt;
     if (target) ho.target = target;
+    char forced[96] = "";
+    if (api_config) {
+      snprintf(forced, sizeof forced, "%s", api_config);
+      char *colon = strchr(forced, ':');
+      if (colon) *colon = 0, ho.split_k = atoi(colon + 1);
+      ho.config = forced;
+    }
     gemmc_status hs = gemmc_handle_create(&ho, &handle);
     if (hs.code != GEMMC_OK) {
       printf("bench-gemm: gemmc_handle_create: %s\n", hs.message);

@@ -27,7 +27,7 @@ extern "C" {
  * Pointers are device addresses (cudaMalloc / cuMemAlloc / gemmc_runtime_mem_alloc, cast to
  * a pointer) in the device's primary context, the one the CUDA runtime uses. Any size, any
  * leading dimension >= the rows, any element alignment: kernels are specialized for what holds
- * at run time (16-byte aligned pointers, strides and sizes divisible by 16, unit strides), so
+ * at run time (the pointers' alignment, what strides and sizes divide by, unit strides), so
  * aligned data takes the fast path and anything else a correct one. m, n or k = 0 and
  * batch_count = 0 are valid (k = 0 gives D = act(beta * C + bias)).
  *

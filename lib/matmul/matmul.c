@@ -34,7 +34,8 @@ typedef struct mm_kernel {
 /* What decides a plan. Padding is zeroed, so memcmp and hashing see only the fields. */
 typedef struct mm_plan_key {
   uint8_t at, out, acc, tf32, has_alpha, has_c, has_bias, act;
-  uint32_t div16, unit;
+  uint32_t unit;
+  uint64_t div;
   int64_t M, N, K, batch;
 } mm_plan_key;
 
@@ -248,11 +249,9 @@ static uint32_t relevant_slots(const mm_spec *s) {
 }
 
 static void spec_facts(mm_spec *s, const uint64_t *values) {
-  uint32_t div16, unit;
-  mm_value_bits(values, &div16, &unit);
   uint32_t mask = relevant_slots(s);
-  s->div16 = div16 & mask;
-  s->unit = unit & mask;
+  s->div = mm_div_keep(mm_div_of_values(values), mask);
+  s->unit = mm_unit_of_values(values) & mask;
 }
 
 static void spec_describe(const mm_spec *s, char *buf, size_t n) {
@@ -356,7 +355,7 @@ static void plan_key_of(const mm_problem *p, mm_plan_key *key) {
   s.kind = MM_KIND_GEMM;
   s.has_c = p->has_c, s.has_bias = p->has_bias;
   spec_facts(&s, p->values);
-  key->div16 = s.div16, key->unit = s.unit;
+  key->div = s.div, key->unit = s.unit;
   key->M = p->M, key->N = p->N, key->K = p->K, key->batch = p->batch;
 }
 
@@ -667,7 +666,7 @@ static gemmc_status choose(gemmc_handle *h, const mm_problem *p, mm_plan *plan, 
   plan->split = choice.split;
   plan->origin = "model";
   char cls[192];
-  mm_shape_class(p, plan->key.div16, plan->key.unit, h->batch_invariant, cls, sizeof cls);
+  mm_shape_class(p, plan->key.div, plan->key.unit, h->batch_invariant, cls, sizeof cls);
   int config = -1, split = 1;
   if (mm_tuning_db_lookup(&h->tuning, cls, &config, &split) && mm_config_serves(p, &h->info, config, split) &&
       !(h->batch_invariant && split > 1)) {

@@ -89,7 +89,7 @@ bool mm_slot_is_scalar_float(mm_slot s);
 typedef enum mm_acc { MM_ACC_F32, MM_ACC_F16, MM_ACC_I32 } mm_acc;
 
 /* What a kernel is compiled for besides its config: types, epilogue, and the facts about the
- * argument values it may rely on (16-divisibility, unit strides). Plain bytes: compared and
+ * argument values it may rely on (divisibility, unit strides). Plain bytes: compared and
  * hashed with memcmp. */
 typedef struct mm_spec {
   uint8_t kind;      /* MM_KIND_* */
@@ -99,9 +99,18 @@ typedef struct mm_spec {
   uint8_t has_alpha, has_c, has_bias, act;
   uint8_t split;     /* gemm: this kernel stores raw split-K partial sums */
   uint16_t config;   /* row of matmul_configs (gemm), 0 for the reduce kernel */
-  uint32_t div16;    /* bit s: slot s's value divides by 16 (pointers: 16-byte aligned) */
   uint32_t unit;     /* bit s: slot s's value is 1 (strides) */
+  uint64_t div;      /* mm_div_*: what slot s's value divides by (pointers: bytes) */
 } mm_spec;
+
+/* The divisibility facts of the slots, two bits each: a value divides by 1, 4, 8 or 16 (the
+ * largest that holds; a pointer's counts bytes). 8 is what an f16 row of a leading dimension
+ * like 1000 has: 16-byte rows, enough for vector loads and TMA, where 16 would be untrue. */
+uint64_t mm_div_of_values(const uint64_t *values);
+/* What `div` says slot s divides by: 1, 4, 8 or 16. */
+int mm_div_of_slot(uint64_t div, mm_slot s);
+/* `div` with only the slots of the bit set `slots` kept. */
+uint64_t mm_div_keep(uint64_t div, uint32_t slots);
 
 enum { MM_KIND_GEMM = 1, MM_KIND_REDUCE = 2 };
 
@@ -125,8 +134,8 @@ gemmc_status mm_status_error(gemmc_status_code code, const char *fmt, ...) __att
 gemmc_status mm_status_ok(void);
 
 gemmc_status mm_problem_from_desc(const gemmc_matmul_desc *desc, mm_problem *p);
-/* The divisibility / unit bits of `values` for the slots a kernel of `kind` takes. */
-void mm_value_bits(const uint64_t *values, uint32_t *div16, uint32_t *unit);
+/* Bit s: slot s's value is 1. */
+uint32_t mm_unit_of_values(const uint64_t *values);
 /* Size in bytes of an element of t. */
 int mm_dtype_bytes(gemmc_datatype t);
 /* "f16" etc., the IR spelling. */

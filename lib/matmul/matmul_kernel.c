@@ -46,7 +46,7 @@ static bool add_argument_facts(mm_kernel_source *s, const mm_spec *spec, const m
     char name[64], up[48];
     upper(mm_slot_names[slots[i]], up, sizeof up);
     snprintf(name, sizeof name, "DIV_%s", up);
-    ok = ok && add_int(s, name, (spec->div16 >> slots[i]) & 1 ? 16 : 1);
+    ok = ok && add_int(s, name, mm_div_of_slot(spec->div, slots[i]));
   }
   static const mm_slot strides2d[] = {MM_SLOT_STRIDE_AM, MM_SLOT_STRIDE_AK, MM_SLOT_STRIDE_BK, MM_SLOT_STRIDE_BN,
                                       MM_SLOT_STRIDE_CM, MM_SLOT_STRIDE_CN, MM_SLOT_STRIDE_DM, MM_SLOT_STRIDE_DN};

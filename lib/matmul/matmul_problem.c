@@ -37,17 +37,34 @@ const char *mm_dtype_ir(gemmc_datatype t) {
   return "?";
 }
 
-void mm_value_bits(const uint64_t *values, uint32_t *div16, uint32_t *unit) {
-  uint32_t d = 0, u = 0;
+uint64_t mm_div_of_values(const uint64_t *values) {
+  uint64_t d = 0;
   for (int s = 0; s < MM_SLOT_COUNT; s++) {
     if (mm_slot_is_scalar_float((mm_slot)s)) continue;
     /* Integers are stored sign-extended to 64 bits; both -16 and 16 divide by 16. */
-    uint64_t v = values[s];
-    if ((v & 15) == 0) d |= 1u << s;
-    if (v == 1) u |= 1u << s;
+    uint64_t v = values[s], level = (v & 15) == 0 ? 3 : (v & 7) == 0 ? 2 : (v & 3) == 0 ? 1 : 0;
+    d |= level << (2 * s);
   }
-  *div16 = d;
-  *unit = u;
+  return d;
+}
+
+int mm_div_of_slot(uint64_t div, mm_slot s) {
+  static const int divisors[4] = {1, 4, 8, 16};
+  return divisors[(div >> (2 * (int)s)) & 3];
+}
+
+uint64_t mm_div_keep(uint64_t div, uint32_t slots) {
+  uint64_t mask = 0;
+  for (int s = 0; s < MM_SLOT_COUNT; s++)
+    if ((slots >> s) & 1) mask |= (uint64_t)3 << (2 * s);
+  return div & mask;
+}
+
+uint32_t mm_unit_of_values(const uint64_t *values) {
+  uint32_t u = 0;
+  for (int s = 0; s < MM_SLOT_COUNT; s++)
+    if (!mm_slot_is_scalar_float((mm_slot)s) && values[s] == 1) u |= 1u << s;
+  return u;
 }
 
 /* f32 -> IEEE half bits, rounding to nearest even (the scalars of GEMMC_COMPUTE_16F). */

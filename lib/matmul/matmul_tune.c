@@ -40,13 +40,13 @@ static int64_t pow2_bucket(int64_t v) {
   return (int64_t)1 << (int)lround(log2((double)v));
 }
 
-void mm_shape_class(const mm_problem *p, uint32_t div16, uint32_t unit, bool batch_invariant, char *out, size_t n) {
+void mm_shape_class(const mm_problem *p, uint64_t div, uint32_t unit, bool batch_invariant, char *out, size_t n) {
   char nbucket[32];
   if (batch_invariant) snprintf(nbucket, sizeof nbucket, "any");
   else snprintf(nbucket, sizeof nbucket, "%lld", (long long)pow2_bucket(p->N));
-  snprintf(out, n, "%s%s.%s.%s%s.e%d%d%d%d.d%x.u%x.M%lld.N%s.K%lld.B%lld", batch_invariant ? "bi." : "", mm_dtype_ir(p->at),
+  snprintf(out, n, "%s%s.%s.%s%s.e%d%d%d%d.d%llx.u%x.M%lld.N%s.K%lld.B%lld", batch_invariant ? "bi." : "", mm_dtype_ir(p->at),
            mm_dtype_ir(p->out), p->acc == MM_ACC_I32 ? "i32" : p->acc == MM_ACC_F16 ? "f16" : "f32", p->tf32 ? ".tf32" : "",
-           p->has_alpha, p->has_c, p->has_bias, (int)p->act, div16, unit, (long long)pow2_bucket(p->M), nbucket,
+           p->has_alpha, p->has_c, p->has_bias, (int)p->act, (unsigned long long)div, unit, (long long)pow2_bucket(p->M), nbucket,
            (long long)pow2_bucket(p->K), (long long)pow2_bucket(p->batch));
 }
 

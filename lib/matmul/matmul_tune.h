@@ -22,7 +22,7 @@ void mm_tuning_db_init(mm_tuning_db *db, const char *cache_dir, const gemmc_devi
 void mm_tuning_db_free(mm_tuning_db *db);
 /* The shape class of p: types, epilogue, argument facts, and M, N, K, batch rounded to powers of
  * two (batch_invariant: N, cuBLAS's m, left out). */
-void mm_shape_class(const mm_problem *p, uint32_t div16, uint32_t unit, bool batch_invariant, char *out, size_t n);
+void mm_shape_class(const mm_problem *p, uint64_t div, uint32_t unit, bool batch_invariant, char *out, size_t n);
 bool mm_tuning_db_lookup(mm_tuning_db *db, const char *cls, int *config, int *split);
 /* Remembers a winner (in memory and, when there is a folder, appended to the file; the last line
  * for a class wins, so processes tuning at once never corrupt it). */

@@ -23,7 +23,7 @@ static int num_specs;
 
 #define BIT(x) (1u << MM_SLOT_##x)
 /* Row-major A and B (cuBLAS NN), everything 16-divisible: the fast path. */
-static const uint32_t all_div16 = 0xffffffu;
+static const uint64_t all_div16 = ~(uint64_t)0;
 static const uint32_t nn_unit = BIT(STRIDE_AK) | BIT(STRIDE_BN) | BIT(STRIDE_CN) | BIT(STRIDE_DN);
 
 static mm_spec gemm_spec(int config) {
@@ -39,7 +39,7 @@ static mm_spec gemm_spec(int config) {
   default: s.at = GEMMC_R_8F_E4M3, s.out = GEMMC_R_16F, s.acc = MM_ACC_F32; break;
   }
   s.act = GEMMC_ACT_NONE;
-  s.div16 = all_div16;
+  s.div = all_div16;
   s.unit = nn_unit;
   return s;
 }
@@ -64,9 +64,12 @@ static void build_list(void) {
   s.unit = BIT(STRIDE_AM) | BIT(STRIDE_BK) | BIT(STRIDE_CN) | BIT(STRIDE_DN); /* cuBLAS TT */
   add(s, true, "%s, transposed operands", "f16");
   s = gemm_spec(first_f16);
-  s.div16 = 0;
+  s.div = 0;
   s.unit = BIT(STRIDE_AK) | BIT(STRIDE_BN) | BIT(STRIDE_DN);
   add(s, true, "%s, nothing aligned", "f16");
+  s = gemm_spec(first_f16);
+  s.div = 0xaaaaaaaaaaaaaaaaull; /* every value divides by 8: 16-byte f16 rows, e.g. lda = 1000 */
+  add(s, true, "%s, divisible by 8", "f16");
   s = gemm_spec(first_f16);
   s.has_alpha = s.has_c = s.has_bias = 1;
   s.act = GEMMC_ACT_GELU;
@@ -108,12 +111,12 @@ static void build_list(void) {
   memset(&r, 0, sizeof r);
   r.kind = MM_KIND_REDUCE;
   r.at = GEMMC_R_16F, r.out = GEMMC_R_16F, r.acc = MM_ACC_F32, r.act = GEMMC_ACT_NONE;
-  r.div16 = all_div16;
+  r.div = all_div16;
   r.unit = BIT(STRIDE_CN) | BIT(STRIDE_DN);
   add(r, true, "%s split-K reduce", "f16");
   r.has_alpha = r.has_c = r.has_bias = 1;
   r.act = GEMMC_ACT_GELU;
-  r.div16 = 0;
+  r.div = 0;
   add(r, true, "%s split-K reduce, full epilogue, unaligned", "f16");
   r.at = GEMMC_R_8I, r.out = GEMMC_R_32I, r.acc = MM_ACC_I32, r.act = GEMMC_ACT_NONE, r.has_bias = 0;
   add(r, true, "%s split-K reduce", "i8");

@@ -105,14 +105,30 @@ static void test_checks(void) {
   mm_problem p;
   CHECK(mm_problem_from_desc(&d, &p).code == GEMMC_OK, "a plain f16 GEMM");
   CHECK(!p.has_c && !p.has_alpha, "alpha 1 and beta 0 need no epilogue");
-  uint32_t div16, unit;
-  mm_value_bits(p.values, &div16, &unit);
-  CHECK((div16 >> MM_SLOT_A_PTR) & 1 && (div16 >> MM_SLOT_M) & 1 && (unit >> MM_SLOT_STRIDE_AK) & 1 && (unit >> MM_SLOT_STRIDE_BN) & 1,
+  uint64_t div = mm_div_of_values(p.values);
+  uint32_t unit = mm_unit_of_values(p.values);
+  CHECK(mm_div_of_slot(div, MM_SLOT_A_PTR) == 16 && mm_div_of_slot(div, MM_SLOT_M) == 16 && (unit >> MM_SLOT_STRIDE_AK) & 1 &&
+            (unit >> MM_SLOT_STRIDE_BN) & 1,
         "aligned NN: 16-divisible pointers and sizes, unit K stride of A' and N stride of B'");
   d.A = (void *)(uintptr_t)4098;
   mm_problem_from_desc(&d, &p);
-  mm_value_bits(p.values, &div16, &unit);
-  CHECK(!((div16 >> MM_SLOT_B_PTR) & 1), "a pointer off by one f16 is not 16-byte aligned (B' is cuBLAS's A)");
+  div = mm_div_of_values(p.values);
+  CHECK(mm_div_of_slot(div, MM_SLOT_B_PTR) == 1, "a pointer off by one f16 is not even 4-byte aligned (B' is cuBLAS's A)");
+  d.A = (void *)(uintptr_t)4104;
+  d.m = d.n = d.k = 1000, d.lda = d.ldb = d.ldc = d.ldd = 1000;
+  mm_problem_from_desc(&d, &p);
+  div = mm_div_of_values(p.values);
+  CHECK(mm_div_of_slot(div, MM_SLOT_B_PTR) == 8 && mm_div_of_slot(div, MM_SLOT_K) == 8 &&
+            mm_div_of_slot(div, MM_SLOT_STRIDE_BK) == 8 && mm_div_of_slot(div, MM_SLOT_A_PTR) == 16,
+        "1000 and a pointer 8 bytes past 4096 divide by 8, not 16");
+  d.lda = 1004;
+  mm_problem_from_desc(&d, &p);
+  CHECK(mm_div_of_slot(mm_div_of_values(p.values), MM_SLOT_STRIDE_BK) == 4, "1004 divides by 4");
+  CHECK(mm_div_of_slot(mm_div_keep(mm_div_of_values(p.values), 1u << MM_SLOT_K), MM_SLOT_STRIDE_BK) == 1 &&
+            mm_div_of_slot(mm_div_keep(mm_div_of_values(p.values), 1u << MM_SLOT_K), MM_SLOT_K) == 8,
+        "mm_div_keep keeps only the given slots");
+  d.m = d.n = d.k = 64, d.lda = d.ldb = d.ldc = d.ldd = 64;
+  d.A = (void *)(uintptr_t)4098;
   d.lda = 10;
   CHECK(mm_problem_from_desc(&d, &p).code == GEMMC_ERROR_INVALID_ARGUMENT, "lda < m");
   d.lda = INT64_MAX; /* (k - 1) * lda overflows int64: checked, not undefined */
