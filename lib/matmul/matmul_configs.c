@@ -38,6 +38,14 @@
  * 731 / 756 / 749 against 697 / 703 / 704 TFLOP/s at 4096^3 / 8192^3 / 6144^3, 741 against 655 at
  * 16 x 4096^3; the warp-specialized row won only at K <= 1024 (482 against 458 at 4096x4096x512).
  * Its efficiency is set below the cp.async row's so the model takes the faster one.
+ *
+ * Small and skinny problems, where each SM has about one tile, are bound by the latency of the
+ * operand loads, not by the tensor cores: the deep-ring rows (64x128 / 128x64 tiles, K step 64,
+ * 8 cp.async stages: 192 KiB in flight, as cuBLAS's 128x64_64x8 kernel has) ran 1024^3 at 256 TFLOP/s
+ * against 182 for the best row before, 1024x1024x4096 472 against 329, 128x8192x8192 341 against
+ * 285, 256x4096x16384 542 against 495, without splitting K (splitting them measured slower:
+ * 64x4096x4096 105 / 101 at split 2 / 4 against 116). 128x128 (6 stages), 128x256 (4) and 64x256
+ * (5) rings of the same depth were never the fastest and are not rows.
  */
 const matmul_config matmul_configs[] = {
     /* name                template              class          cc       BM   BN   BK  G  W  S  split  eff   b/SM  defines path setup_us */
@@ -48,6 +56,8 @@ const matmul_config matmul_configs[] = {
     {"wgmma_128x128x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.60, 2, NULL, 2, 0},
     {"wgmma_pairs_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.64, 1, NULL, 0, 3.0},
     {"wgmma_128x128x32_s4_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.56, 2, NULL, 2, 0},
+    {"wgmma_64x128x64_s8_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 64, 128, 64, 8, 4, 8, 1, 0.50, 1, NULL, 2, 0},
+    {"wgmma_128x64x64_s8_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 64, 64, 8, 4, 8, 1, 0.45, 1, NULL, 2, 0},
     {"wgmma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 64, 128, 32, 8, 4, 4, 16, 0.45, 4, NULL, 0, 0},
     {"wgmma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 64, 32, 8, 4, 4, 16, 0.45, 4, NULL, 0, 0},
     {"mma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 32, 8, 4, 4, 16, 0.46, 2, NULL, 0, 0},
