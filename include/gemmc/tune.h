@@ -58,6 +58,15 @@ typedef struct gemmc_tune_timing {
 gemmc_status gemmc_tune_time(gemmc_runtime *rt, gemmc_runtime_stream *stream, gemmc_tune_launch_fn fn, void *user,
                              int warmup, int samples, double min_sample_ms, gemmc_tune_timing *out);
 
+/* Times fn as benchmarks that flush the L2 do (Triton's do_bench, bench-gemm's rotated inputs):
+ * `warmup` launches, then `samples` samples of one launch each, before each of which
+ * flush_bytes of scratch memory are written (pass at least twice the L2's size), so that the
+ * launch reads its inputs from DRAM; the median and the minimum per launch
+ * (launches_per_sample is 1). When the scratch cannot be allocated it returns the driver's
+ * error and times nothing. */
+gemmc_status gemmc_tune_time_cold(gemmc_runtime *rt, gemmc_runtime_stream *stream, gemmc_tune_launch_fn fn,
+                                  void *user, int warmup, int samples, size_t flush_bytes, gemmc_tune_timing *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -134,6 +134,53 @@ static int compare_doubles(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
+/* The median and minimum of per[0..samples) (sorted in place) into out. */
+static void summarize(double *per, int samples, int launches_per_sample, gemmc_tune_timing *out) {
+  qsort(per, (size_t)samples, sizeof *per, compare_doubles);
+  out->median_ms = samples % 2 ? per[samples / 2] : 0.5 * (per[samples / 2 - 1] + per[samples / 2]);
+  out->min_ms = per[0];
+  out->samples = samples;
+  out->launches_per_sample = launches_per_sample;
+}
+
+gemmc_status gemmc_tune_time_cold(gemmc_runtime *rt, gemmc_runtime_stream *stream, gemmc_tune_launch_fn fn,
+                                  void *user, int warmup, int samples, size_t flush_bytes, gemmc_tune_timing *out) {
+  memset(out, 0, sizeof *out);
+  if (!rt || !fn || samples <= 0 || !flush_bytes)
+    return status_of(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_tune_time_cold: no runtime, launch, samples or scratch size");
+  gemmc_devptr scratch = 0;
+  gemmc_status st = gemmc_runtime_mem_alloc(rt, flush_bytes, &scratch);
+  if (st.code != GEMMC_OK) return st;
+  gemmc_runtime_event *ev0 = NULL, *ev1 = NULL;
+  st = gemmc_runtime_event_create(rt, &ev0);
+  if (st.code == GEMMC_OK) st = gemmc_runtime_event_create(rt, &ev1);
+  double *per = calloc((size_t)samples, sizeof *per);
+  if (!per && st.code == GEMMC_OK) st = status_of(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+  char err[512] = "";
+  int index = 0;
+  for (int i = 0; st.code == GEMMC_OK && i < warmup; i++)
+    if (!fn(user, index++, err, sizeof err)) st = status_of(GEMMC_ERROR_DRIVER, "launch failed: %s", err);
+  for (int s = 0; st.code == GEMMC_OK && s < samples; s++) {
+    /* The memset goes to the default stream, which `stream` need not wait for: the whole
+     * context finishes it before the timed launch. */
+    st = gemmc_runtime_memset_d8(rt, scratch, (uint8_t)s, flush_bytes);
+    if (st.code == GEMMC_OK) st = gemmc_runtime_synchronize(rt);
+    if (st.code == GEMMC_OK) st = gemmc_runtime_event_record(rt, ev0, stream);
+    if (st.code == GEMMC_OK && !fn(user, index++, err, sizeof err)) st = status_of(GEMMC_ERROR_DRIVER, "launch failed: %s", err);
+    if (st.code == GEMMC_OK) st = gemmc_runtime_event_record(rt, ev1, stream);
+    if (st.code == GEMMC_OK) st = gemmc_runtime_event_synchronize(rt, ev1);
+    float ms = 0;
+    if (st.code == GEMMC_OK) st = gemmc_runtime_event_elapsed_ms(rt, ev0, ev1, &ms);
+    if (st.code == GEMMC_OK) per[s] = ms;
+  }
+  if (st.code == GEMMC_OK) summarize(per, samples, 1, out);
+  free(per);
+  if (ev0) gemmc_runtime_event_destroy(rt, ev0);
+  if (ev1) gemmc_runtime_event_destroy(rt, ev1);
+  gemmc_runtime_mem_free(rt, scratch);
+  return st;
+}
+
 gemmc_status gemmc_tune_time(gemmc_runtime *rt, gemmc_runtime_stream *stream, gemmc_tune_launch_fn fn, void *user,
                              int warmup, int samples, double min_sample_ms, gemmc_tune_timing *out) {
   memset(out, 0, sizeof *out);
@@ -165,13 +212,7 @@ gemmc_status gemmc_tune_time(gemmc_runtime *rt, gemmc_runtime_stream *stream, ge
     if (st.code == GEMMC_OK) st = gemmc_runtime_event_elapsed_ms(rt, ev0, ev1, &ms);
     if (st.code == GEMMC_OK) per[s] = ms / n;
   }
-  if (st.code == GEMMC_OK) {
-    qsort(per, (size_t)samples, sizeof *per, compare_doubles);
-    out->median_ms = samples % 2 ? per[samples / 2] : 0.5 * (per[samples / 2 - 1] + per[samples / 2]);
-    out->min_ms = per[0];
-    out->samples = samples;
-    out->launches_per_sample = n;
-  }
+  if (st.code == GEMMC_OK) summarize(per, samples, n, out);
   free(per);
   if (ev0) gemmc_runtime_event_destroy(rt, ev0);
   if (ev1) gemmc_runtime_event_destroy(rt, ev1);
