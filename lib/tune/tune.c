@@ -134,13 +134,54 @@ static int compare_doubles(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
-/* The median and minimum of per[0..samples) (sorted in place) into out. */
-static void summarize(double *per, int samples, int launches_per_sample, gemmc_tune_timing *out) {
-  qsort(per, (size_t)samples, sizeof *per, compare_doubles);
-  out->median_ms = samples % 2 ? per[samples / 2] : 0.5 * (per[samples / 2 - 1] + per[samples / 2]);
-  out->min_ms = per[0];
-  out->samples = samples;
-  out->launches_per_sample = launches_per_sample;
+/* What both timers share: two events, the per-sample times, the launch count and the last error. */
+typedef struct timer {
+  gemmc_runtime *rt;
+  gemmc_runtime_event *ev0, *ev1;
+  double *per;
+  int index;
+  char err[512];
+} timer;
+
+/* Events, room for `samples` times, then `warmup` untimed launches. */
+static gemmc_status timer_open(timer *t, gemmc_runtime *rt, gemmc_tune_launch_fn fn, void *user, int warmup, int samples) {
+  memset(t, 0, sizeof *t);
+  t->rt = rt;
+  gemmc_status st = gemmc_runtime_event_create(rt, &t->ev0);
+  if (st.code == GEMMC_OK) st = gemmc_runtime_event_create(rt, &t->ev1);
+  t->per = calloc((size_t)samples, sizeof *t->per);
+  if (!t->per && st.code == GEMMC_OK) st = status_of(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+  for (int i = 0; st.code == GEMMC_OK && i < warmup; i++)
+    if (!fn(user, t->index++, t->err, sizeof t->err)) st = status_of(GEMMC_ERROR_DRIVER, "launch failed: %s", t->err);
+  return st;
+}
+
+/* n launches between the two events on `stream`, waited for; their time in *ms. */
+static gemmc_status timer_run(timer *t, gemmc_runtime_stream *stream, gemmc_tune_launch_fn fn, void *user, int n, float *ms) {
+  *ms = 0;
+  gemmc_status st = gemmc_runtime_event_record(t->rt, t->ev0, stream);
+  for (int i = 0; st.code == GEMMC_OK && i < n; i++)
+    if (!fn(user, t->index++, t->err, sizeof t->err)) st = status_of(GEMMC_ERROR_DRIVER, "launch failed: %s", t->err);
+  if (st.code == GEMMC_OK) st = gemmc_runtime_event_record(t->rt, t->ev1, stream);
+  if (st.code == GEMMC_OK) st = gemmc_runtime_event_synchronize(t->rt, t->ev1);
+  if (st.code == GEMMC_OK) st = gemmc_runtime_event_elapsed_ms(t->rt, t->ev0, t->ev1, ms);
+  return st;
+}
+
+/* The median and minimum of the samples (sorted in place) into out, then everything freed. */
+static gemmc_status timer_close(timer *t, gemmc_status st, int samples, int launches_per_sample, gemmc_tune_timing *out) {
+  if (st.code == GEMMC_OK) {
+    double *per = t->per;
+    qsort(per, (size_t)samples, sizeof *per, compare_doubles);
+    out->median_ms = samples % 2 ? per[samples / 2] : 0.5 * (per[samples / 2 - 1] + per[samples / 2]);
+    out->min_ms = per[0];
+    out->samples = samples;
+    out->launches_per_sample = launches_per_sample;
+  }
+  free(t->per);
+  if (t->ev0) gemmc_runtime_event_destroy(t->rt, t->ev0);
+  if (t->ev1) gemmc_runtime_event_destroy(t->rt, t->ev1);
+  return st;
 }
 
 gemmc_status gemmc_tune_time_cold(gemmc_runtime *rt, gemmc_runtime_stream *stream, gemmc_tune_launch_fn fn,
@@ -151,32 +192,18 @@ gemmc_status gemmc_tune_time_cold(gemmc_runtime *rt, gemmc_runtime_stream *strea
   gemmc_devptr scratch = 0;
   gemmc_status st = gemmc_runtime_mem_alloc(rt, flush_bytes, &scratch);
   if (st.code != GEMMC_OK) return st;
-  gemmc_runtime_event *ev0 = NULL, *ev1 = NULL;
-  st = gemmc_runtime_event_create(rt, &ev0);
-  if (st.code == GEMMC_OK) st = gemmc_runtime_event_create(rt, &ev1);
-  double *per = calloc((size_t)samples, sizeof *per);
-  if (!per && st.code == GEMMC_OK) st = status_of(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
-  char err[512] = "";
-  int index = 0;
-  for (int i = 0; st.code == GEMMC_OK && i < warmup; i++)
-    if (!fn(user, index++, err, sizeof err)) st = status_of(GEMMC_ERROR_DRIVER, "launch failed: %s", err);
+  timer t;
+  st = timer_open(&t, rt, fn, user, warmup, samples);
   for (int s = 0; st.code == GEMMC_OK && s < samples; s++) {
     /* The memset goes to the default stream, which `stream` need not wait for: the whole
      * context finishes it before the timed launch. */
     st = gemmc_runtime_memset_d8(rt, scratch, (uint8_t)s, flush_bytes);
     if (st.code == GEMMC_OK) st = gemmc_runtime_synchronize(rt);
-    if (st.code == GEMMC_OK) st = gemmc_runtime_event_record(rt, ev0, stream);
-    if (st.code == GEMMC_OK && !fn(user, index++, err, sizeof err)) st = status_of(GEMMC_ERROR_DRIVER, "launch failed: %s", err);
-    if (st.code == GEMMC_OK) st = gemmc_runtime_event_record(rt, ev1, stream);
-    if (st.code == GEMMC_OK) st = gemmc_runtime_event_synchronize(rt, ev1);
     float ms = 0;
-    if (st.code == GEMMC_OK) st = gemmc_runtime_event_elapsed_ms(rt, ev0, ev1, &ms);
-    if (st.code == GEMMC_OK) per[s] = ms;
+    if (st.code == GEMMC_OK) st = timer_run(&t, stream, fn, user, 1, &ms);
+    if (st.code == GEMMC_OK) t.per[s] = ms;
   }
-  if (st.code == GEMMC_OK) summarize(per, samples, 1, out);
-  free(per);
-  if (ev0) gemmc_runtime_event_destroy(rt, ev0);
-  if (ev1) gemmc_runtime_event_destroy(rt, ev1);
+  st = timer_close(&t, st, samples, 1, out);
   gemmc_runtime_mem_free(rt, scratch);
   return st;
 }
@@ -185,36 +212,16 @@ gemmc_status gemmc_tune_time(gemmc_runtime *rt, gemmc_runtime_stream *stream, ge
                              int warmup, int samples, double min_sample_ms, gemmc_tune_timing *out) {
   memset(out, 0, sizeof *out);
   if (!rt || !fn || samples <= 0) return status_of(GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_tune_time: no runtime, launch or samples");
-  gemmc_runtime_event *ev0 = NULL, *ev1 = NULL;
-  gemmc_status st = gemmc_runtime_event_create(rt, &ev0);
-  if (st.code == GEMMC_OK) st = gemmc_runtime_event_create(rt, &ev1);
-  double *per = calloc((size_t)samples, sizeof *per);
-  if (!per && st.code == GEMMC_OK) st = status_of(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
-  char err[512] = "";
-  int index = 0;
-  for (int i = 0; st.code == GEMMC_OK && i < warmup; i++)
-    if (!fn(user, index++, err, sizeof err)) st = status_of(GEMMC_ERROR_DRIVER, "launch failed: %s", err);
+  timer t;
+  gemmc_status st = timer_open(&t, rt, fn, user, warmup, samples);
   /* One timed launch sizes the samples. */
   float ms = 0;
-  if (st.code == GEMMC_OK) st = gemmc_runtime_event_record(rt, ev0, stream);
-  if (st.code == GEMMC_OK && !fn(user, index++, err, sizeof err)) st = status_of(GEMMC_ERROR_DRIVER, "launch failed: %s", err);
-  if (st.code == GEMMC_OK) st = gemmc_runtime_event_record(rt, ev1, stream);
-  if (st.code == GEMMC_OK) st = gemmc_runtime_event_synchronize(rt, ev1);
-  if (st.code == GEMMC_OK) st = gemmc_runtime_event_elapsed_ms(rt, ev0, ev1, &ms);
+  if (st.code == GEMMC_OK) st = timer_run(&t, stream, fn, user, 1, &ms);
   int n = ms > 0 ? (int)(min_sample_ms / ms) + 1 : 20;
   if (n > 1000) n = 1000;
   for (int s = 0; st.code == GEMMC_OK && s < samples; s++) {
-    st = gemmc_runtime_event_record(rt, ev0, stream);
-    for (int i = 0; st.code == GEMMC_OK && i < n; i++)
-      if (!fn(user, index++, err, sizeof err)) st = status_of(GEMMC_ERROR_DRIVER, "launch failed: %s", err);
-    if (st.code == GEMMC_OK) st = gemmc_runtime_event_record(rt, ev1, stream);
-    if (st.code == GEMMC_OK) st = gemmc_runtime_event_synchronize(rt, ev1);
-    if (st.code == GEMMC_OK) st = gemmc_runtime_event_elapsed_ms(rt, ev0, ev1, &ms);
-    if (st.code == GEMMC_OK) per[s] = ms / n;
+    st = timer_run(&t, stream, fn, user, n, &ms);
+    if (st.code == GEMMC_OK) t.per[s] = ms / n;
   }
-  if (st.code == GEMMC_OK) summarize(per, samples, n, out);
-  free(per);
-  if (ev0) gemmc_runtime_event_destroy(rt, ev0);
-  if (ev1) gemmc_runtime_event_destroy(rt, ev1);
-  return st;
+  return timer_close(&t, st, samples, n, out);
 }
