@@ -1,5 +1,6 @@
 /* Unit test of gemmc_matmul's host side against a stand-in CUDA driver (fake-cuda/libcuda.so.1, test/unit/fake_cuda.c): plans, warm calls, the disk cache across handles, split-K, batches, every dtype, errors, autotuning and its stored winners, batch invariance, forced configs. Kernels are built for real and not run. */
 #include "gemmc/matmul.h"
+#include "gemmc/tune.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -57,6 +58,12 @@ static gemmc_matmul_info info_of(gemmc_handle *h) {
   gemmc_status st = gemmc_matmul_last_info(h, &info);
   CHECK(st.code == GEMMC_OK, "last_info: %s", st.message);
   return info;
+}
+
+static bool count_launch(void *user, int index, char *err, size_t errlen) {
+  (void)index, (void)err, (void)errlen;
+  ++*(int *)user;
+  return true;
 }
 
 static int tuning_lines(const char *dir) {
@@ -205,6 +212,22 @@ int main(void) {
         fake->modules_loaded - loaded);
   gemmc_handle_destroy(h);
   CHECK(fake->modules_unloaded > 0, "destroying the handle unloads its modules");
+
+  /* The cold timer: warm-up launches, then one launch per sample, each after the scratch write. */
+  {
+    gemmc_runtime *rt = NULL;
+    CHECK(gemmc_runtime_create(GEMMC_BACKEND_CUDA, 0, &rt).code == GEMMC_OK, "a runtime for the timer");
+    int calls = 0;
+    gemmc_tune_timing timing;
+    st = gemmc_tune_time_cold(rt, NULL, count_launch, &calls, 2, 5, 1u << 20, &timing);
+    CHECK(st.code == GEMMC_OK && calls == 7 && timing.samples == 5 && timing.launches_per_sample == 1 &&
+              timing.median_ms >= timing.min_ms && timing.min_ms >= 0,
+          "gemmc_tune_time_cold: 2 + 5 launches, one per sample (%d calls, %d per sample): %s", calls,
+          timing.launches_per_sample, st.message);
+    st = gemmc_tune_time_cold(rt, NULL, count_launch, &calls, 0, 5, 0, &timing);
+    CHECK(st.code == GEMMC_ERROR_INVALID_ARGUMENT, "gemmc_tune_time_cold without scratch: invalid (%s)", st.message);
+    gemmc_runtime_destroy(rt);
+  }
 
   /* Autotuning: one line per candidate on stderr, the winner stored; a later handle uses it. */
   CHECK(tuning_lines(tune_dir) == 0, "no tuning results yet");
