@@ -24,6 +24,10 @@ static const double erf_pb[10] = {-2.668416738510132,  -11.11709976196289,   -10
                                   0.2945815622806549,  -0.09420707821846008, 0.016791511327028275,
                                   -0.0009428186458535492};
 
+/* log2(e) and ln(2) as f32 pairs hi + lo, for products exact to about 2^-48. */
+static const double log2e_hi = 1.4426950216293335, log2e_lo = 1.925963033500011e-08;
+static const double ln2_hi = 0.6931471824645996, ln2_lo = -1.9046542121259336e-09;
+
 static LLVMValueRef horner(lower_state *s, const double *c, int n, LLVMValueRef x) {
   LLVMValueRef p = lower_f32(s, c[n - 1]);
   for (int i = n - 2; i >= 0; i--) p = lower_fma_f32(s, p, x, lower_f32(s, c[i]));
@@ -62,11 +66,18 @@ static LLVMValueRef log_special_cases(lower_state *s, LLVMValueRef x, LLVMValueR
 
 LLVMValueRef lower_log_f32(lower_state *s, LLVMValueRef x, bool base2) {
   LLVMValueRef ef, l = log_parts(s, x, &ef);
-  LLVMValueRef r = base2 ? lower_fma_f32(s, l, lower_f32(s, 1.4426950216293335),
-                                         lower_fma_f32(s, l, lower_f32(s, 1.925963033500011e-08), ef))
-                         : lower_fma_f32(s, ef, lower_f32(s, 0.6931471824645996),
-                                         lower_fma_f32(s, ef, lower_f32(s, -1.9046542121259336e-09), l));
+  LLVMValueRef r = base2 ? lower_fma_f32(s, l, lower_f32(s, log2e_hi), lower_fma_f32(s, l, lower_f32(s, log2e_lo), ef))
+                         : lower_fma_f32(s, ef, lower_f32(s, ln2_hi), lower_fma_f32(s, ef, lower_f32(s, ln2_lo), l));
   return log_special_cases(s, x, r);
+}
+
+/* An odd function from its two branches: `small` where |x| < limit, else `large` (computed for |x|)
+ * with x's sign. */
+static LLVMValueRef odd_branches(lower_state *s, LLVMValueRef x, LLVMValueRef ax, double limit, LLVMValueRef small,
+                                 LLVMValueRef large) {
+  LLVMValueRef args[2] = {large, x};
+  large = lower_call(s, "llvm.copysign.f32", s->f32, args, 2);
+  return LLVMBuildSelect(s->b, LLVMBuildFCmp(s->b, LLVMRealOLT, ax, lower_f32(s, limit), ""), small, large, "");
 }
 
 LLVMValueRef lower_tanh_f32(lower_state *s, LLVMValueRef x) {
@@ -81,9 +92,7 @@ LLVMValueRef lower_tanh_f32(lower_state *s, LLVMValueRef x) {
   LLVMValueRef large =
       lower_fma_f32(s, s->cg->special_f32(&s->em, TARGET_SPECIAL_RCP, d), lower_f32(s, -2.0), lower_f32(s, 1.0));
   large = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, ax, lower_f32(s, 9.01), ""), lower_f32(s, 1.0), large, "");
-  LLVMValueRef args[2] = {large, x};
-  large = lower_call(s, "llvm.copysign.f32", s->f32, args, 2);
-  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, lower_f32(s, 0.6), ""), small, large, "");
+  return odd_branches(s, x, ax, 0.6, small, large);
 }
 
 LLVMValueRef lower_erf_f32(lower_state *s, LLVMValueRef x) {
@@ -94,9 +103,7 @@ LLVMValueRef lower_erf_f32(lower_state *s, LLVMValueRef x) {
   LLVMValueRef tail = s->cg->special_f32(&s->em, TARGET_SPECIAL_EXP2, horner(s, erf_pb, 10, u)); /* erfc(|x|) */
   LLVMValueRef large = LLVMBuildFSub(b, lower_f32(s, 1.0), tail, "");
   large = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, ax, lower_f32(s, 3.92), ""), lower_f32(s, 1.0), large, "");
-  LLVMValueRef args[2] = {large, x};
-  large = lower_call(s, "llvm.copysign.f32", s->f32, args, 2);
-  return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, ax, lower_f32(s, 1.0), ""), small, large, "");
+  return odd_branches(s, x, ax, 1.0, small, large);
 }
 
 /* powf(x, y) = 2^(y log2|x|) with log2|x| and the product carried as f32 pairs (hi + lo), so that
@@ -108,9 +115,9 @@ LLVMValueRef lower_pow_f32(lower_state *s, LLVMValueRef x, LLVMValueRef y) {
   LLVMValueRef ax = lower_call(s, "llvm.fabs.f32", s->f32, &x, 1);
   LLVMValueRef ef, l = log_parts(s, ax, &ef);
   /* log1p(t) log2(e) as l2 + l2_lo (the product's rounding error by fma), then plus e. */
-  LLVMValueRef l2 = LLVMBuildFMul(b, l, lower_f32(s, 1.4426950216293335), "");
-  LLVMValueRef l2_lo = lower_fma_f32(s, l, lower_f32(s, 1.925963033500011e-08),
-                                     lower_fma_f32(s, l, lower_f32(s, 1.4426950216293335), LLVMBuildFNeg(b, l2, "")));
+  LLVMValueRef l2 = LLVMBuildFMul(b, l, lower_f32(s, log2e_hi), "");
+  LLVMValueRef l2_lo = lower_fma_f32(s, l, lower_f32(s, log2e_lo),
+                                     lower_fma_f32(s, l, lower_f32(s, log2e_hi), LLVMBuildFNeg(b, l2, "")));
   LLVMValueRef hi = LLVMBuildFAdd(b, ef, l2, "");
   LLVMValueRef lo = LLVMBuildFAdd(b, LLVMBuildFAdd(b, LLVMBuildFSub(b, ef, hi, ""), l2, ""), l2_lo, "");
   hi = log_special_cases(s, ax, hi);
@@ -121,7 +128,7 @@ LLVMValueRef lower_pow_f32(lower_state *s, LLVMValueRef x, LLVMValueRef y) {
   p_lo = LLVMBuildSelect(b, finite, p_lo, zero, "");
   /* 2^(p + p_lo) = 2^p (1 + p_lo ln2) */
   LLVMValueRef r0 = s->cg->special_f32(&s->em, TARGET_SPECIAL_EXP2, p);
-  LLVMValueRef r = lower_fma_f32(s, r0, LLVMBuildFMul(b, p_lo, lower_f32(s, 0.6931471805599453), ""), r0);
+  LLVMValueRef r = lower_fma_f32(s, r0, LLVMBuildFMul(b, p_lo, lower_f32(s, ln2_hi), ""), r0);
   r = LLVMBuildSelect(b, finite, r, r0, "");
   LLVMValueRef fy = lower_call(s, "llvm.floor.f32", s->f32, &y, 1);
   LLVMValueRef y_int = LLVMBuildFCmp(b, LLVMRealOEQ, fy, y, "");
