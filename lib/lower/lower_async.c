@@ -64,13 +64,14 @@ static bool lower_async_copy(lower_state *s, ir_op *op) {
     lower_smem_store_values(s, mem->v[0], &map, li, et, bytes, vals);
     if (mt->encoding->kind == AT_NVMMA_SHARED && s->cg->fence_async_shared) s->cg->fence_async_shared(&s->em);
   } else {
+    target_cache cache = lower_cache_modifier(op);
     for (int r0 = 0; r0 < li->num_regs; r0 += vec) {
       if (r0 & li->reg_dup_mask) continue; /* a broadcast copy of a register copied already */
       LLVMValueRef off = lower_smem_offset(s, map.lw, map.lw_mask, lower_smem_reg_offset(&map, r0));
       LLVMValueRef to = LLVMBuildGEP2(s->b, et, mem->v[0], &off, 1, "");
       LLVMValueRef from = lower_elem(p, r0);
       LLVMValueRef pred = m ? lower_elem(m, r0) : NULL;
-      s->cg->async_copy(&s->em, to, from, chunk, pred, li->owner);
+      s->cg->async_copy(&s->em, to, from, chunk, pred, li->owner, cache);
     }
   }
   if (done_bb) {

@@ -193,13 +193,18 @@ static int mem_bits(const ir_type *elem) {
   return elem->width < 8 ? 8 : (int)elem->width;
 }
 
+target_cache lower_cache_modifier(const ir_op *op) {
+  static const char *const caches[] = {"", "ca", "cg", "cs", "cv", "wb", "wt"};
+  const ir_attr *c = ir_op_get_attr(op, "cache");
+  for (int i = 1; c && c->str && i < (int)(sizeof caches / sizeof caches[0]); i++)
+    if (strcmp(c->str, caches[i]) == 0) return (target_cache)i;
+  return TARGET_CACHE_DEFAULT;
+}
+
 /* The cache operator and eviction priority of a load/store (its cache / evict attributes). */
 static void cache_policy(const ir_op *op, target_global_access *a) {
-  static const char *const caches[] = {"", "ca", "cg", "cs", "cv", "wb", "wt"};
-  const ir_attr *c = ir_op_get_attr(op, "cache"), *e = ir_op_get_attr(op, "evict");
-  a->cache = TARGET_CACHE_DEFAULT;
-  for (int i = 1; c && c->str && i < (int)(sizeof caches / sizeof caches[0]); i++)
-    if (strcmp(c->str, caches[i]) == 0) a->cache = (target_cache)i;
+  const ir_attr *e = ir_op_get_attr(op, "evict");
+  a->cache = lower_cache_modifier(op);
   a->evict = TARGET_EVICT_NORMAL;
   if (e && e->str && strcmp(e->str, "evict_first") == 0) a->evict = TARGET_EVICT_FIRST;
   if (e && e->str && strcmp(e->str, "evict_last") == 0) a->evict = TARGET_EVICT_LAST;

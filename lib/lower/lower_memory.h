@@ -10,4 +10,8 @@
 bool lower_global_load_values(lower_state *s, const ir_op *op, const ir_value *ptr, const ir_value *mask,
                               const ir_value *other, const ir_type *rty, lower_values **result);
 
+/* The cache operator Triton's cacheModifier attribute of a load, store or asynchronous copy
+ * asks for (TARGET_CACHE_DEFAULT when it has none). */
+target_cache lower_cache_modifier(const ir_op *op);
+
 #endif

@@ -111,6 +111,11 @@ uint64_t mm_div_of_values(const uint64_t *values);
 int mm_div_of_slot(uint64_t div, mm_slot s);
 /* `div` with only the slots of the bit set `slots` kept. */
 uint64_t mm_div_keep(uint64_t div, uint32_t slots);
+/* Whether the tile rows of kernel operand 'a' or 'b' (elements of elem_bytes; unit and div as in
+ * mm_spec) may start 16 bytes off a 32-byte sector: the stride between them (and the batch
+ * stride) is not known to be a multiple of 32 bytes. False for 1-byte elements, whose facts
+ * (divisible by 16 at most) cannot show 32, and for operands with no unit stride (no vectors). */
+bool mm_operand_rows_off_sector(uint32_t unit, uint64_t div, int elem_bytes, char operand);
 
 enum { MM_KIND_GEMM = 1, MM_KIND_REDUCE = 2 };
 

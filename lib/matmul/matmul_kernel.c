@@ -128,6 +128,8 @@ bool mm_kernel_source_for(const mm_spec *spec, mm_kernel_source *s, char *err, s
          add(s, "AZERO", spec->at == GEMMC_R_8I ? "0" : "0.000000e+00") && add_types(s, spec, dst) &&
          add(s, "PRECISION", spec->at == GEMMC_R_32F && !spec->tf32 ? "ieee" : "tf32") &&
          add_int(s, "SPLIT_K", spec->split) && add_epilogue(s, spec) &&
+         add_int(s, "A_CACHE_CA", mm_operand_rows_off_sector(spec->unit, spec->div, mm_dtype_bytes(spec->at), 'a')) &&
+         add_int(s, "B_CACHE_CA", mm_operand_rows_off_sector(spec->unit, spec->div, mm_dtype_bytes(spec->at), 'b')) &&
          add_argument_facts(s, spec, slots, (int)(sizeof slots / sizeof slots[0])) && add_row_defines(s, c->defines);
   }
   if (!ok) snprintf(err, errlen, "internal error: too many or too long -D constants for %s", s->template_name);

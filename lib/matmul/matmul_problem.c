@@ -60,6 +60,17 @@ uint64_t mm_div_keep(uint64_t div, uint32_t slots) {
   return div & mask;
 }
 
+bool mm_operand_rows_off_sector(uint32_t unit, uint64_t div, int elem_bytes, char operand) {
+  /* The operand's unit-stride dim is the vector dim; the other stride separates the rows. */
+  mm_slot first = operand == 'a' ? MM_SLOT_STRIDE_AM : MM_SLOT_STRIDE_BK;
+  mm_slot second = operand == 'a' ? MM_SLOT_STRIDE_AK : MM_SLOT_STRIDE_BN;
+  mm_slot batch = operand == 'a' ? MM_SLOT_STRIDE_AB : MM_SLOT_STRIDE_BB;
+  if (elem_bytes < 2 || !((unit >> first) & 1 || (unit >> second) & 1)) return false;
+  mm_slot rows = (unit >> second) & 1 ? first : second;
+  int d = mm_div_of_slot(div, rows), db = mm_div_of_slot(div, batch);
+  return elem_bytes * (d < db ? d : db) < 32;
+}
+
 uint32_t mm_unit_of_values(const uint64_t *values) {
   uint32_t u = 0;
   for (int s = 0; s < MM_SLOT_COUNT; s++)

@@ -166,10 +166,10 @@ typedef struct target_codegen {
 
   /* Asynchronous global -> shared copies (NULL when the target has none): `bytes` (4, 8 or 16)
    * from src to dst, zero-filled where pred is false, issued only where `issue` (NULL: always)
-   * is true; commit closes a group; wait leaves at most `pending` groups of this thread in
-   * flight. */
+   * is true, through the caches `cache` names (the copied load's cacheModifier); commit closes a
+   * group; wait leaves at most `pending` groups of this thread in flight. */
   void (*async_copy)(const target_emitter *e, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValueRef pred,
-                     LLVMValueRef issue);
+                     LLVMValueRef issue, target_cache cache);
   void (*async_commit)(const target_emitter *e);
   void (*async_wait)(const target_emitter *e, int pending);
 

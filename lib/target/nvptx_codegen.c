@@ -243,16 +243,18 @@ static LLVMValueRef smem_addr32(const target_emitter *e, LLVMValueRef p) {
 /* ---------------------------------------------------------------- cp.async */
 
 static void nvptx_async_copy(const target_emitter *e, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValueRef pred,
-                             LLVMValueRef issue) {
+                             LLVMValueRef issue, target_cache cache) {
   /* src-size 0 under a false mask: nothing is read and the bytes become zeros. `issue` false: no
    * copy at all (a thread holding a broadcast copy of another thread's bytes). */
   LLVMValueRef size = target_i32(e, bytes);
   if (pred) size = LLVMBuildSelect(e->b, pred, size, target_i32(e, 0), "");
   /* Inline PTX, as LLVM 19 has no selection of the cp.async intrinsics for 32-bit shared
-   * pointers (nvptx-short-ptr). */
+   * pointers (nvptx-short-ptr). 16 bytes bypass L1 (.cg) unless the load asked for .ca: rows that
+   * start 16 bytes off a 32-byte sector cost L2 up to 4x the requests that way, and through L1
+   * about 1.4x (perf-notes 56). Narrower copies can only be .ca. */
   char text[112];
   snprintf(text, sizeof text, "%scp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %d, $2;", issue ? "@$3 " : "",
-           bytes == 16 ? "cg" : "ca", bytes);
+           bytes == 16 && cache != TARGET_CACHE_CA ? "cg" : "ca", bytes);
   LLVMValueRef args[4] = {smem_addr32(e, dst), src, size, issue};
   target_inline_asm(e, text, issue ? "r,l,r,b" : "r,l,r", void_type(e), args, issue ? 4 : 3, true);
 }

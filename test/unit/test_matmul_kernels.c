@@ -19,6 +19,9 @@ typedef struct built_spec {
 } built_spec;
 
 static built_spec specs[MAX_SPECS];
+
+/* The spec whose PTX is checked for cp.async through L1 (rows 16 bytes off a 32-byte sector). */
+#define CP_ROW_DIV8_LABEL "wgmma_64x128x64_s8_cp, divisible by 8"
 static int num_specs;
 
 #define BIT(x) (1u << MM_SLOT_##x)
@@ -42,6 +45,16 @@ static mm_spec gemm_spec(int config) {
   s.div = all_div16;
   s.unit = nn_unit;
   return s;
+}
+
+/* Whether ptx has a 16-byte copy of the given opcode prefix ("cp.async.ca."). */
+static bool has_16_byte_copy(const char *ptx, const char *opcode) {
+  for (const char *at = ptx ? strstr(ptx, opcode) : NULL; at; at = strstr(at + 1, opcode)) {
+    const char *eol = strchr(at, '\n');
+    const char *size = strstr(at, "], 16,");
+    if (size && (!eol || size < eol)) return true;
+  }
+  return false;
 }
 
 static void add(mm_spec s, bool expect_ok, const char *fmt, const char *arg) {
@@ -70,6 +83,15 @@ static void build_list(void) {
   s = gemm_spec(first_f16);
   s.div = 0xaaaaaaaaaaaaaaaaull; /* every value divides by 8: 16-byte f16 rows, e.g. lda = 1000 */
   add(s, true, "%s, divisible by 8", "f16");
+  int cp_row = mm_config_find("wgmma_64x128x64_s8_cp");
+  CHECK(cp_row >= 0, "the table has the cp.async row wgmma_64x128x64_s8_cp");
+  if (cp_row >= 0) {
+    s = gemm_spec(cp_row);
+    s.div = 0xaaaaaaaaaaaaaaaaull; /* strides of 8 f16: 16-byte rows; pointers 16-byte aligned */
+    static const mm_slot pointers[] = {MM_SLOT_A_PTR, MM_SLOT_B_PTR, MM_SLOT_C_PTR, MM_SLOT_D_PTR, MM_SLOT_BIAS_PTR};
+    for (size_t k = 0; k < sizeof pointers / sizeof pointers[0]; k++) s.div |= (uint64_t)3 << (2 * pointers[k]);
+    add(s, true, CP_ROW_DIV8_LABEL "%s", "");
+  }
   s = gemm_spec(first_f16);
   s.has_alpha = s.has_c = s.has_bias = 1;
   s.act = GEMMC_ACT_GELU;
@@ -143,6 +165,8 @@ int main(void) {
     src[i].options.target = "sm_90a";
     src[i].options.num_warps = ks[i].num_warps;
     src[i].options.num_stages = ks[i].num_stages;
+    src[i].options.tma = ks[i].tma; /* the row's path, as gemmc_matmul compiles it */
+    src[i].options.warp_specialize = ks[i].warp_specialize;
     src[i].options.defines = ks[i].defines;
     src[i].options.num_defines = ks[i].num_defines;
   }
@@ -163,6 +187,12 @@ int main(void) {
                                        sizeof err);
       CHECK(ok, "ptxas %s: %s", specs[i].label, err);
     }
+    const char *ptx = out[i].ok ? gemmc_kernel_image_ptx(out[i].image, NULL) : NULL;
+    bool ca16 = has_16_byte_copy(ptx, "cp.async.ca."), cg16 = has_16_byte_copy(ptx, "cp.async.cg.");
+    if (!strcmp(specs[i].label, CP_ROW_DIV8_LABEL))
+      CHECK(ca16 && !cg16, "%s: its 16-byte copies go through L1 (cp.async.ca)", specs[i].label);
+    else if (specs[i].spec.kind == MM_KIND_GEMM && specs[i].spec.div == all_div16)
+      CHECK(!ca16, "%s: 16-divisible rows keep 16-byte copies on cp.async.cg", specs[i].label);
     const gemmc_kernel_metadata *md = out[i].ok ? gemmc_kernel_image_metadata(out[i].image) : NULL;
     for (int a = 0; md && a < md->num_args; a++) {
       int slot = 0;

@@ -121,6 +121,17 @@ static void test_checks(void) {
   CHECK(mm_div_of_slot(div, MM_SLOT_B_PTR) == 8 && mm_div_of_slot(div, MM_SLOT_K) == 8 &&
             mm_div_of_slot(div, MM_SLOT_STRIDE_BK) == 8 && mm_div_of_slot(div, MM_SLOT_A_PTR) == 16,
         "1000 and a pointer 8 bytes past 4096 divide by 8, not 16");
+  unit = mm_unit_of_values(p.values);
+  CHECK(mm_operand_rows_off_sector(unit, div, 2, 'a') && mm_operand_rows_off_sector(unit, div, 2, 'b'),
+        "f16 rows 2000 bytes apart may start 16 bytes off a sector");
+  CHECK(!mm_operand_rows_off_sector(unit, div, 4, 'a') && !mm_operand_rows_off_sector(unit, div, 1, 'b'),
+        "f32 rows 4000 bytes apart start on sectors; 1-byte rows cannot be told");
+  d.ldb = 1024;
+  mm_problem_from_desc(&d, &p);
+  div = mm_div_of_values(p.values), unit = mm_unit_of_values(p.values);
+  CHECK(!mm_operand_rows_off_sector(unit, div, 2, 'a') && mm_operand_rows_off_sector(unit, div, 2, 'b'),
+        "ldb 1024, lda 1000: A' (cuBLAS's B) on sectors, B' (cuBLAS's A) not");
+  d.ldb = 1000;
   d.lda = 1004;
   mm_problem_from_desc(&d, &p);
   CHECK(mm_div_of_slot(mm_div_of_values(p.values), MM_SLOT_STRIDE_BK) == 4, "1004 divides by 4");
