@@ -250,8 +250,8 @@ static void nvptx_async_copy(const target_emitter *e, LLVMValueRef dst, LLVMValu
   if (pred) size = LLVMBuildSelect(e->b, pred, size, target_i32(e, 0), "");
   /* Inline PTX, as LLVM 19 has no selection of the cp.async intrinsics for 32-bit shared
    * pointers (nvptx-short-ptr). 16 bytes bypass L1 (.cg) unless the load asked for .ca: rows that
-   * start 16 bytes off a 32-byte sector cost L2 up to 4x the requests that way, and through L1
-   * about 1.4x (perf-notes 56). Narrower copies can only be .ca. */
+   * start 16 bytes off a 32-byte sector cost L2 4.3x the requests of aligned ones that way, and
+   * 1.9x through L1 (perf-notes 56). Narrower copies can only be .ca. */
   char text[112];
   snprintf(text, sizeof text, "%scp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %d, $2;", issue ? "@$3 " : "",
            bytes == 16 && cache != TARGET_CACHE_CA ? "cg" : "ca", bytes);
