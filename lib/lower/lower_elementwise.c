@@ -154,6 +154,12 @@ static bool converts_fp8_pairs(lower_state *s, const ir_op *op, int n) {
   return ir_type_bits(ir_type_element(op->operands[0].value->type)) <= 32;
 }
 
+/* Registers i and i + 1 of out from the two elements of a 2-vector computed for both. */
+static void set_pair(lower_state *s, lower_values *out, int i, LLVMValueRef pair) {
+  out->v[i] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, 0), "");
+  out->v[i + 1] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, 1), "");
+}
+
 /* A register as f32 (extended from f16 / bf16). */
 static LLVMValueRef as_f32(lower_state *s, LLVMValueRef x) {
   return LLVMTypeOf(x) == s->f32 ? x : LLVMBuildFPExt(s->b, x, s->f32, "");
@@ -462,11 +468,8 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
     if (!(in[k] = lower_get(s, op, op->operands[k].value))) return false;
   int i = 0;
   if (rounds_pairs_at_once(s, op, rt, n))
-    for (; i < n; i += 2) { /* neighbouring registers are usually stored together: one packed value */
-      LLVMValueRef pair = s->cg->truncate_pair(&s->em, lower_elem(in[0], i), lower_elem(in[0], i + 1), rt);
-      out->v[i] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, 0), "");
-      out->v[i + 1] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, 1), "");
-    }
+    for (; i < n; i += 2) /* neighbouring registers are usually stored together: one packed value */
+      set_pair(s, out, i, s->cg->truncate_pair(&s->em, lower_elem(in[0], i), lower_elem(in[0], i + 1), rt));
   if ((kind == OP_SIN || kind == OP_COS) && (rt == s->f32 || is_half_like(rt))) {
     /* A whole tensor at once: the rare large arguments' reduction is one loop over its registers. */
     LLVMValueRef *x = lower_alloc(s, sizeof *x * (size_t)n);
@@ -479,15 +482,14 @@ bool lower_elementwise(lower_state *s, ir_op *op) {
       out->v[r] = r & same ? out->v[r & ~same] : rt == s->f32 ? x[k++] : LLVMBuildFPTrunc(s->b, x[k++], rt, "");
     return lower_set(s, &op->results[0], out);
   }
-  if (converts_fp8_pairs(s, op, n))
+  if (converts_fp8_pairs(s, op, n)) {
+    bool e4m3 = ir_type_element(op->results[0].type)->float_kind == FLT_F8E4M3FN;
     for (; i < n; i += 2) {
-      bool e4m3 = ir_type_element(op->results[0].type)->float_kind == FLT_F8E4M3FN;
       LLVMValueRef pair =
           s->cg->float_pair_to_fp8(&s->em, as_f32(s, lower_elem(in[0], i)), as_f32(s, lower_elem(in[0], i + 1)), e4m3);
-      LLVMValueRef two = LLVMBuildBitCast(s->b, pair, LLVMVectorType(rt, 2), "");
-      out->v[i] = LLVMBuildExtractElement(s->b, two, lower_i32(s, 0), "");
-      out->v[i + 1] = LLVMBuildExtractElement(s->b, two, lower_i32(s, 1), "");
+      set_pair(s, out, i, LLVMBuildBitCast(s->b, pair, LLVMVectorType(rt, 2), ""));
     }
+  }
   for (; i < n; i++) {
     if (i & same) {
       out->v[i] = out->v[i & ~same];
