@@ -432,10 +432,18 @@ static inline void mh_check_str(const mh_check_result *r, char *buf, size_t n) {
  * ring (gemmc_compile_options.num_stages). */
 /* A config's sm_90+ operand path: whatever the compiler proves legal (TMA, warp specialization),
  * TMA without warp specialization (":tma"), cp.async only (":cp"), or warp-specialized with
- * ping-pong consumer groups instead of pairs (":pp", 4-warp kernels). */
-typedef enum mh_path { MH_PATH_AUTO, MH_PATH_TMA, MH_PATH_CP, MH_PATH_PING_PONG, MH_NUM_PATHS } mh_path;
+ * ping-pong consumer groups instead of pairs (":pp", 4-warp kernels), or warp-specialized and
+ * launched in 2-block clusters that share B tiles (":cl2", 8-warp kernels; cluster_size 2). */
+typedef enum mh_path {
+  MH_PATH_AUTO,
+  MH_PATH_TMA,
+  MH_PATH_CP,
+  MH_PATH_PING_PONG,
+  MH_PATH_CLUSTER,
+  MH_NUM_PATHS
+} mh_path;
 /* Each path's config-string suffix (after ':'). */
-static const char *const mh_path_suffix[MH_NUM_PATHS] = {"", "tma", "cp", "pp"};
+static const char *const mh_path_suffix[MH_NUM_PATHS] = {"", "tma", "cp", "pp", "cl2"};
 
 typedef struct mh_config {
   int block_m, block_n, block_k, group_m, num_warps, num_stages;
@@ -653,6 +661,7 @@ static inline void mh_config_options(const mh_config *c, gemmc_compile_options *
   if (c->path == MH_PATH_PING_PONG) opts->warp_specialize = GEMMC_WARP_SPECIALIZE_PING_PONG;
   if (c->path == MH_PATH_TMA) opts->tma = 1;
   if (c->path == MH_PATH_CP) opts->tma = -1;
+  if (c->path == MH_PATH_CLUSTER) opts->cluster_size = 2;
 }
 
 /* The .tir of a kernel kind: `explicit_path` when given, else NAME.tir in $GEMMC_EXAMPLES_DIR
@@ -837,6 +846,8 @@ static inline gemmc_launch_config mh_launch_config(const mh_gemm *g, const mh_co
   lc.block[0] = (unsigned)meta->threads_per_block;
   lc.block[1] = lc.block[2] = 1;
   lc.dynamic_shared_bytes = (unsigned)meta->dynamic_shared_bytes;
+  /* A cluster-ready kernel runs in clusters where the grid allows them (it also runs without). */
+  if (meta->cluster_size > 1 && tiles % (unsigned)meta->cluster_size == 0) lc.cluster_x = (unsigned)meta->cluster_size;
   return lc;
 }
 

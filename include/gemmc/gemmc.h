@@ -76,6 +76,12 @@ typedef struct gemmc_compile_options {
   /* Triton's enable_fp_fusion = False: round a * b + c twice. By default (false) floating-point
    * mulf / addf / subf may contract into fma, as Triton compiles them (LLVM's `contract`). */
   bool disable_fp_fusion;
+  /* 0 or 1: none. 2: the persistent warp-specialized kernel (8-warp, cooperative) becomes
+   * cluster-ready: launched in clusters of 2 blocks along x (gemmc_kernel_metadata.cluster_size;
+   * gemmc_launch_config.cluster), the two blocks' tiles share their B operand through TMA
+   * multicast when the programs they run read the same B tile; launched without clusters it runs
+   * as without this option. Other kernels ignore it. */
+  int cluster_size;
 } gemmc_compile_options;
 
 enum { GEMMC_WARP_SPECIALIZE_PING_PONG = 1, GEMMC_WARP_SPECIALIZE_PAIRS = 2 };
@@ -161,6 +167,9 @@ typedef struct gemmc_kernel_metadata {
   int num_warps;
   int threads_per_warp;
   int threads_per_block; /* launch blocks of (threads_per_block, 1, 1) */
+  /* Blocks per cluster along x it is made for: 1, or 2 (cluster_size = 2 compiles: launch with
+   * gemmc_launch_config.cluster_x = 2 when the grid's x is even; it also runs without clusters) */
+  int cluster_size;
   int64_t static_shared_bytes;  /* declared in the PTX; needs nothing at launch */
   int64_t dynamic_shared_bytes; /* pass as the launch's dynamic shared memory (opt in above 48 KiB) */
   const char *target;    /* "sm_90a" */

@@ -29,6 +29,7 @@ typedef struct gemmc_pass_context {
                                * (cooperative) and of GEMMC_WS_PING_PONG_WARPS (two consumer groups: the
                                * pass's choice); GEMMC_WS_MODE_PING_PONG / GEMMC_WS_MODE_PAIRS force
                                * the arrangement of the two groups */
+  int cluster_size;           /* cluster-size=1 (default) or 2: warp-specialize makes cluster-ready kernels */
   FILE *out;                  /* where printing passes write */
   /* print-llvm */
   bool emit_ptx;              /* emit=ptx (else llvm) */

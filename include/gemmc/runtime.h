@@ -114,6 +114,9 @@ typedef struct gemmc_launch_config {
   unsigned block[3]; /* threads in x, y, z; all > 0 */
   unsigned dynamic_shared_bytes;
   gemmc_runtime_stream *stream; /* NULL: the default stream */
+  /* Blocks per cluster along x (0 or 1: no clusters; 2: a kernel whose metadata says
+   * cluster_size 2, with grid[0] even). CUDA only (cuLaunchKernelEx, CUDA 12+ drivers). */
+  unsigned cluster_x;
 } gemmc_launch_config;
 /* args[i] points at the value of the kernel's i-th parameter (as cuLaunchKernel takes them).
  * Asynchronous: errors inside the kernel show at the next synchronizing call. */

@@ -223,6 +223,7 @@ static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
   pc.tma = c->opts.tma < 0 ? 0 : c->opts.tma > 0 ? 2 : 1;
   static const int ws_modes[] = {0, GEMMC_WS_MODE_DEFAULT, GEMMC_WS_MODE_PING_PONG, GEMMC_WS_MODE_PAIRS};
   pc.warp_specialize = ws_modes[c->opts.warp_specialize + 1];
+  pc.cluster_size = c->opts.cluster_size > 1 ? c->opts.cluster_size : 1;
   return gemmc_pipeline_run(&pc, module, "compile", c->opts.verify_each);
 }
 
@@ -420,6 +421,8 @@ static bool check_options(gemmc_compiled *c, const char *text, size_t len) {
     return fail(c,
                 "gemmc_compile: warp_specialize must be 0 (where legal), -1 (never), 1 (ping-pong) or 2 (pairs), got %d",
                 o->warp_specialize);
+  if (o->cluster_size < 0 || o->cluster_size > 2)
+    return fail(c, "gemmc_compile: cluster_size must be 0, 1 (no clusters) or 2, got %d", o->cluster_size);
   if (len > GEMMC_MAX_INPUT_BYTES)
     return fail(c, "%s: the input is %zu bytes; gemmc reads at most %zu MiB (%zu bytes)", c->filename, len,
                 GEMMC_MAX_INPUT_BYTES >> 20, GEMMC_MAX_INPUT_BYTES);

@@ -132,6 +132,7 @@ bool metadata_from_module(gemmc_context *ctx, ir_op *module, gemmc_kernel_metada
   md->num_warps = (int)num_warps;
   md->threads_per_warp = (int)threads_per_warp;
   md->threads_per_block = (int)threads;
+  md->cluster_size = (int)ir_module_int_attr(module, "gemmc.cluster-size", 1);
   axis_walk w = {{false, false, false}};
   ir_walk(kernel, note_program_id, &w);
   char axes[4] = "";
@@ -234,6 +235,7 @@ char *metadata_to_json(gemmc_context *ctx, const gemmc_kernel_metadata *md, size
   sb_printf(&b, ",\n  \"num_warps\": %d,\n  \"threads_per_warp\": %d,\n  \"threads_per_block\": %d",
             md->num_warps, md->threads_per_warp, md->threads_per_block);
   sb_printf(&b, ",\n  \"block\": [%d, 1, 1]", md->threads_per_block);
+  sb_printf(&b, ",\n  \"cluster\": [%d, 1, 1]", md->cluster_size);
   sb_puts(&b, ",\n  \"grid_axes\": ");
   json_string(&b, md->grid_axes);
   sb_printf(&b, ",\n  \"static_shared_bytes\": %" PRId64 ",\n  \"dynamic_shared_bytes\": %" PRId64,

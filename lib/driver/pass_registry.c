@@ -59,6 +59,7 @@ bool gemmc_pass_context_init(gemmc_pass_context *pc, gemmc_context *ctx, ir_op *
   pc->kpack = 1;
   pc->tma = 1;
   pc->warp_specialize = 1;
+  pc->cluster_size = 1;
   pc->fp_fusion = true;
   return true;
 }
@@ -86,6 +87,7 @@ static const option_spec option_specs[] = {
     {"kpack", OPT_INT, 1, 2, false},
     {"tma", OPT_INT, 0, 2, false},
     {"warp-specialize", OPT_INT, 0, 2, false},
+    {"cluster-size", OPT_INT, 1, 2, false},
     {"fp-fusion", OPT_INT, 0, 1, false},
     {"target", OPT_TARGET, 0, 0, false},
     {"emit", OPT_EMIT, 0, 0, false},
@@ -125,6 +127,7 @@ static bool set_int_option(gemmc_pass_context *pc, const option_spec *spec, int6
   else if (!strcmp(spec->key, "kpack")) pc->kpack = (int)v;
   else if (!strcmp(spec->key, "tma")) pc->tma = (int)v;
   else if (!strcmp(spec->key, "warp-specialize")) pc->warp_specialize = (int)v;
+  else if (!strcmp(spec->key, "cluster-size")) pc->cluster_size = (int)v;
   else if (!strcmp(spec->key, "fp-fusion")) pc->fp_fusion = v != 0;
   else return false;
   return true;

@@ -56,6 +56,12 @@ static bool int_attr(verifier *v, const ir_op *op, const char *name, int64_t lo,
   return true;
 }
 
+/* An optional boolean attribute (gemmc's own marks on ttng ops). */
+static void bool_attr_if_present(verifier *v, const ir_op *op, const char *name) {
+  const ir_attr *a = ir_op_get_attr(op, name);
+  if (a && a->kind != AT_BOOL) ERR("'%s' must be a boolean", name);
+}
+
 /* A dense i32 array attribute of `n` entries (n < 0: any length). */
 static const ir_attr *i32_array_attr(verifier *v, const ir_op *op, const char *name, int n) {
   const ir_attr *a = ir_op_get_attr(op, name);
@@ -229,6 +235,7 @@ static void verify_barrier_op(verifier *v, const ir_op *op) {
     break;
   case OP_ARRIVE_BARRIER:
     int_attr(v, op, "count", 1, (1 << 20) - 1, NULL);
+    bool_attr_if_present(v, op, "gemmc.peer");
     if (op->num_operands > 1) check_pred(v, op, 1);
     break;
   case OP_BARRIER_EXPECT:
@@ -539,7 +546,17 @@ bool verify_nvgpu_op(verifier *v, const ir_op *op) {
     if (!c || c->kind != AT_BOOL) ERR("requires a boolean 'bCluster' attribute");
     return true;
   }
-  case OP_TMA_LOAD: verify_tma_load(v, op); return true;
+  case OP_CLUSTER_ARRIVE: {
+    const ir_attr *r = ir_op_get_attr(op, "relaxed");
+    if (r && r->kind != AT_BOOL) ERR("'relaxed' must be a boolean");
+    return true;
+  }
+  case OP_CLUSTER_WAIT:
+  case OP_FENCE_MBARRIER_INIT: return true;
+  case OP_TMA_LOAD:
+    verify_tma_load(v, op);
+    bool_attr_if_present(v, op, "gemmc.multicast");
+    return true;
   case OP_TMA_STORE: verify_tma_store(v, op); return true;
   case OP_TMA_REDUCE:
     verify_tma_store(v, op);
@@ -564,6 +581,7 @@ bool verify_nvgpu_op(verifier *v, const ir_op *op) {
   case OP_MEMDESC_REINTERPRET: verify_memdesc_view(v, op); return true;
   case OP_WARP_SPECIALIZE: verify_warp_specialize(v, op); return true;
   case OP_NUM_WORKERS:
+  case OP_CLUSTER_SIZE:
   case OP_REPLICA_ID:
     if (!ir_type_is_int(result_type(op, 0), 32)) ERR("result must be i32, got %s", TS(result_type(op, 0)));
     return true;

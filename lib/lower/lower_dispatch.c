@@ -64,9 +64,18 @@ bool lower_op(lower_state *s, ir_op *op) {
   case OP_INVAL_BARRIER:
   case OP_BARRIER_EXPECT:
   case OP_ARRIVE_BARRIER:
+  case OP_CLUSTER_ARRIVE:
+  case OP_CLUSTER_WAIT:
+  case OP_FENCE_MBARRIER_INIT:
   case OP_WAIT_BARRIER: return lower_tma(s, op);
   case OP_WARP_SPECIALIZE: return lower_warp_specialize(s, op);
   case OP_NUM_WORKERS: return lower_num_workers(s, op);
+  case OP_CLUSTER_SIZE:
+    if (!s->cg->cluster_size) {
+      ir_op_error(s->ctx, op, "target %s has no thread block clusters", s->target->name);
+      return false;
+    }
+    return lower_set1(s, &op->results[0], s->cg->cluster_size(&s->em));
   case OP_REPLICA_ID: return lower_set1(s, &op->results[0], s->threads->replica ? s->threads->replica : lower_i32(s, 0));
   case OP_CONSTANT: return lower_elementwise(s, op);
   case OP_LLVM_ASSUME:

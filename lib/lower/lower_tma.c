@@ -505,6 +505,34 @@ static LLVMValueRef box_ptr(lower_state *s, LLVMValueRef base, const layout_tma_
   return LLVMBuildGEP2(s->b, s->i8, base, &off, 1, "");
 }
 
+/* gemmc.multicast (2-block clusters, lib/transforms/warp_specialize.c): each block of the cluster
+ * copies half of the block's boxes (rank r: boxes r * n/2 ..) into both blocks' shared memory, so
+ * the pair reads the tile from L2 once; each block's barrier sees all of the tile's bytes. */
+static bool lower_tma_multicast(lower_state *s, ir_op *op, const layout_tma_box *b, LLVMValueRef map, LLVMValueRef bar,
+                                LLVMValueRef dst, LLVMValueRef pred) {
+  if (!need(s, op, s->cg->tma_load_multicast != NULL && s->cg->cluster_rank != NULL)) return false;
+  if (b->num_boxes % 2) {
+    ir_op_error(s->ctx, op, "cannot multicast a TMA copy of %d box(es) between two blocks: it needs an even count",
+                b->num_boxes);
+    return false;
+  }
+  int half = b->num_boxes / 2;
+  LLVMValueRef second = LLVMBuildICmp(s->b, LLVMIntNE, s->cg->cluster_rank(&s->em), lower_i32(s, 0), "");
+  LLVMValueRef mask = LLVMConstInt(LLVMInt16TypeInContext(s->llctx), 3, 0);
+  for (int k = 0; k < half; k++) {
+    LLVMValueRef coords[5];
+    if (!box_coords(s, op, b, 1, 0, coords)) return false;
+    LLVMValueRef first_x = lower_i32(s, (int64_t)k * b->box[0]),
+                 second_x = lower_i32(s, (int64_t)(k + half) * b->box[0]);
+    coords[0] = LLVMBuildAdd(s->b, coords[0], LLVMBuildSelect(s->b, second, second_x, first_x, ""), "");
+    LLVMValueRef off = LLVMBuildSelect(s->b, second, lower_i32(s, b->box_offset[k + half] * b->elem_bytes),
+                                       lower_i32(s, b->box_offset[k] * b->elem_bytes), "");
+    LLVMValueRef to = LLVMBuildGEP2(s->b, s->i8, dst, &off, 1, "");
+    s->cg->tma_load_multicast(&s->em, to, map, coords, b->rank, bar, mask, pred);
+  }
+  return true;
+}
+
 static bool lower_tma_load(lower_state *s, ir_op *op) {
   const ir_type *desc = op->operands[0].value->type;
   int n = op->num_operands;
@@ -517,6 +545,7 @@ static bool lower_tma_load(lower_state *s, ir_op *op) {
   LLVMValueRef map = value1(s, op, 0), bar = value1(s, op, n - 3), dst = value1(s, op, n - 2), pred = value1(s, op, n - 1);
   if (!map || !bar || !dst || !pred) return false;
   pred = and_pred(s, lower_thread0(s), pred);
+  if (ir_op_get_int_attr(op, "gemmc.multicast", 0)) return lower_tma_multicast(s, op, &b, map, bar, dst, pred);
   for (int k = 0; k < b.num_boxes; k++) {
     LLVMValueRef coords[5];
     if (!box_coords(s, op, &b, 1, k, coords)) return false;
@@ -713,9 +742,29 @@ bool lower_tma(lower_state *s, ir_op *op) {
             ? LLVMBuildICmp(s->b, LLVMIntEQ, LLVMBuildAnd(s->b, s->threads->tid, lower_i32(s, 127), ""),
                             lower_i32(s, 0), "")
             : lower_thread0(s);
-    cg->mbarrier_arrive(&s->em, bar, (int)ir_op_get_int_attr(op, "count", 1), and_pred(s, first, pred));
+    int count = (int)ir_op_get_int_attr(op, "count", 1);
+    if (!ir_op_get_int_attr(op, "gemmc.peer", 0)) {
+      cg->mbarrier_arrive(&s->em, bar, count, and_pred(s, first, pred));
+      return true;
+    }
+    /* gemmc.peer: the same barrier in the other block of a 2-block cluster. */
+    if (!need(s, op, cg->mbarrier_arrive_cluster != NULL && cg->cluster_rank != NULL)) return false;
+    LLVMValueRef peer = LLVMBuildXor(s->b, cg->cluster_rank(&s->em), lower_i32(s, 1), "");
+    cg->mbarrier_arrive_cluster(&s->em, bar, peer, count, and_pred(s, first, pred));
     return true;
   }
+  case OP_CLUSTER_ARRIVE:
+    if (!need(s, op, cg->cluster_arrive != NULL)) return false;
+    cg->cluster_arrive(&s->em, ir_op_get_int_attr(op, "relaxed", 0));
+    return true;
+  case OP_CLUSTER_WAIT:
+    if (!need(s, op, cg->cluster_wait != NULL)) return false;
+    cg->cluster_wait(&s->em);
+    return true;
+  case OP_FENCE_MBARRIER_INIT:
+    if (!need(s, op, cg->fence_mbarrier_init != NULL)) return false;
+    cg->fence_mbarrier_init(&s->em);
+    return true;
   case OP_WAIT_BARRIER: {
     LLVMValueRef bar = value1(s, op, 0), phase = value1(s, op, 1);
     if (!need(s, op, cg->mbarrier_wait != NULL) || !bar || !phase) return false;

@@ -442,7 +442,7 @@ static gemmc_status plan_load(gemmc_handle *h, const mm_problem *p, mm_plan *pla
 static gemmc_status launch_kernel(gemmc_handle *h, const mm_kernel *k, const unsigned grid[3], uint64_t *values) {
   void *args[GEMMC_MATMUL_MAX_ARGS];
   for (int i = 0; i < k->num_args; i++) args[i] = &values[k->arg_slot[i]];
-  gemmc_launch_config lc = {{grid[0], grid[1], grid[2]}, {k->threads, 1, 1}, k->shared_bytes, h->stream};
+  gemmc_launch_config lc = {{grid[0], grid[1], grid[2]}, {k->threads, 1, 1}, k->shared_bytes, h->stream, 0};
   return gemmc_runtime_launch(h->rt, k->fn, &lc, args);
 }
 
@@ -831,7 +831,8 @@ gemmc_status gemmc_matmul_last_info(const gemmc_handle *h, gemmc_matmul_info *ou
   out->split_k = plan->split;
   out->batch_invariant = h->batch_invariant;
   out->kernel = k->fn;
-  gemmc_launch_config lc = {{plan->grid[0], plan->grid[1], plan->grid[2]}, {k->threads, 1, 1}, k->shared_bytes, h->stream};
+  gemmc_launch_config lc = {
+      {plan->grid[0], plan->grid[1], plan->grid[2]}, {k->threads, 1, 1}, k->shared_bytes, h->stream, 0};
   out->launch = lc;
   out->num_args = k->num_args;
   for (int i = 0; i < k->num_args; i++) {

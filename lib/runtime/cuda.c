@@ -123,6 +123,27 @@ static const cuda_symbol cuda_symbols[] = {
 #undef SYMBOL_ENTRY
 };
 
+/* cuLaunchKernelEx's configuration (CUDA 12.0+), as cuda.h lays it out: only the cluster
+ * dimension attribute (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) is used. */
+enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
+typedef struct cu_launch_attribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    struct {
+      unsigned x, y, z;
+    } cluster_dim;
+  } value;
+} cu_launch_attribute;
+typedef struct cu_launch_config {
+  unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes;
+  CUstream stream;
+  cu_launch_attribute *attrs;
+  unsigned num_attrs;
+} cu_launch_config;
+typedef CUresult (*launch_kernel_ex_fn)(const cu_launch_config *config, CUfunction f, void **params, void **extra);
+
 /* Optional: looked up, not required (a stand-in driver may lack it). */
 typedef CUresult (*module_get_global_fn)(CUdeviceptr *ptr, size_t *bytes, CUmodule module, const char *name);
 /* cuTensorMapEncodeTiled (CUDA 12.0+), enums as ints in cuda.h's numbering. */
@@ -137,6 +158,7 @@ typedef struct cuda_runtime {
   cuda_driver_api api;
   module_get_global_fn module_get_global;
   tensor_map_encode_tiled_fn tensor_map_encode_tiled;
+  launch_kernel_ex_fn launch_kernel_ex; /* NULL: clusters cannot be launched */
   CUdevice device;
   CUcontext context; /* the device's primary context, retained */
 } cuda_runtime;
@@ -188,6 +210,8 @@ static gemmc_status load_driver_symbols(cuda_runtime *cu) {
   if (get_global) memcpy(&cu->module_get_global, &get_global, sizeof get_global);
   void *encode = dlsym(cu->library, "cuTensorMapEncodeTiled");
   if (encode) memcpy(&cu->tensor_map_encode_tiled, &encode, sizeof encode);
+  void *launch_ex = dlsym(cu->library, "cuLaunchKernelEx");
+  if (launch_ex) memcpy(&cu->launch_kernel_ex, &launch_ex, sizeof launch_ex);
   return runtime_ok();
 }
 
@@ -482,9 +506,28 @@ static gemmc_status cuda_kernel_set_max_dynamic_shared(gemmc_runtime *rt,
 static gemmc_status cuda_launch(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,
                                 const gemmc_launch_config *c, void **args) {
   cuda_runtime *cu = as_cuda(rt);
-  CUresult result = cu->api.launch_kernel((CUfunction)kernel, c->grid[0], c->grid[1], c->grid[2],
-                                          c->block[0], c->block[1], c->block[2],
-                                          c->dynamic_shared_bytes, (CUstream)c->stream, args, NULL);
+  CUresult result;
+  if (c->cluster_x > 1) {
+    if (!cu->launch_kernel_ex)
+      return runtime_error(GEMMC_ERROR_UNSUPPORTED, 0,
+                           "launching in clusters needs cuLaunchKernelEx (a CUDA 12+ driver)");
+    if (c->grid[0] % c->cluster_x)
+      return runtime_error(GEMMC_ERROR_INVALID_ARGUMENT, 0, "grid x (%u) is not a multiple of the cluster size (%u)",
+                           c->grid[0], c->cluster_x);
+    cu_launch_attribute cluster;
+    memset(&cluster, 0, sizeof cluster);
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.cluster_dim.x = c->cluster_x;
+    cluster.value.cluster_dim.y = cluster.value.cluster_dim.z = 1;
+    cu_launch_config config = {.grid_x = c->grid[0], .grid_y = c->grid[1], .grid_z = c->grid[2],
+                               .block_x = c->block[0], .block_y = c->block[1], .block_z = c->block[2],
+                               .shared_bytes = c->dynamic_shared_bytes, .stream = (CUstream)c->stream,
+                               .attrs = &cluster, .num_attrs = 1};
+    result = cu->launch_kernel_ex(&config, (CUfunction)kernel, args, NULL);
+  } else {
+    result = cu->api.launch_kernel((CUfunction)kernel, c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1],
+                                   c->block[2], c->dynamic_shared_bytes, (CUstream)c->stream, args, NULL);
+  }
   if (result != CUDA_SUCCESS) {
     char what[200];
     snprintf(what, sizeof what, "cuLaunchKernel(grid %u,%u,%u block %u,%u,%u, %u shared bytes)",

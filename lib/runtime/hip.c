@@ -369,6 +369,7 @@ static gemmc_status hip_launch(gemmc_runtime *rt, gemmc_runtime_kernel *kernel, 
                                void **args) {
   hip_runtime *h = as_hip(rt);
   const hip_kernel *k = (const hip_kernel *)kernel;
+  if (c->cluster_x > 1) return runtime_error(GEMMC_ERROR_UNSUPPORTED, 0, "HIP launches have no thread block clusters");
   size_t bytes = gemmc_amdgpu_explicit_kernarg_bytes(k->info);
   _Alignas(16) unsigned char stack_buffer[KERNARG_STACK_BYTES];
   unsigned char *buffer = bytes <= sizeof stack_buffer ? stack_buffer : malloc(bytes);

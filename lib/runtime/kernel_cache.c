@@ -154,6 +154,7 @@ void gemmc_cache_key(const char *text, size_t len, const gemmc_compile_options *
   hash_int(&s, "tma", opts->tma);
   hash_int(&s, "warp_specialize", opts->warp_specialize);
   hash_int(&s, "disable_fp_fusion", opts->disable_fp_fusion);
+  if (opts->cluster_size > 1) hash_int(&s, "cluster_size", opts->cluster_size); /* keys from before it stay */
   hash_int(&s, "num_defines", opts->num_defines);
   for (int i = 0; i < opts->num_defines; i++) {
     hash_str(&s, "define", opts->defines[i].name);

@@ -90,6 +90,7 @@ char *kernel_image_serialize_metadata(const gemmc_kernel_metadata *md, size_t *l
   out_int(&o, "num_warps", md->num_warps);
   out_int(&o, "threads_per_warp", md->threads_per_warp);
   out_int(&o, "threads_per_block", md->threads_per_block);
+  if (md->cluster_size > 1) out_int(&o, "cluster_size", md->cluster_size);
   out_int(&o, "static_shared", md->static_shared_bytes);
   out_int(&o, "dynamic_shared", md->dynamic_shared_bytes);
   for (int i = 0; i < md->num_args; i++) {
@@ -188,6 +189,7 @@ bool kernel_image_parse_metadata(gemmc_kernel_image *img, char *text, size_t len
   gemmc_kernel_metadata *md = &img->md;
   memset(md, 0, sizeof *md);
   md->name = md->target = md->grid_axes = "";
+  md->cluster_size = 1;
   char *dst = img->strings;
   const char *end = text + len;
   bool have_name = false;
@@ -205,12 +207,15 @@ bool kernel_image_parse_metadata(gemmc_kernel_image *img, char *text, size_t len
     else if (n == 2 && KEY_IS("target")) md->target = unescape_word(ws[1], we[1], &dst);
     else if (n == 2 && KEY_IS("grid_axes")) md->grid_axes = unescape_word(ws[1], we[1], &dst);
     else if (n == 2 && (KEY_IS("ptx_version") || KEY_IS("num_warps") || KEY_IS("threads_per_warp") ||
-                        KEY_IS("threads_per_block") || KEY_IS("static_shared") || KEY_IS("dynamic_shared"))) {
+                        KEY_IS("threads_per_block") || KEY_IS("cluster_size") || KEY_IS("static_shared") ||
+                        KEY_IS("dynamic_shared"))) {
       int64_t v = strtoll(ws[1], NULL, 10);
       if (KEY_IS("ptx_version")) md->ptx_version = (int)v;
       else if (KEY_IS("num_warps")) md->num_warps = (int)v;
       else if (KEY_IS("threads_per_warp")) md->threads_per_warp = (int)v;
       else if (KEY_IS("threads_per_block")) md->threads_per_block = (int)v;
+      else if (KEY_IS("cluster_size"))
+        md->cluster_size = v == 2 ? 2 : 1;
       else if (KEY_IS("static_shared")) md->static_shared_bytes = v;
       else md->dynamic_shared_bytes = v;
     } else if (n == 7 && KEY_IS("arg")) {

@@ -250,6 +250,11 @@ typedef struct target_codegen {
                    LLVMValueRef bar, LLVMValueRef pred);
   void (*tma_store)(const target_emitter *e, LLVMValueRef map, LLVMValueRef const *coords, int rank, LLVMValueRef src,
                     const char *reduce, LLVMValueRef pred);
+  /* tma_load_multicast: this block's share `part` of `parts` boxes (i32, may vary) ... as tma_load,
+   * written to the same shared-memory offset `dst` and completing on the same barrier offset in
+   * every block of the cluster that `cta_mask` (i16) names. */
+  void (*tma_load_multicast)(const target_emitter *e, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef const *coords,
+                             int rank, LLVMValueRef bar, LLVMValueRef cta_mask, LLVMValueRef pred);
   void (*bulk_commit)(const target_emitter *e, LLVMValueRef pred);
   void (*bulk_wait)(const target_emitter *e, int pending, bool read_only, LLVMValueRef pred);
   /* Device-side tensor maps: write the fields of `t` into the 128 zeroed bytes at `smem`
@@ -268,6 +273,18 @@ typedef struct target_codegen {
   void (*barrier_named)(const target_emitter *e, LLVMValueRef id, int threads); /* id: i32, may vary */
   void (*set_max_registers)(const target_emitter *e, bool increase, int regs);
   LLVMValueRef (*num_multiprocessors)(const target_emitter *e);
+  /* Thread block clusters (NULL when the target has none): this block's rank in its cluster and
+   * the cluster's block count (i32); `count` arrivals on the mbarrier at `bar`'s offset in block
+   * `cta` (i32) of the cluster (release at cluster scope); the cluster-wide barrier (arrive:
+   * release, wait: acquire; every thread of every block of the cluster takes part); the fence that
+   * makes this thread's mbarrier inits visible to the cluster's other blocks. */
+  LLVMValueRef (*cluster_rank)(const target_emitter *e);
+  LLVMValueRef (*cluster_size)(const target_emitter *e);
+  void (*mbarrier_arrive_cluster)(const target_emitter *e, LLVMValueRef bar, LLVMValueRef cta, int count,
+                                  LLVMValueRef pred);
+  void (*cluster_arrive)(const target_emitter *e, bool relaxed);
+  void (*cluster_wait)(const target_emitter *e);
+  void (*fence_mbarrier_init)(const target_emitter *e);
   /* The threads of the warp (all 32 lanes) wait for each other; shared memory they wrote is
    * visible to the warp after it. */
   void (*warp_sync)(const target_emitter *e);

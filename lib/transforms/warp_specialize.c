@@ -1,4 +1,4 @@
-/* --warp-specialize: on sm_90a, a kernel whose K loop feeds warpgroup MMAs from TMA loads becomes persistent and warp-specialized: a producer warpgroup streams every tile's operands into a ring guarded by full/empty mbarriers, consumer warpgroups run the MMAs and the epilogue; a kernel of one warpgroup gets two consumer groups, running two programs that share their B tiles at once (pairs, the default) or alternate tiles (ping-pong). */
+/* --warp-specialize: on sm_90a, a kernel whose K loop feeds warpgroup MMAs from TMA loads becomes persistent and warp-specialized: a producer warpgroup streams every tile's operands into a ring guarded by full/empty mbarriers, consumer warpgroups run the MMAs and the epilogue; a kernel of one warpgroup gets two consumer groups, running two programs that share their B tiles at once (pairs, the default) or alternate tiles (ping-pong); with cluster-size=2 the cooperative kernel runs in 2-block clusters that share B tiles through TMA multicast. */
 #include <stdint.h>
 #include <string.h>
 
@@ -53,6 +53,17 @@
  * independent in Triton's model, so running them as iterations of one block's loop is allowed;
  * blocks past W only run an empty loop. Each consumer warpgroup arrives once on a stage's empty
  * barrier (count: the group's warpgroups).
+ *
+ * Clusters (cluster-size=2, cooperative kernels; CUTLASS's 2x1 cluster with multicast): launched
+ * in clusters of two blocks along x, blocks 2c and 2c + 1 run tiles v and v ^ 1 (W even), so
+ * both rings hold the same ring positions at the same time. Where both tiles exist and read the
+ * same B tile (the tutorial's grouped order: neighbours share pid_n), each producer copies half of
+ * B's boxes into both blocks' rings (each block's full barrier still expects the whole stage);
+ * wherever both exist, each consumer warpgroup releases a stage in both blocks (empty count: two
+ * per warpgroup; the other block's producer may be writing into this ring), else twice in its own.
+ * Cluster barriers after the mbarrier inits and before leaving keep either block from using the
+ * other's barriers before they exist or after it has gone. Launched without clusters, the cluster
+ * size reads 1 and the kernel runs as without the option.
  */
 
 enum { MAX_WS_LOADS = 4, MAX_WS_STORES = 4, PRODUCER_WARPS = 4, PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232 };
@@ -113,6 +124,13 @@ typedef struct ws_plan {
   /* Pairs: units below pair_units hold two programs, the rest (the tail: fewer than 2W programs)
    * two as well when tail_paired (more than W of them), else one each; units counts them. */
   ir_value *pair_units, *tail_paired, *units;
+  /* Clusters (cluster-size=2, cooperative kernels): the blocks of a 2-block cluster (launched so)
+   * run tiles v and v ^ 1 at the same ring positions; when both exist (peer_active, per tile) each
+   * block's consumers release a stage in both blocks (its producer may multicast into the other's
+   * ring), and when they also read the same B tile (b_leaves agree) each producer copies half of
+   * it into both rings (gemmc.multicast). in_cluster: launched in clusters of 2. */
+  int cluster;
+  ir_value *in_cluster, *peer_active;
 } ws_plan;
 
 /* ------------------------------------------------------------------ legality */
@@ -264,6 +282,13 @@ static bool plan(ws_plan *p) {
     if (!ok) return false;
   }
   if (p->pairs) p->pairs = p->shared_load >= 0 && plan_shared_operand(p);
+  /* Clusters share B in halves: its copy must be an even number of TMA boxes. */
+  if (p->cluster == 2) {
+    layout_tma_box box;
+    bool ok = p->shared_load >= 0 && layout_tma_boxes(p->loads[p->shared_load].load->operands[0].value->type, &box) &&
+              box.num_boxes % 2 == 0 && plan_shared_operand(p);
+    if (!ok) p->cluster = 1;
+  }
   return true;
 }
 
@@ -425,12 +450,28 @@ static ir_value *alloc_ring(ws_plan *p, ir_op *at, int64_t slots, int rank, cons
   return build_before(p->ctx, at, OP_LOCAL_ALLOC, 0, NULL, t);
 }
 
-static void barrier_op(ws_plan *p, ir_op *at, ir_op_kind kind, ir_value *bar, const char *attr, int64_t v,
-                       ir_value *pred) {
+static ir_op *barrier_op(ws_plan *p, ir_op *at, ir_op_kind kind, ir_value *bar, const char *attr, int64_t v,
+                         ir_value *pred) {
   ir_value *ops[2] = {bar, pred};
   ir_op *op = ir_op_create(p->ctx, kind, pred ? 2 : 1, ops, 0, NULL, 0, at->loc);
   if (attr) ir_op_set_attr(p->ctx, op, attr, ir_i32_attr(p->ctx, v));
   ir_op_insert_before(at, op);
+  return op;
+}
+
+/* A consumer warpgroup's release of the stage whose empty barrier is `bar` (when pred holds, NULL:
+ * always). In a cluster the barrier counts two releases per warpgroup: one here and one from the
+ * same warpgroup of the other block while both run tiles (the other block's producer may multicast
+ * into this ring, so it waits for this block's release too), else both here. */
+static void release_stage(ws_plan *p, ir_op *at, ir_value *bar, ir_value *pred) {
+  barrier_op(p, at, OP_ARRIVE_BARRIER, bar, "count", 1, pred);
+  if (p->cluster < 2) return;
+  ir_value *on = build_int_constant(p->ctx, at, 1, 1);
+  ir_value *remote = p->peer_active, *local = bin(p, at, OP_XORI, p->peer_active, on);
+  if (pred) remote = bin(p, at, OP_ANDI, pred, remote), local = bin(p, at, OP_ANDI, pred, local);
+  ir_op *arrive = barrier_op(p, at, OP_ARRIVE_BARRIER, bar, "count", 1, remote);
+  ir_op_set_attr(p->ctx, arrive, "gemmc.peer", ir_bool_attr(p->ctx, true));
+  barrier_op(p, at, OP_ARRIVE_BARRIER, bar, "count", 1, local);
 }
 
 /* An scf.for %iv = lb to ub step st with no iter args, its body ending in scf.yield; returns the
@@ -593,12 +634,12 @@ static ir_value *consumer_positions(ws_plan *p, ir_op *at, ir_value *lo, ir_valu
   ir_op_set_attr(ctx, wait, "pendings", ir_i32_attr(ctx, eager ? 0 : 1));
   ir_op_insert_before(k_end, wait);
   if (eager) {
-    barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, slot), "count", 1, NULL);
+    release_stage(p, k_end, stage_view(p, k_end, p->empty, slot), NULL);
   } else {
     ir_value *prev =
         bin(p, k_end, OP_REMSI, bin(p, k_end, OP_ADDI, slot, c32(p, k_end, p->stages - 1)), c32(p, k_end, p->stages));
     ir_value *not_first = build_cmpi(ctx, k_end, "sgt", q, c32(p, k_end, 0));
-    barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, prev), "count", 1, not_first);
+    release_stage(p, k_end, stage_view(p, k_end, p->empty, prev), not_first);
   }
   ir_op_set_operand(k_end, 0, &wait->results[0]);
   return &inner->results[0];
@@ -649,7 +690,7 @@ static void consumer_tile(ws_plan *p, ir_op *at, ir_value *v, ir_value *j, ir_va
     ir_value *last_q = bin(p, at, OP_MAXSI, bin(p, at, OP_SUBI, positions, c32(p, at, 1)), c32(p, at, 0));
     ir_value *last_slot, *last_round;
     ring_position(p, at, base, last_q, &last_slot, &last_round);
-    barrier_op(p, at, OP_ARRIVE_BARRIER, stage_view(p, at, p->empty, last_slot), "count", 1, any);
+    release_stage(p, at, stage_view(p, at, p->empty, last_slot), any);
   }
   ptr_map_put(&map, &loop->results[0], &done->results[0]);
   for (ir_op *op = loop->next; op && !(ir_op_info_of(op->kind)->traits & TRAIT_TERMINATOR); op = op->next) {
@@ -724,6 +765,13 @@ static ir_value *same_b(ws_plan *p, ir_op *at, ir_value *same, ptr_map *a, ptr_m
     same = bin(p, at, OP_ANDI, same, build_cmpi(p->ctx, at, "eq", x ? x : leaf, y ? y : leaf));
   }
   return same;
+}
+
+/* Clusters: whether tile %v's partner v ^ 1 (the other block's tile at the same ring positions:
+ * the blocks' ids differ in their lowest bit and the worker count is even) exists; *peer gets it. */
+static ir_value *peer_active(ws_plan *p, ir_op *at, ir_value *v, ir_value **peer) {
+  *peer = bin(p, at, OP_XORI, v, c32(p, at, 1));
+  return bin(p, at, OP_ANDI, p->in_cluster, build_cmpi(p->ctx, at, "slt", *peer, p->programs));
 }
 
 /* Pairs by rows: programs x and x + 1 of a 2-D grid need not share B (tl.swizzle2d's order maps
@@ -892,6 +940,8 @@ static void build_consumer(ws_plan *p, ir_op *at) {
   ir_op *tile_end = build_for(p, at, first, p->programs, step, &v, 0, NULL, NULL, NULL);
   ir_value *j = bin(p, tile_end, OP_DIVSI, bin(p, tile_end, OP_SUBI, v, p->start), p->workers);
   ws_turn turn = {first, step, group, other};
+  ir_value *peer;
+  if (p->cluster == 2) p->peer_active = peer_active(p, tile_end, v, &peer);
   consumer_tile(p, tile_end, v, j, NULL, group, p->groups == 2 ? &turn : NULL);
 }
 
@@ -921,9 +971,9 @@ static void producer_slices(ws_plan *p, ptr_list *need, ptr_list *coord_ops) {
 }
 
 /* Load l's TMA copy into `buffer` before `at`, its coordinates through `map` (or `other` where
- * `use_other` holds), completing on `full` when `pred` holds. */
-static void tma_copy(ws_plan *p, ir_op *at, int l, ptr_map *map, ptr_map *other, ir_value *use_other, ir_value *full,
-                     ir_value *buffer, ir_value *pred) {
+ * `use_other` holds), completing on `full` when `pred` holds; returns the copy. */
+static ir_op *tma_copy(ws_plan *p, ir_op *at, int l, ptr_map *map, ptr_map *other, ir_value *use_other, ir_value *full,
+                       ir_value *buffer, ir_value *pred) {
   ir_op *load = p->loads[l].load;
   ir_value *ops[4 + IR_MAX_RANK];
   int n = 0;
@@ -942,6 +992,7 @@ static void tma_copy(ws_plan *p, ir_op *at, int l, ptr_map *map, ptr_map *other,
   ops[n++] = buffer;
   ops[n++] = pred;
   build_before(p->ctx, at, OP_TMA_LOAD, n, ops, NULL);
+  return at->prev;
 }
 
 /* Pairs: the producer streams each unit's passes; a shared pass carries both programs' own
@@ -1015,6 +1066,16 @@ static void build_producer(ws_plan *p, ir_op *at) {
   if (!ub) ub = loop->operands[1].value;
   ir_value *positions = ring_positions(p, tile_end, ub);
   ir_value *base = bin(p, tile_end, OP_MULI, j, positions);
+  /* Clusters: B goes to both blocks' rings in halves when both tiles read the same B tile. */
+  ir_value *multicast = NULL;
+  if (p->cluster == 2) {
+    ir_value *peer;
+    ir_value *active = peer_active(p, tile_end, v, &peer);
+    ptr_map peer_map = {ctx, NULL, 0, 0};
+    program_copies(p, tile_end, peer, &p->b_need, &peer_map);
+    multicast = same_b(p, tile_end, active, &map, &peer_map);
+    ptr_map_free(&peer_map);
+  }
   ir_value *q;
   ir_op *k_end = build_for(p, tile_end, c32(p, tile_end, 0), positions, c32(p, tile_end, 1), &q, 0, NULL, NULL, NULL);
   ir_value *slot = wait_ring(p, k_end, p->empty, base, q, true);
@@ -1027,8 +1088,18 @@ static void build_producer(ws_plan *p, ir_op *at) {
     for (ir_op *op = p->body->first; op; op = op->next)
       if (ptr_list_contains(&coord_ops, op)) copy_before(p, k_end, op, &map);
     /* A step past the trip count (the odd tail's second) copies nothing. */
-    for (int l = 0; l < p->num_loads; l++)
-      tma_copy(p, k_end, l, &map, NULL, NULL, full, operand_view(p, k_end, l, slot, NULL, s), s == 0 ? on : whole);
+    ir_value *present = s == 0 ? on : whole;
+    for (int l = 0; l < p->num_loads; l++) {
+      ir_value *buffer = operand_view(p, k_end, l, slot, NULL, s);
+      if (!multicast || l != p->shared_load) {
+        tma_copy(p, k_end, l, &map, NULL, NULL, full, buffer, present);
+        continue;
+      }
+      tma_copy(p, k_end, l, &map, NULL, NULL, full, buffer,
+               bin(p, k_end, OP_ANDI, present, bin(p, k_end, OP_XORI, multicast, on)));
+      ir_op *half = tma_copy(p, k_end, l, &map, NULL, NULL, full, buffer, bin(p, k_end, OP_ANDI, present, multicast));
+      ir_op_set_attr(ctx, half, "gemmc.multicast", ir_bool_attr(ctx, true));
+    }
   }
   ptr_list_free(&need);
   ptr_list_free(&coord_ops);
@@ -1198,7 +1269,15 @@ static void rewrite(ws_plan *p) {
   for (int s = 0; s < p->stages; s++) {
     barrier_op(p, at, OP_INIT_BARRIER, stage_view(p, at, p->full, c32(p, at, s)), "count", 1, NULL);
     /* Every warpgroup that reads a stage releases it (pairs: both groups read every stage). */
-    barrier_op(p, at, OP_INIT_BARRIER, stage_view(p, at, p->empty, c32(p, at, s)), "count", p->pairs ? 2 : p->warps / 4, NULL);
+    barrier_op(p, at, OP_INIT_BARRIER, stage_view(p, at, p->empty, c32(p, at, s)), "count",
+               (p->pairs ? 2 : p->warps / 4) * p->cluster, NULL);
+  }
+  if (p->cluster == 2) {
+    /* The other block arrives on these barriers and multicasts into this ring: both blocks'
+     * barriers exist before either starts. */
+    build_before(ctx, at, OP_FENCE_MBARRIER_INIT, 0, NULL, NULL);
+    build_before(ctx, at, OP_CLUSTER_ARRIVE, 0, NULL, NULL);
+    build_before(ctx, at, OP_CLUSTER_WAIT, 0, NULL, NULL);
   }
   if (p->groups == 2 && !p->pairs) {
     int64_t two[2] = {2, 1};
@@ -1214,6 +1293,15 @@ static void rewrite(ws_plan *p) {
   ir_op *first = p->entry->first;
   ir_value *linear = linear_block_id(p, first, &p->programs, &p->nx, &p->ny);
   p->workers = build_before(ctx, first, OP_NUM_WORKERS, 0, NULL, i32);
+  if (p->cluster == 2) {
+    /* In clusters of two the workers come in whole clusters: blocks 2c and 2c + 1 both work or
+     * both leave, and their tiles stay partners (v, v ^ 1) from round to round. */
+    ir_value *size = build_before(ctx, first, OP_CLUSTER_SIZE, 0, NULL, i32);
+    p->in_cluster = build_cmpi(ctx, first, "eq", size, c32(p, first, 2));
+    ir_value *even = bin(p, first, OP_ANDI, p->workers, c32(p, first, -2));
+    ir_value *sel[3] = {p->in_cluster, even, p->workers};
+    p->workers = build_before(ctx, first, OP_SELECT, 3, sel, i32);
+  }
   ir_value *working = build_cmpi(ctx, first, "slt", linear, p->workers);
   p->start = linear;
   if (p->pairs) {
@@ -1250,6 +1338,11 @@ static void rewrite(ws_plan *p) {
   if (p->groups == 2) { /* partition 1: the second consumer group runs the default region's code */
     int64_t copy_of[2] = {0, 1};
     ir_op_set_attr(ctx, ws, "gemmc.replica_of_default", ir_dense_int_array_attr(ctx, i32, 2, copy_of));
+  }
+  if (p->cluster == 2) {
+    /* Neither block leaves while the other may still arrive on its barriers. */
+    build_before(ctx, at, OP_CLUSTER_ARRIVE, 0, NULL, NULL);
+    build_before(ctx, at, OP_CLUSTER_WAIT, 0, NULL, NULL);
   }
   isolate_partitions(p, ws);
   for (int i = p->old_ops.count - 1; i >= 0; i--) ir_op_erase(p->old_ops.items[i]);
@@ -1353,12 +1446,16 @@ bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
     p.groups = consumer_groups(warps);
     p.pairs = p.groups == 2 && gemmc_warp_specialized_pairs(pc->warp_specialize);
     p.b_leaves.ctx = p.b_need.ctx = ctx;
+    p.cluster = pc->cluster_size == 2 && p.groups == 1 ? 2 : 1;
     if (plan(&p)) {
       p.axis = axis_info_run(ctx, module);
       if (p.axis) plan_stores(&p);
       p.stages = ring_stages(pc, p.loop, warps, stage_bytes(&p), p.loads[p.shared_load].bytes, p.pairs, 0, &p.steps);
       plan_store_halves(pc, &p);
-      if (p.stages >= 2) rewrite(&p);
+      if (p.stages >= 2) {
+        rewrite(&p);
+        if (p.cluster == 2) ir_op_set_attr(ctx, module, "gemmc.cluster-size", ir_i32_attr(ctx, 2));
+      }
       if (p.axis) axis_info_free(p.axis);
     }
     ptr_list_free(&p.hoist);

@@ -80,7 +80,7 @@ static void check_launch(gemmc_runtime *rt, const void *image, size_t len, const
 
     gemmc_runtime_stream *stream = NULL;
     CHECK_OK(gemmc_runtime_stream_create(rt, &stream));
-    gemmc_launch_config config = {{7, 2, 1}, {256, 1, 1}, 32768, stream};
+    gemmc_launch_config config = {{7, 2, 1}, {256, 1, 1}, 32768, stream, 0};
     CHECK_OK(gemmc_runtime_launch(rt, kernel, &config, args));
     const fake_launch *l = last();
     unsigned char want[4096];
@@ -94,6 +94,11 @@ static void check_launch(gemmc_runtime *rt, const void *image, size_t len, const
     CHECK(l->grid[0] == 7 && l->grid[1] == 2 && l->grid[2] == 1 && l->block[0] == 256 && l->block[1] == 1 &&
               l->shared_bytes == 32768 && l->stream == (void *)stream,
           "launch geometry");
+    gemmc_launch_config clustered = config;
+    clustered.cluster_x = 2;
+    int launches = l->count;
+    s = gemmc_runtime_launch(rt, kernel, &clustered, args);
+    CHECK(s.code == GEMMC_ERROR_UNSUPPORTED && last()->count == launches, "a cluster launch on HIP: %s", s.message);
     CHECK_OK(gemmc_runtime_stream_synchronize(rt, stream));
     CHECK_OK(gemmc_runtime_stream_destroy(rt, stream));
     gemmc_amdgpu_code_object_free(co);

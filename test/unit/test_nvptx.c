@@ -162,7 +162,7 @@ static void run_on_gpu(gemmc_runtime *rt, const char *ptx) {
   if (s.code == GEMMC_OK)
     s = gemmc_runtime_memset_d32(rt, out, 0xdeadbeefu, N); /* poison: never test on zeros */
   void *args[] = {&out};
-  gemmc_launch_config config = {{1, 1, 1}, {N, 1, 1}, 0, NULL};
+  gemmc_launch_config config = {{1, 1, 1}, {N, 1, 1}, 0, NULL, 0};
   if (s.code == GEMMC_OK)
     s = gemmc_runtime_launch(rt, kernel, &config, args);
   if (s.code == GEMMC_OK)

@@ -96,7 +96,7 @@ static void run_store42(gemmc_runtime *rt) {
   CHECK_OK(gemmc_runtime_event_create(rt, &start));
   CHECK_OK(gemmc_runtime_event_create(rt, &end));
   void *args[] = {&out};
-  gemmc_launch_config config = {{1, 1, 1}, {N, 1, 1}, 0, stream};
+  gemmc_launch_config config = {{1, 1, 1}, {N, 1, 1}, 0, stream, 0};
   CHECK_OK(gemmc_runtime_event_record(rt, start, stream));
   CHECK_OK(gemmc_runtime_launch(rt, kernel, &config, args));
   CHECK_OK(gemmc_runtime_event_record(rt, end, stream));
@@ -126,7 +126,7 @@ static void run_store42(gemmc_runtime *rt) {
   CHECK(back[0] == 0x12345678u && back[N - 1] == 0x12345678u);
 
   /* An empty grid is refused before the driver sees it. */
-  gemmc_launch_config empty = {{0, 1, 1}, {N, 1, 1}, 0, NULL};
+  gemmc_launch_config empty = {{0, 1, 1}, {N, 1, 1}, 0, NULL, 0};
   s = gemmc_runtime_launch(rt, kernel, &empty, args);
   CHECK(s.code == GEMMC_ERROR_INVALID_ARGUMENT);
 

@@ -57,6 +57,8 @@ static void print_usage(FILE *f) {
         "  --warp-specialize=on|off|ping-pong|pairs   sm_90a: persistent producer/consumer kernels where\n"
         "                           legal (default on); for 4-warp kernels ping-pong (alternate tiles) or\n"
         "                           pairs (two programs sharing a B tile at once) forces the consumer groups' plan\n"
+        "  --cluster=1|2            sm_90a: 2 makes the 8-warp warp-specialized kernel cluster-ready (launch it\n"
+        "                           in clusters of 2 blocks along x; the pair shares B tiles through TMA multicast)\n"
         "  --fp-fusion=on|off       let a * b + c contract into one fma (default on, as Triton's\n"
         "                           enable_fp_fusion)\n"
         "  --emit=c                 OUTPUT.c and OUTPUT.h: the PTX (and the cubin when ptxas is on PATH)\n"
@@ -252,6 +254,14 @@ static int parse_args(int argc, char **argv, driver_options *o) {
         return EXIT_FAILED;
       }
       o->compile.warp_specialize = mode - 1;
+      continue;
+    }
+    if (!missing && (v = option_value(argc, argv, &i, "--cluster", &missing))) {
+      if (strcmp(v, "1") && strcmp(v, "2")) {
+        driver_error("bad --cluster '%s' (expected 1 or 2)", v);
+        return EXIT_FAILED;
+      }
+      o->compile.cluster_size = v[0] - '0';
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--fp-fusion", &missing))) {
