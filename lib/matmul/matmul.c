@@ -25,6 +25,7 @@ typedef struct mm_kernel {
   int num_args;
   uint8_t arg_slot[GEMMC_MATMUL_MAX_ARGS];
   unsigned threads, shared_bytes;
+  unsigned cluster; /* blocks per cluster the kernel is made for (1: none) */
   char key[65];
   double compile_ms, load_ms;
   bool disk_hit;
@@ -269,6 +270,7 @@ static void compile_options_for(const gemmc_handle *h, const mm_kernel_source *s
   opts->num_stages = src->num_stages;
   opts->tma = src->tma;
   opts->warp_specialize = src->warp_specialize;
+  opts->cluster_size = src->cluster_size;
   opts->defines = src->defines;
   opts->num_defines = src->num_defines;
 }
@@ -319,6 +321,7 @@ static mm_kernel *get_kernel_from(gemmc_handle *h, const mm_spec *spec, gemmc_ke
         k->num_args = md->num_args;
         k->threads = (unsigned)md->threads_per_block;
         k->shared_bytes = (unsigned)md->dynamic_shared_bytes;
+        k->cluster = md->cluster_size > 1 ? (unsigned)md->cluster_size : 1;
         for (int i = 0; i < md->num_args && k->failure.code == GEMMC_OK; i++) {
           int s = 0;
           while (s < MM_SLOT_COUNT && strcmp(mm_slot_names[s], md->args[i].name)) s++;
@@ -442,7 +445,9 @@ static gemmc_status plan_load(gemmc_handle *h, const mm_problem *p, mm_plan *pla
 static gemmc_status launch_kernel(gemmc_handle *h, const mm_kernel *k, const unsigned grid[3], uint64_t *values) {
   void *args[GEMMC_MATMUL_MAX_ARGS];
   for (int i = 0; i < k->num_args; i++) args[i] = &values[k->arg_slot[i]];
-  gemmc_launch_config lc = {{grid[0], grid[1], grid[2]}, {k->threads, 1, 1}, k->shared_bytes, h->stream, 0};
+  /* A cluster-ready kernel runs in clusters where the grid's x allows them, else without. */
+  unsigned cluster = k->cluster > 1 && grid[0] % k->cluster == 0 ? k->cluster : 0;
+  gemmc_launch_config lc = {{grid[0], grid[1], grid[2]}, {k->threads, 1, 1}, k->shared_bytes, h->stream, cluster};
   return gemmc_runtime_launch(h->rt, k->fn, &lc, args);
 }
 

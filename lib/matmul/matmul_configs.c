@@ -39,6 +39,12 @@
  * 16 x 4096^3; the warp-specialized row won only at K <= 1024 (482 against 458 at 4096x4096x512).
  * Its efficiency is set below the cp.async row's so the model takes the faster one.
  *
+ * The cluster row (path 3, H100, 2026-11-25, perf-notes 57) is the warp-specialized row in
+ * 2-block clusters sharing B through TMA multicast: 1-2% over it at 4096^3-8192^3, +22-28% where
+ * rows start 16 bytes off a 32-byte sector (3000^3, 5000^3, 7000^3: TMA's L2 requests halved for
+ * B), -7% / -12% at 2048^3 / 1024^3 (one tile per block). Its efficiency is the warp-specialized
+ * row's; the model's only difference is half the L2 reads of B.
+ *
  * Small and skinny problems, where each SM has about one tile, are bound by the latency of the
  * operand loads, not by the tensor cores: the deep-ring rows (64x128 / 128x64 tiles, K step 64,
  * 8 cp.async stages: 192 KiB in flight, as cuBLAS's 128x64_64x8 kernel has) ran 1024^3 at 256 TFLOP/s
@@ -50,6 +56,7 @@
 const matmul_config matmul_configs[] = {
     /* name                template              class          cc       BM   BN   BK  G  W  S  split  eff   b/SM  defines path setup_us */
     {"wgmma_ws_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.69, 1, NULL, 0, 3.0},
+    {"wgmma_ws_cl2_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.69, 1, NULL, 3, 3.0},
     {"wgmma_128x256x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.72, 1, NULL, 2, 0},
     {"wgmma_pairs_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.66, 1, NULL, 0, 3.0},
     {"wgmma_pp_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.64, 1, NULL, 1, 3.0},

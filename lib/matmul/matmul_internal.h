@@ -33,7 +33,9 @@ typedef struct matmul_config {
    * 32 KiB stages, two 16 KiB K steps per stage at 128x128x32: TMA + persistent warp
    * specialization, 4-warp ones as pairs), 1 the same with
    * ping-pong consumer groups (warp_specialize = GEMMC_WARP_SPECIALIZE_PING_PONG), 2 cp.async
-   * rings only (gemmc_compile_options tma = warp_specialize = -1). */
+   * rings only (gemmc_compile_options tma = warp_specialize = -1), 3 path 0 made cluster-ready
+   * (cluster_size 2: 2-block clusters sharing B tiles through TMA multicast where the grid's x is
+   * even; the model counts half of B's L2 reads). */
   int path;
   /* Fixed cost of one launch beyond the machine's launch time (microseconds): the persistent
    * warp-specialized kernels build tensor maps and barriers once per block. */
@@ -175,7 +177,7 @@ typedef struct mm_kernel_source {
   int num_defines;
   char storage[64][2][48];
   int num_warps, num_stages;
-  int tma, warp_specialize; /* gemmc_compile_options' values for the row's path */
+  int tma, warp_specialize, cluster_size; /* gemmc_compile_options' values for the row's path */
 } mm_kernel_source;
 
 bool mm_kernel_source_for(const mm_spec *spec, mm_kernel_source *out, char *err, size_t errlen);

@@ -121,6 +121,7 @@ bool mm_kernel_source_for(const mm_spec *spec, mm_kernel_source *s, char *err, s
     s->num_stages = c->num_stages;
     if (c->path == 1) s->warp_specialize = GEMMC_WARP_SPECIALIZE_PING_PONG;
     if (c->path == 2) s->tma = s->warp_specialize = -1;
+    if (c->path == 3) s->cluster_size = 2;
     const char *at = mm_dtype_ir((gemmc_datatype)spec->at);
     const char *dst = spec->split ? acc_ir(spec->acc) : mm_dtype_ir((gemmc_datatype)spec->out);
     ok = add_int(s, "BLOCK_M", c->block_m) && add_int(s, "BLOCK_N", c->block_n) && add_int(s, "BLOCK_K", c->block_k) &&

@@ -69,7 +69,8 @@ double mm_predict_ms(const mm_problem *p, const gemmc_device_info *dev, int conf
   double mn = batch * (double)p->M * p->N, dram_bw = m->dram_gbytes_per_s * 1e9, launch = m->launch_us * 1e-6;
   double outputs = split > 1 ? mn * split * acc_bytes(p) : mn * out * (p->has_c ? 2 : 1);
   double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in + outputs;
-  double l2 = tiles * (double)(c->block_m + c->block_n) * k_tile * in;
+  /* Cluster rows (path 3) read each B tile from L2 once per pair of blocks. */
+  double l2 = tiles * (c->block_m + (c->path == 3 ? 0.5 : 1.0) * c->block_n) * k_tile * in;
   double t = fmax(t_compute, fmax(dram / dram_bw, l2 / (m->l2_gbytes_per_s * 1e9))) + launch + c->setup_us * 1e-6;
   if (split > 1) t += (mn * split * acc_bytes(p) + mn * out * (p->has_c ? 2 : 1)) / dram_bw + launch;
   return t * 1e3;
