@@ -583,37 +583,18 @@ static void coord_list(char *buf, size_t size, int first, int n) {
   snprintf(buf + len, size - len, "}");
 }
 
-static void nvptx_tma_load(const target_emitter *e, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef const *coords,
-                           int rank, LLVMValueRef bar, LLVMValueRef pred) {
-  char list[64], text[256], constraints[64];
+/* One box's copy into shared memory; with cta_mask (i16, else NULL) multicast to those blocks of
+ * the cluster (the same offsets of `dst` and `bar` in each). */
+static void tma_load_box(const target_emitter *e, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef const *coords,
+                         int rank, LLVMValueRef bar, LLVMValueRef cta_mask, LLVMValueRef pred) {
+  char list[64], mask[16] = "", text[320], constraints[64];
   coord_list(list, sizeof list, 3, rank);
+  if (cta_mask) snprintf(mask, sizeof mask, ", $%d", 4 + rank);
+  const char *multicast = cta_mask ? ".multicast::cluster" : "";
   snprintf(text, sizeof text,
-           "@$0 cp.async.bulk.tensor.%dd.shared::cluster.global.mbarrier::complete_tx::bytes [$1], [$2, %s], [$%d];",
-           rank, list, 3 + rank);
-  LLVMValueRef args[10];
-  int n = 0;
-  args[n++] = always(e, pred);
-  args[n++] = smem_addr32(e, dst);
-  args[n++] = map;
-  size_t cl = (size_t)snprintf(constraints, sizeof constraints, "b,r,l");
-  for (int i = 0; i < rank; i++) {
-    args[n++] = coords[i];
-    cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, ",r");
-  }
-  args[n++] = smem_addr32(e, bar);
-  snprintf(constraints + cl, sizeof constraints - cl, ",r");
-  target_inline_asm(e, text, constraints, void_type(e), args, n, true);
-}
-
-static void nvptx_tma_load_multicast(const target_emitter *e, LLVMValueRef dst, LLVMValueRef map,
-                                     LLVMValueRef const *coords, int rank, LLVMValueRef bar, LLVMValueRef cta_mask,
-                                     LLVMValueRef pred) {
-  char list[64], text[320], constraints[64];
-  coord_list(list, sizeof list, 3, rank);
-  snprintf(text, sizeof text,
-           "@$0 cp.async.bulk.tensor.%dd.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
-           "[$1], [$2, %s], [$%d], $%d;",
-           rank, list, 3 + rank, 4 + rank);
+           "@$0 cp.async.bulk.tensor.%dd.shared::cluster.global.mbarrier::complete_tx::bytes%s "
+           "[$1], [$2, %s], [$%d]%s;",
+           rank, multicast, list, 3 + rank, mask);
   LLVMValueRef args[11];
   int n = 0;
   args[n++] = always(e, pred);
@@ -625,9 +606,23 @@ static void nvptx_tma_load_multicast(const target_emitter *e, LLVMValueRef dst, 
     cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, ",r");
   }
   args[n++] = smem_addr32(e, bar);
-  args[n++] = cta_mask;
-  snprintf(constraints + cl, sizeof constraints - cl, ",r,h");
+  cl += (size_t)snprintf(constraints + cl, sizeof constraints - cl, ",r");
+  if (cta_mask) {
+    args[n++] = cta_mask;
+    snprintf(constraints + cl, sizeof constraints - cl, ",h");
+  }
   target_inline_asm(e, text, constraints, void_type(e), args, n, true);
+}
+
+static void nvptx_tma_load(const target_emitter *e, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef const *coords,
+                           int rank, LLVMValueRef bar, LLVMValueRef pred) {
+  tma_load_box(e, dst, map, coords, rank, bar, NULL, pred);
+}
+
+static void nvptx_tma_load_multicast(const target_emitter *e, LLVMValueRef dst, LLVMValueRef map,
+                                     LLVMValueRef const *coords, int rank, LLVMValueRef bar, LLVMValueRef cta_mask,
+                                     LLVMValueRef pred) {
+  tma_load_box(e, dst, map, coords, rank, bar, cta_mask, pred);
 }
 
 static void nvptx_tma_store(const target_emitter *e, LLVMValueRef map, LLVMValueRef const *coords, int rank,
