@@ -846,8 +846,7 @@ static inline gemmc_launch_config mh_launch_config(const mh_gemm *g, const mh_co
   lc.block[0] = (unsigned)meta->threads_per_block;
   lc.block[1] = lc.block[2] = 1;
   lc.dynamic_shared_bytes = (unsigned)meta->dynamic_shared_bytes;
-  /* A cluster-ready kernel runs in clusters where the grid allows them (it also runs without). */
-  if (meta->cluster_size > 1 && tiles % (unsigned)meta->cluster_size == 0) lc.cluster_x = (unsigned)meta->cluster_size;
+  lc.cluster_x = gemmc_launch_cluster_x(meta->cluster_size, tiles);
   return lc;
 }
 

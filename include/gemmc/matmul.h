@@ -195,7 +195,7 @@ typedef struct gemmc_matmul_info {
   int split_k;
   bool batch_invariant;
   gemmc_runtime_kernel *kernel;
-  gemmc_launch_config launch;     /* grid, block, dynamic shared memory, stream */
+  gemmc_launch_config launch;     /* grid, block, dynamic shared memory, stream, cluster */
   int num_args;
   uint64_t arg_values[GEMMC_MATMUL_MAX_ARGS]; /* each argument's bytes, little-endian */
   void *args[GEMMC_MATMUL_MAX_ARGS];          /* point into arg_values of this struct */

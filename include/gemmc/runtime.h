@@ -118,6 +118,10 @@ typedef struct gemmc_launch_config {
    * cluster_size 2, with grid[0] even). CUDA only (cuLaunchKernelEx, CUDA 12+ drivers). */
   unsigned cluster_x;
 } gemmc_launch_config;
+/* The cluster_x to launch a kernel made for clusters of `cluster_size` blocks along x
+ * (gemmc_kernel_metadata.cluster_size) on a grid of grid_x blocks along x: the cluster size when
+ * it divides grid_x, else 0 (such kernels also run without clusters). */
+unsigned gemmc_launch_cluster_x(int cluster_size, unsigned grid_x);
 /* args[i] points at the value of the kernel's i-th parameter (as cuLaunchKernel takes them).
  * Asynchronous: errors inside the kernel show at the next synchronizing call. */
 gemmc_status gemmc_runtime_launch(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,

@@ -56,7 +56,7 @@ static bool int_attr(verifier *v, const ir_op *op, const char *name, int64_t lo,
   return true;
 }
 
-/* An optional boolean attribute (gemmc's own marks on ttng ops). */
+/* An optional boolean attribute. */
 static void bool_attr_if_present(verifier *v, const ir_op *op, const char *name) {
   const ir_attr *a = ir_op_get_attr(op, name);
   if (a && a->kind != AT_BOOL) ERR("'%s' must be a boolean", name);
@@ -546,11 +546,7 @@ bool verify_nvgpu_op(verifier *v, const ir_op *op) {
     if (!c || c->kind != AT_BOOL) ERR("requires a boolean 'bCluster' attribute");
     return true;
   }
-  case OP_CLUSTER_ARRIVE: {
-    const ir_attr *r = ir_op_get_attr(op, "relaxed");
-    if (r && r->kind != AT_BOOL) ERR("'relaxed' must be a boolean");
-    return true;
-  }
+  case OP_CLUSTER_ARRIVE: bool_attr_if_present(v, op, "relaxed"); return true;
   case OP_CLUSTER_WAIT:
   case OP_FENCE_MBARRIER_INIT: return true;
   case OP_TMA_LOAD:

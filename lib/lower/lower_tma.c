@@ -519,9 +519,11 @@ static bool lower_tma_multicast(lower_state *s, ir_op *op, const layout_tma_box 
   int half = b->num_boxes / 2;
   LLVMValueRef second = LLVMBuildICmp(s->b, LLVMIntNE, s->cg->cluster_rank(&s->em), lower_i32(s, 0), "");
   LLVMValueRef mask = LLVMConstInt(LLVMInt16TypeInContext(s->llctx), 3, 0);
+  LLVMValueRef start[5];
+  if (!box_coords(s, op, b, 1, 0, start)) return false;
   for (int k = 0; k < half; k++) {
     LLVMValueRef coords[5];
-    if (!box_coords(s, op, b, 1, 0, coords)) return false;
+    memcpy(coords, start, sizeof coords);
     LLVMValueRef first_x = lower_i32(s, (int64_t)k * b->box[0]),
                  second_x = lower_i32(s, (int64_t)(k + half) * b->box[0]);
     coords[0] = LLVMBuildAdd(s->b, coords[0], LLVMBuildSelect(s->b, second, second_x, first_x, ""), "");

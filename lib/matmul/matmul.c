@@ -25,7 +25,7 @@ typedef struct mm_kernel {
   int num_args;
   uint8_t arg_slot[GEMMC_MATMUL_MAX_ARGS];
   unsigned threads, shared_bytes;
-  unsigned cluster; /* blocks per cluster the kernel is made for (1: none) */
+  int cluster_size; /* gemmc_kernel_metadata.cluster_size */
   char key[65];
   double compile_ms, load_ms;
   bool disk_hit;
@@ -321,7 +321,7 @@ static mm_kernel *get_kernel_from(gemmc_handle *h, const mm_spec *spec, gemmc_ke
         k->num_args = md->num_args;
         k->threads = (unsigned)md->threads_per_block;
         k->shared_bytes = (unsigned)md->dynamic_shared_bytes;
-        k->cluster = md->cluster_size > 1 ? (unsigned)md->cluster_size : 1;
+        k->cluster_size = md->cluster_size;
         for (int i = 0; i < md->num_args && k->failure.code == GEMMC_OK; i++) {
           int s = 0;
           while (s < MM_SLOT_COUNT && strcmp(mm_slot_names[s], md->args[i].name)) s++;
@@ -442,12 +442,20 @@ static gemmc_status plan_load(gemmc_handle *h, const mm_problem *p, mm_plan *pla
   return plan->main->failure;
 }
 
+/* How k is launched on `grid` (what gemmc_matmul_last_info reports too). */
+static gemmc_launch_config launch_config_of(const gemmc_handle *h, const mm_kernel *k, const unsigned grid[3]) {
+  gemmc_launch_config lc = {{grid[0], grid[1], grid[2]},
+                            {k->threads, 1, 1},
+                            k->shared_bytes,
+                            h->stream,
+                            gemmc_launch_cluster_x(k->cluster_size, grid[0])};
+  return lc;
+}
+
 static gemmc_status launch_kernel(gemmc_handle *h, const mm_kernel *k, const unsigned grid[3], uint64_t *values) {
   void *args[GEMMC_MATMUL_MAX_ARGS];
   for (int i = 0; i < k->num_args; i++) args[i] = &values[k->arg_slot[i]];
-  /* A cluster-ready kernel runs in clusters where the grid's x allows them, else without. */
-  unsigned cluster = k->cluster > 1 && grid[0] % k->cluster == 0 ? k->cluster : 0;
-  gemmc_launch_config lc = {{grid[0], grid[1], grid[2]}, {k->threads, 1, 1}, k->shared_bytes, h->stream, cluster};
+  gemmc_launch_config lc = launch_config_of(h, k, grid);
   return gemmc_runtime_launch(h->rt, k->fn, &lc, args);
 }
 
@@ -836,9 +844,7 @@ gemmc_status gemmc_matmul_last_info(const gemmc_handle *h, gemmc_matmul_info *ou
   out->split_k = plan->split;
   out->batch_invariant = h->batch_invariant;
   out->kernel = k->fn;
-  gemmc_launch_config lc = {
-      {plan->grid[0], plan->grid[1], plan->grid[2]}, {k->threads, 1, 1}, k->shared_bytes, h->stream, 0};
-  out->launch = lc;
+  out->launch = launch_config_of(h, k, plan->grid);
   out->num_args = k->num_args;
   for (int i = 0; i < k->num_args; i++) {
     out->arg_values[i] = h->last_values[k->arg_slot[i]];

@@ -122,6 +122,10 @@ gemmc_status gemmc_runtime_kernel_set_max_dynamic_shared(gemmc_runtime *rt,
   return rt->ops->kernel_set_max_dynamic_shared(rt, kernel, bytes);
 }
 
+unsigned gemmc_launch_cluster_x(int cluster_size, unsigned grid_x) {
+  return cluster_size > 1 && grid_x % (unsigned)cluster_size == 0 ? (unsigned)cluster_size : 0;
+}
+
 gemmc_status gemmc_runtime_launch(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,
                                   const gemmc_launch_config *config, void **args) {
   REQUIRE_RUNTIME(rt, "gemmc_runtime_launch");

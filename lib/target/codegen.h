@@ -250,9 +250,9 @@ typedef struct target_codegen {
                    LLVMValueRef bar, LLVMValueRef pred);
   void (*tma_store)(const target_emitter *e, LLVMValueRef map, LLVMValueRef const *coords, int rank, LLVMValueRef src,
                     const char *reduce, LLVMValueRef pred);
-  /* tma_load_multicast: this block's share `part` of `parts` boxes (i32, may vary) ... as tma_load,
-   * written to the same shared-memory offset `dst` and completing on the same barrier offset in
-   * every block of the cluster that `cta_mask` (i16) names. */
+  /* tma_load_multicast: one box as tma_load, written to the same shared-memory offset `dst` and
+   * completing on the same barrier offset in every block of the cluster that `cta_mask` (i16)
+   * names. */
   void (*tma_load_multicast)(const target_emitter *e, LLVMValueRef dst, LLVMValueRef map, LLVMValueRef const *coords,
                              int rank, LLVMValueRef bar, LLVMValueRef cta_mask, LLVMValueRef pred);
   void (*bulk_commit)(const target_emitter *e, LLVMValueRef pred);

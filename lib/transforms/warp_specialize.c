@@ -768,10 +768,18 @@ static ir_value *same_b(ws_plan *p, ir_op *at, ir_value *same, ptr_map *a, ptr_m
 }
 
 /* Clusters: whether tile %v's partner v ^ 1 (the other block's tile at the same ring positions:
- * the blocks' ids differ in their lowest bit and the worker count is even) exists; *peer gets it. */
+ * the blocks' ids differ in their lowest bit and the worker count is even) exists; *peer (when
+ * not NULL) gets it. */
 static ir_value *peer_active(ws_plan *p, ir_op *at, ir_value *v, ir_value **peer) {
-  *peer = bin(p, at, OP_XORI, v, c32(p, at, 1));
-  return bin(p, at, OP_ANDI, p->in_cluster, build_cmpi(p->ctx, at, "slt", *peer, p->programs));
+  ir_value *partner = bin(p, at, OP_XORI, v, c32(p, at, 1));
+  if (peer) *peer = partner;
+  return bin(p, at, OP_ANDI, p->in_cluster, build_cmpi(p->ctx, at, "slt", partner, p->programs));
+}
+
+/* Both blocks of the cluster reach this point before either goes on. */
+static void cluster_sync(ws_plan *p, ir_op *at) {
+  build_before(p->ctx, at, OP_CLUSTER_ARRIVE, 0, NULL, NULL);
+  build_before(p->ctx, at, OP_CLUSTER_WAIT, 0, NULL, NULL);
 }
 
 /* Pairs by rows: programs x and x + 1 of a 2-D grid need not share B (tl.swizzle2d's order maps
@@ -940,8 +948,7 @@ static void build_consumer(ws_plan *p, ir_op *at) {
   ir_op *tile_end = build_for(p, at, first, p->programs, step, &v, 0, NULL, NULL, NULL);
   ir_value *j = bin(p, tile_end, OP_DIVSI, bin(p, tile_end, OP_SUBI, v, p->start), p->workers);
   ws_turn turn = {first, step, group, other};
-  ir_value *peer;
-  if (p->cluster == 2) p->peer_active = peer_active(p, tile_end, v, &peer);
+  if (p->cluster == 2) p->peer_active = peer_active(p, tile_end, v, NULL);
   consumer_tile(p, tile_end, v, j, NULL, group, p->groups == 2 ? &turn : NULL);
 }
 
@@ -1276,8 +1283,7 @@ static void rewrite(ws_plan *p) {
     /* The other block arrives on these barriers and multicasts into this ring: both blocks'
      * barriers exist before either starts. */
     build_before(ctx, at, OP_FENCE_MBARRIER_INIT, 0, NULL, NULL);
-    build_before(ctx, at, OP_CLUSTER_ARRIVE, 0, NULL, NULL);
-    build_before(ctx, at, OP_CLUSTER_WAIT, 0, NULL, NULL);
+    cluster_sync(p, at);
   }
   if (p->groups == 2 && !p->pairs) {
     int64_t two[2] = {2, 1};
@@ -1341,8 +1347,7 @@ static void rewrite(ws_plan *p) {
   }
   if (p->cluster == 2) {
     /* Neither block leaves while the other may still arrive on its barriers. */
-    build_before(ctx, at, OP_CLUSTER_ARRIVE, 0, NULL, NULL);
-    build_before(ctx, at, OP_CLUSTER_WAIT, 0, NULL, NULL);
+    cluster_sync(p, at);
   }
   isolate_partitions(p, ws);
   for (int i = p->old_ops.count - 1; i >= 0; i--) ir_op_erase(p->old_ops.items[i]);
