@@ -34,19 +34,12 @@ static bool first_time(uint64_t h) {
   return true;
 }
 
-static bool contains(const uint8_t *data, size_t size, const char *needle) {
-  size_t n = strlen(needle);
-  for (size_t i = 0; i + n <= size; i++)
-    if (data[i] == (uint8_t)needle[0] && memcmp(data + i, needle, n) == 0) return true;
-  return false;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (have_ptxas < 0) have_ptxas = getenv("GEMMC_FUZZ_NO_PTXAS") ? 0 : gemmc_target_find_ptxas(NULL, 0);
   gemmc_context *ctx = fuzz_context();
   if (!ctx) return 0;
   gemmc_compile_options opts;
-  gemmc_compile_options_init(&opts);
+  fuzz_compile_options(data, size, &opts);
   /* A module for an AMD GPU (the AMD tests and Triton's gfx942 TTGIR among the seeds) goes
    * through the AMDGPU lowering and code generation instead (gemmc refuses another vendor's
    * module, so these would stop at that check). */
@@ -54,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int i = 0; i < 2; i++) {
     char needle[16];
     snprintf(needle, sizeof needle, "\"hip:%s\"", amd_targets[i]);
-    if (contains(data, size, needle)) {
+    if (fuzz_contains(data, size, needle)) {
       opts.target = amd_targets[i];
       opts.stage = GEMMC_STAGE_AMDGCN;
       break;
@@ -75,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
    * CPU, while gemmc made it in 1.2 s): larger texts are not sent, so an iteration stays within
    * the fuzzer's time limit. A kernel with inline asm carries the input's own PTX text, which
    * gemmc passes through as it is (as Triton does): ptxas may rightly reject that. */
-  bool user_asm = contains(data, size, "elementwise_inline_asm");
+  bool user_asm = fuzz_contains(data, size, "elementwise_inline_asm");
   if (ptx && !user_asm && have_ptxas > 0 && len <= MAX_PTXAS_BYTES && first_time(hash_text(ptx, len))) {
     char report[4096], err[8192];
     const gemmc_target *t = gemmc_target_lookup("sm_90a", NULL, 0);

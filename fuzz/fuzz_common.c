@@ -29,6 +29,19 @@ void fuzz_finding(const char *what, const char *detail) {
   abort();
 }
 
+bool fuzz_contains(const uint8_t *data, size_t size, const char *needle) {
+  size_t n = strlen(needle);
+  for (size_t i = 0; i + n <= size; i++)
+    if (data[i] == (uint8_t)needle[0] && memcmp(data + i, needle, n) == 0) return true;
+  return false;
+}
+
+void fuzz_compile_options(const uint8_t *data, size_t size, gemmc_compile_options *opts) {
+  gemmc_compile_options_init(opts);
+  opts->cluster_size = size & 1 ? 2 : 1;
+  if (fuzz_contains(data, size, "// fuzz: num-warps=8")) opts->num_warps = 8;
+}
+
 void fuzz_text_append(const char *data, size_t len, void *user) {
   fuzz_text *t = user;
   if (t->len + len + 1 > t->cap) {

@@ -12,6 +12,14 @@
  * limit (an input that needs more is refused with "out of memory", which is a clean error). */
 gemmc_context *fuzz_context(void);
 
+/* Whether the input holds `needle` (the targets' markers: an AMD ttg.target, a warp count). */
+bool fuzz_contains(const uint8_t *data, size_t size, const char *needle);
+
+/* The compile options of an input: the defaults, in 2-block clusters for odd-sized inputs (so
+ * that mutants reach the cluster-ready warp-specialized kernel), 8 warps where the input says
+ * `// fuzz: num-warps=8` (a TTIR seed of the cooperative kernel; TTIR has no warp count). */
+void fuzz_compile_options(const uint8_t *data, size_t size, gemmc_compile_options *opts);
+
 /* A finding: prints what and where, then aborts so that libFuzzer saves the input. */
 void fuzz_finding(const char *what, const char *detail) __attribute__((noreturn));
 

@@ -7,7 +7,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gemmc_context *ctx = fuzz_context();
   if (!ctx) return 0;
   gemmc_compile_options opts;
-  gemmc_compile_options_init(&opts);
+  fuzz_compile_options(data, size, &opts);
   opts.stage = GEMMC_STAGE_TTGIR;
   opts.verify_each = true;
   gemmc_compiled *out = NULL;

@@ -6,7 +6,8 @@ examples (run from the repository root after a build):
 
 - every `// -----` chunk of the lit tests' .tir inputs (RUN/CHECK comments stripped);
 - the examples as TTIR with their `gemmc-define` defaults substituted, and as the TTGIR gemmc
-  makes of them (through the whole pass pipeline), so that mutants reach lowering and PTX;
+  makes of them (through the whole pass pipeline), so that mutants reach lowering and PTX; the
+  matmul example also at 128x256 on 8 warps (the warp-specialized kernel, clusters too);
 - small scale inputs from test/lower/Inputs/many_values.py (many iter_args, big loop, else and
   reduce bodies: the shapes that found the lowering's use-after-free).
 Seeds over 64 KiB are left out; names are content hashes, so reruns change only what changed.
@@ -34,13 +35,14 @@ def strip_test_comments(chunk):
     return "\n".join(lines).strip() + "\n"
 
 
-def expand_defaults(text):
+def expand_defaults(text, overrides=None):
     defaults = {}
     for m in re.finditer(r"gemmc-define:(.*)", text):
         for entry in re.split(r"[ ,\t]+", m.group(1).strip()):
             if "=" in entry:
                 k, v = entry.split("=", 1)
                 defaults[k] = v
+    defaults.update(overrides or {})
     return re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", lambda m: defaults.get(m.group(1), m.group(0)), text)
 
 
@@ -59,6 +61,10 @@ def main():
             continue
         path = os.path.join(examples, f)
         add(seeds, expand_defaults(open(path).read()))
+        if f == "matmul.tir":
+            # The tutorial at 128x256 on 8 warps: the cooperative warp-specialized kernel (fuzz_passes
+            # and fuzz_codegen build odd-sized inputs in 2-block clusters).
+            add(seeds, "// fuzz: num-warps=8\n" + expand_defaults(open(path).read(), {"BLOCK_N": "256"}))
         if os.path.exists(gemmc):
             r = subprocess.run([gemmc, path, "--emit=ttgir", "-o", "-"], capture_output=True)
             if r.returncode == 0:
