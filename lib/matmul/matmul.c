@@ -403,6 +403,17 @@ static gemmc_devptr workspace(gemmc_handle *h, uint64_t bytes, gemmc_status *st)
 
 static unsigned cdiv_u(int64_t a, int64_t b) { return (unsigned)((a + b - 1) / b); }
 
+/* A cluster-ready kernel runs in clusters only where the cluster size divides the grid's x
+ * (gemmc_launch_cluster_x), and an odd tile count would run it without (perf-notes 58: 3080^3
+ * then lost the whole gain of the multicast). The template lets gemmc_matmul round the grid up
+ * by one program: a tile count is odd only when the tile rows and columns both are, so with
+ * GROUP_SIZE_M even the last group is partial and program `tiles` maps to tile column
+ * num_pid_n, past N: its loads wrap (`% N`) or fall outside the tensor and its stores are all
+ * masked or clipped, so it writes nothing. */
+static void pad_grid_to_clusters(const matmul_config *c, const mm_kernel *k, unsigned grid[3]) {
+  if (k->cluster_size == 2 && c->group_m % 2 == 0 && grid[0] % 2) grid[0]++;
+}
+
 /* Loads the kernels of (config, split) for p into plan. */
 static gemmc_status plan_load(gemmc_handle *h, const mm_problem *p, mm_plan *plan) {
   const matmul_config *c = &matmul_configs[plan->config];
@@ -439,6 +450,7 @@ static gemmc_status plan_load(gemmc_handle *h, const mm_problem *p, mm_plan *pla
   }
   plan->main = get_kernel(h, &main_spec);
   if (!plan->main) return mm_status_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+  pad_grid_to_clusters(c, plan->main, plan->grid);
   return plan->main->failure;
 }
 

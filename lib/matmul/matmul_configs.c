@@ -43,7 +43,18 @@
  * 2-block clusters sharing B through TMA multicast: 1-2% over it at 4096^3-8192^3, +22-28% where
  * rows start 16 bytes off a 32-byte sector (3000^3, 5000^3, 7000^3: TMA's L2 requests halved for
  * B), -7% / -12% at 2048^3 / 1024^3 (one tile per block). Its efficiency is the warp-specialized
- * row's; the model's only difference is half the L2 reads of B.
+ * row's; beside half the L2 reads of B, what sets it apart is its off_sector factors.
+ *
+ * off_sector (H100, 2026-11-25, perf-notes 58): the efficiency's factor when tile rows start 16
+ * bytes off a 32-byte sector (leading dimensions of 8 mod 16 f16 elements), for A's rows only,
+ * B's only, and both: each row's median of (time with aligned rows) / (time off the sector) over
+ * 4 / 3 / 6-10 shape pairs from 3000 to 9000 (3000^3 against 3008^3, 5008x5008x5000 against
+ * 5008^3, ...; bench-gemm --api --api-config, cold L2). No single factor fits every row: TMA
+ * kernels lose most where B's rows are off (0.84 warp-specialized, 0.74 ping-pong) unless B is
+ * multicast (0.97), pairs where A's are (0.85; 0.67 with 64-byte K steps); cp.async rows read
+ * such rows through L1 (`.ca`, perf-notes 56) and lose 0.86-0.92 on both. The model took the
+ * row within 1.4% of the best on 50 measured shapes (geometric mean; 5.4% before). Not measured:
+ * wgmma_128x64x32_s4 (its mirror's factors), the sm_80 rows and the other classes (1.00).
  *
  * Small and skinny problems, where each SM has about one tile, are bound by the latency of the
  * operand loads, not by the tensor cores: the deep-ring rows (64x128 / 128x64 tiles, K step 64,
@@ -53,44 +64,47 @@
  * 64x4096x4096 105 / 101 at split 2 / 4 against 116). 128x128 (6 stages), 128x256 (4) and 64x256
  * (5) rings of the same depth were never the fastest and are not rows.
  */
+/* One row per line, whatever its length. */
+/* clang-format off */
 const matmul_config matmul_configs[] = {
-    /* name                template              class          cc       BM   BN   BK  G  W  S  split  eff   b/SM  defines path setup_us */
-    {"wgmma_ws_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.69, 1, NULL, 0, 3.0},
-    {"wgmma_ws_cl2_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.69, 1, NULL, 3, 3.0},
-    {"wgmma_128x256x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.72, 1, NULL, 2, 0},
-    {"wgmma_pairs_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.66, 1, NULL, 0, 3.0},
-    {"wgmma_pp_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.64, 1, NULL, 1, 3.0},
-    {"wgmma_128x128x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.60, 2, NULL, 2, 0},
-    {"wgmma_pairs_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.64, 1, NULL, 0, 3.0},
-    {"wgmma_128x128x32_s4_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.56, 2, NULL, 2, 0},
-    {"wgmma_64x128x64_s8_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 64, 128, 64, 8, 4, 8, 1, 0.50, 1, NULL, 2, 0},
-    {"wgmma_128x64x64_s8_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 64, 64, 8, 4, 8, 1, 0.45, 1, NULL, 2, 0},
-    {"wgmma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 64, 128, 32, 8, 4, 4, 16, 0.45, 4, NULL, 0, 0},
-    {"wgmma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 64, 32, 8, 4, 4, 16, 0.45, 4, NULL, 0, 0},
-    {"mma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 32, 8, 4, 4, 16, 0.46, 2, NULL, 0, 0},
-    {"mma_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 64, 8, 4, 3, 16, 0.43, 2, NULL, 0, 0},
-    {"mma_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 256, 64, 8, 8, 3, 8, 0.40, 1, NULL, 0, 0},
-    {"mma_64x256x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 64, 256, 32, 8, 4, 4, 16, 0.38, 2, NULL, 0, 0},
-    {"mma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 64, 32, 8, 4, 4, 16, 0.36, 4, NULL, 0, 0},
-    {"mma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 64, 128, 32, 8, 4, 4, 16, 0.36, 4, NULL, 0, 0},
-    {"mma_128x32x32_s4", "gemm.tir", MM_CLASS_F16, 80, 0, 128, 32, 32, 8, 4, 4, 16, 0.25, 5, NULL, 0, 0},
-    {"mma_64x32x32_s5_w2", "gemm.tir", MM_CLASS_F16, 80, 0, 64, 32, 32, 8, 2, 5, 16, 0.20, 8, NULL, 0, 0},
-    {"mma_32x64x32_s5_w2", "gemm.tir", MM_CLASS_F16, 80, 0, 32, 64, 32, 8, 2, 5, 16, 0.20, 8, NULL, 0, 0},
+    /* name                template              class          cc       BM   BN   BK  G  W  S  split  eff   b/SM  defines path setup_us off_sector{A, B, both} */
+    {"wgmma_ws_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.69, 1, NULL, 0, 3.0, {0.97, 0.84, 0.75}},
+    {"wgmma_ws_cl2_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.69, 1, NULL, 3, 3.0, {0.96, 0.97, 0.93}},
+    {"wgmma_128x256x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.72, 1, NULL, 2, 0, {0.92, 0.92, 0.86}},
+    {"wgmma_pairs_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.66, 1, NULL, 0, 3.0, {0.85, 0.92, 0.73}},
+    {"wgmma_pp_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.64, 1, NULL, 1, 3.0, {0.88, 0.74, 0.69}},
+    {"wgmma_128x128x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.60, 2, NULL, 2, 0, {0.88, 0.94, 0.74}},
+    {"wgmma_pairs_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.64, 1, NULL, 0, 3.0, {0.67, 0.87, 0.60}},
+    {"wgmma_128x128x32_s4_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.56, 2, NULL, 2, 0, {0.88, 0.93, 0.80}},
+    {"wgmma_64x128x64_s8_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 64, 128, 64, 8, 4, 8, 1, 0.50, 1, NULL, 2, 0, {0.96, 1.00, 0.86}},
+    {"wgmma_128x64x64_s8_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 64, 64, 8, 4, 8, 1, 0.45, 1, NULL, 2, 0, {0.91, 0.94, 0.80}},
+    {"wgmma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 64, 128, 32, 8, 4, 4, 16, 0.45, 4, NULL, 0, 0, {0.94, 0.94, 0.88}},
+    {"wgmma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 64, 32, 8, 4, 4, 16, 0.45, 4, NULL, 0, 0, {0.94, 0.94, 0.88}},
+    {"mma_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 32, 8, 4, 4, 16, 0.46, 2, NULL, 0, 0, {1.00, 1.00, 1.00}},
+    {"mma_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 128, 64, 8, 4, 3, 16, 0.43, 2, NULL, 0, 0, {1.00, 1.00, 1.00}},
+    {"mma_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 256, 64, 8, 8, 3, 8, 0.40, 1, NULL, 0, 0, {1.00, 1.00, 1.00}},
+    {"mma_64x256x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 64, 256, 32, 8, 4, 4, 16, 0.38, 2, NULL, 0, 0, {1.00, 1.00, 1.00}},
+    {"mma_128x64x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 128, 64, 32, 8, 4, 4, 16, 0.36, 4, NULL, 0, 0, {1.00, 1.00, 1.00}},
+    {"mma_64x128x32_s4", "gemm.tir", MM_CLASS_F16, 80, 89, 64, 128, 32, 8, 4, 4, 16, 0.36, 4, NULL, 0, 0, {1.00, 1.00, 1.00}},
+    {"mma_128x32x32_s4", "gemm.tir", MM_CLASS_F16, 80, 0, 128, 32, 32, 8, 4, 4, 16, 0.25, 5, NULL, 0, 0, {1.00, 1.00, 1.00}},
+    {"mma_64x32x32_s5_w2", "gemm.tir", MM_CLASS_F16, 80, 0, 64, 32, 32, 8, 2, 5, 16, 0.20, 8, NULL, 0, 0, {1.00, 1.00, 1.00}},
+    {"mma_32x64x32_s5_w2", "gemm.tir", MM_CLASS_F16, 80, 0, 32, 64, 32, 8, 2, 5, 16, 0.20, 8, NULL, 0, 0, {1.00, 1.00, 1.00}},
     /* tf32: k8 MMAs, 4-byte elements (half the tile depth for the same shared memory) */
-    {"tf32_128x128x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 128, 128, 32, 8, 4, 3, 16, 0.40, 1, NULL, 0, 0},
-    {"tf32_128x64x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 128, 64, 32, 8, 4, 3, 16, 0.35, 2, NULL, 0, 0},
-    {"tf32_64x64x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 64, 64, 32, 8, 4, 3, 16, 0.28, 4, NULL, 0, 0},
+    {"tf32_128x128x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 128, 128, 32, 8, 4, 3, 16, 0.40, 1, NULL, 0, 0, {1.00, 1.00, 1.00}},
+    {"tf32_128x64x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 128, 64, 32, 8, 4, 3, 16, 0.35, 2, NULL, 0, 0, {1.00, 1.00, 1.00}},
+    {"tf32_64x64x32_s3", "gemm.tir", MM_CLASS_TF32, 80, 0, 64, 64, 32, 8, 4, 3, 16, 0.28, 4, NULL, 0, 0, {1.00, 1.00, 1.00}},
     /* full f32 on FMA units (no tensor cores, no cp.async pipelining) */
-    {"fma_64x64x16", "gemm.tir", MM_CLASS_F32, 80, 0, 64, 64, 16, 8, 4, 1, 16, 0.30, 4, NULL, 0, 0},
-    {"fma_32x32x16", "gemm.tir", MM_CLASS_F32, 80, 0, 32, 32, 16, 8, 4, 1, 16, 0.15, 8, NULL, 0, 0},
+    {"fma_64x64x16", "gemm.tir", MM_CLASS_F32, 80, 0, 64, 64, 16, 8, 4, 1, 16, 0.30, 4, NULL, 0, 0, {1.00, 1.00, 1.00}},
+    {"fma_32x32x16", "gemm.tir", MM_CLASS_F32, 80, 0, 32, 32, 16, 8, 4, 1, 16, 0.15, 8, NULL, 0, 0, {1.00, 1.00, 1.00}},
     /* int8: k32 MMAs */
-    {"i8_128x128x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 128, 128, 64, 8, 4, 3, 16, 0.40, 2, NULL, 0, 0},
-    {"i8_128x64x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 128, 64, 64, 8, 4, 3, 16, 0.34, 4, NULL, 0, 0},
-    {"i8_64x64x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 64, 64, 64, 8, 4, 3, 16, 0.25, 6, NULL, 0, 0},
+    {"i8_128x128x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 128, 128, 64, 8, 4, 3, 16, 0.40, 2, NULL, 0, 0, {1.00, 1.00, 1.00}},
+    {"i8_128x64x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 128, 64, 64, 8, 4, 3, 16, 0.34, 4, NULL, 0, 0, {1.00, 1.00, 1.00}},
+    {"i8_64x64x64_s3", "gemm.tir", MM_CLASS_I8, 80, 0, 64, 64, 64, 8, 4, 3, 16, 0.25, 6, NULL, 0, 0, {1.00, 1.00, 1.00}},
     /* fp8 (sm_89+): where no fp8 MMA fits, accelerate-matmul gives the dot f16 operands
      * (tt.fp_to_fp after the loads), so this runs at f16 mma.sync speed (a guess). */
-    {"f8_128x128x64_s3", "gemm.tir", MM_CLASS_F8, 89, 0, 128, 128, 64, 8, 4, 3, 16, 0.40, 2, NULL, 0, 0},
+    {"f8_128x128x64_s3", "gemm.tir", MM_CLASS_F8, 89, 0, 128, 128, 64, 8, 4, 3, 16, 0.40, 2, NULL, 0, 0, {1.00, 1.00, 1.00}},
 };
+/* clang-format on */
 const int matmul_num_configs = sizeof matmul_configs / sizeof matmul_configs[0];
 
 /* Peak dense throughput per SM (TFLOP/s, TOP/s for int8) by class, DRAM and L2 bandwidth.

@@ -40,6 +40,10 @@ typedef struct matmul_config {
   /* Fixed cost of one launch beyond the machine's launch time (microseconds): the persistent
    * warp-specialized kernels build tensor maps and barriers once per block. */
   double setup_us;
+  /* The efficiency's factor when tile rows start 16 bytes off a 32-byte sector
+   * (mm_operand_rows_off_sector): A's rows only, B's only, both. Measured per row (1.00 where
+   * not measured); TMA and cp.async pay differently, and a multicast B pays half. */
+  double off_sector[3];
 } matmul_config;
 
 /* The model's constants for a range of GPUs. */

@@ -41,10 +41,23 @@ bool mm_config_serves(const mm_problem *p, const gemmc_device_info *dev, int con
   return (double)split * (double)p->batch * (double)p->M * (double)p->N < 2147483648.0;
 }
 
+/* The row's efficiency for p: lower where its operands' rows start off a 32-byte sector (each such
+ * row costs TMA and cp.async extra L2 requests; perf-notes 55, 56, 58). */
+static double efficiency_of(const matmul_config *c, const mm_problem *p) {
+  uint32_t unit = mm_unit_of_values(p->values);
+  uint64_t div = mm_div_of_values(p->values);
+  int bytes = mm_dtype_bytes(p->at);
+  bool off_a = mm_operand_rows_off_sector(unit, div, bytes, 'a'),
+       off_b = mm_operand_rows_off_sector(unit, div, bytes, 'b');
+  double factor = off_a && off_b ? c->off_sector[2] : off_a ? c->off_sector[0] : off_b ? c->off_sector[1] : 1.0;
+  return c->efficiency * factor;
+}
+
 /*
  * The model, per kernel launch:
  *   compute: tiles go round-robin to the SMs; an SM with c tiles runs them at the row's
- *            efficiency, lowered when c is below the blocks it could hold (less latency hidden):
+ *            efficiency (efficiency_of: less where rows start off a sector), lowered when c is
+ *            below the blocks it could hold (less latency hidden):
  *            t = c * flops_per_tile / (peak_per_sm * efficiency * (0.5 + 0.5 min(1, c / blocks_per_sm)))
  *   memory:  DRAM traffic (inputs once, outputs, split-K partials) and L2 traffic (each tile
  *            reads its A and B panels) at the machine's bandwidths, overlapped with compute;
@@ -64,7 +77,7 @@ double mm_predict_ms(const mm_problem *p, const gemmc_device_info *dev, int conf
   double peak = m->peak_tflops_per_sm[c->cls] * 1e12;
   if (peak <= 0) return -1;
   double occupancy = fmin(1.0, per_sm / c->blocks_per_sm);
-  double t_compute = per_sm * flops_per_tile / (peak * c->efficiency * (0.5 + 0.5 * occupancy));
+  double t_compute = per_sm * flops_per_tile / (peak * efficiency_of(c, p) * (0.5 + 0.5 * occupancy));
   double in = mm_dtype_bytes(p->at), out = mm_dtype_bytes(p->out), batch = (double)p->batch;
   double mn = batch * (double)p->M * p->N, dram_bw = m->dram_gbytes_per_s * 1e9, launch = m->launch_us * 1e-6;
   double outputs = split > 1 ? mn * split * acc_bytes(p) : mn * out * (p->has_c ? 2 : 1);

@@ -497,6 +497,60 @@ static void usage(FILE *f, const char *program) {
           program);
 }
 
+/* Every row of the config table, forced (gemmc_handle_options.config), on cases the model would
+ * rarely give it: tile counts odd for every tile shape (a cluster row rounds its grid up to
+ * even), rows off a 32-byte sector, ragged edges, a batch with beta and a bias. A row that does
+ * not serve a case's types on this device answers GEMMC_ERROR_UNSUPPORTED and is skipped. */
+static void forced_rows(const gemmc_handle_options *base_opts, gemmc_runtime *rt, uint64_t seed, bool quick,
+                        int *passed, int *failed) {
+  const char *names[128];
+  int rows = gemmc_matmul_configs(names, 128);
+  static const combo kinds[] = {
+      {GEMMC_R_16F, GEMMC_R_16F, GEMMC_COMPUTE_32F},     {GEMMC_R_32F, GEMMC_R_32F, GEMMC_COMPUTE_32F_FAST_TF32},
+      {GEMMC_R_32F, GEMMC_R_32F, GEMMC_COMPUTE_32F},     {GEMMC_R_8I, GEMMC_R_32I, GEMMC_COMPUTE_32I},
+      {GEMMC_R_8F_E4M3, GEMMC_R_16F, GEMMC_COMPUTE_32F},
+  };
+  for (int r = 0; r < rows && r < 128; r++) {
+    gemmc_handle_options fo = *base_opts;
+    fo.runtime = rt;
+    fo.config = names[r];
+    gemmc_handle *hf = NULL;
+    gemmc_status st = gemmc_handle_create(&fo, &hf);
+    if (st.code != GEMMC_OK) {
+      printf("FAIL  forced row %s: %s\n", names[r], st.message);
+      (*failed)++;
+      continue;
+    }
+    int served = 0;
+    for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++) {
+      /* 761 x 379: 3 x 3 tiles of 128 x 256 (the kernel's N = m), 7 x 3 of 128 x 128, 12 x 3 of
+       * 64 x 128; k = 200 puts every other row of op(B)^T 16 bytes off a sector. */
+      mcase odd = base("forced, odd tile counts", 761, 379, 200, kinds[ki]);
+      mcase batch = base("forced, batched", 520, 136, 72, kinds[ki]);
+      batch.batch = 3, batch.beta = kinds[ki].compute == GEMMC_COMPUTE_32I ? 1 : 0.5;
+      batch.bias = kinds[ki].compute != GEMMC_COMPUTE_32I, batch.ldd = 523, batch.ldc = 521;
+      mcase cases[2] = {odd, batch};
+      for (int ci = 0; ci < (quick ? 1 : 2); ci++) {
+        mcase c = cases[ci];
+        char line[512], verdict[1024];
+        mh_rng rng = {seed ^ (uint64_t)(r * 16 + ci)};
+        bool ok = run_case(hf, rt, &c, &rng, false, verdict, sizeof verdict, NULL, NULL);
+        if (!ok && strstr(verdict, "cannot run this problem")) break; /* the row does not serve these types here */
+        served++;
+        describe(&c, line, sizeof line);
+        if (!ok) printf("FAIL  row %s  %s  %s\n", names[r], line, verdict);
+        ok ? (*passed)++ : (*failed)++;
+        if (!ok && strstr(verdict, "running")) {
+          gemmc_handle_destroy(hf);
+          return;
+        }
+      }
+    }
+    printf("      row %s: %d forced cases\n", names[r], served);
+    gemmc_handle_destroy(hf);
+  }
+}
+
 int main(int argc, char **argv) {
   int sweep = 0;
   bool fixed = true, quick = false, verbose = false;
@@ -646,6 +700,7 @@ int main(int argc, char **argv) {
       gemmc_handle_destroy(hb);
     }
   }
+  if (fixed) forced_rows(&ho, rt, seed, quick, &passed, &failed);
   free(list);
   free(all);
   free(descs);

@@ -205,6 +205,27 @@ static void test_model(void) {
               !strcmp(matmul_configs[c.config].name, "wgmma_128x256x64_s3_cp"),
           "2048^3 takes the cp.async 128x256 row (got %s)", c.config >= 0 ? matmul_configs[c.config].name : "none");
   }
+  /* Rows 16 bytes off a 32-byte sector (leading dimensions of 8 mod 16 f16 elements): measured
+   * through gemmc_matmul (H100, 2026-11-25, perf-notes 58), the cluster row ran 3000^3 at 455
+   * TFLOP/s against 393 for the row the model took before (pairs) and 7000^3 at 634 against 583
+   * (the cp.async 128x256 row); one element more per row (3008) keeps the aligned choice. */
+  static const struct {
+    int64_t mnk, ld;
+    const char *want;
+  } sector_cases[] = {{3000, 3000, "wgmma_ws_cl2_128x256x64_s3"},
+                      {7000, 7000, "wgmma_ws_cl2_128x256x64_s3"},
+                      {3008, 3008, "wgmma_pairs_128x128x64_s3"},
+                      {4096, 4096, "wgmma_128x256x64_s3_cp"}};
+  for (size_t s = 0; s < sizeof sector_cases / sizeof sector_cases[0]; s++) {
+    d.m = d.n = d.k = sector_cases[s].mnk, d.batch_count = 1;
+    d.lda = d.ldb = d.ldd = sector_cases[s].ld, d.stride_a = d.stride_b = d.stride_d = 0;
+    mm_problem p;
+    mm_choice c;
+    CHECK(mm_problem_from_desc(&d, &p).code == GEMMC_OK && mm_choose(&p, &h200, false, &c) &&
+              !strcmp(matmul_configs[c.config].name, sector_cases[s].want),
+          "%lld^3 (ld %lld) takes %s (got %s)", (long long)d.m, (long long)d.lda, sector_cases[s].want,
+          c.config >= 0 ? matmul_configs[c.config].name : "none");
+  }
   /* Small output, deep K: split-K. */
   d.m = d.n = 64, d.k = 16384, d.batch_count = 1, d.lda = d.ldd = 64, d.ldb = 16384;
   mm_problem p;
