@@ -43,7 +43,9 @@
  * 2-block clusters sharing B through TMA multicast: 1-2% over it at 4096^3-8192^3, +22-28% where
  * rows start 16 bytes off a 32-byte sector (3000^3, 5000^3, 7000^3: TMA's L2 requests halved for
  * B), -7% / -12% at 2048^3 / 1024^3 (one tile per block). Its efficiency is the warp-specialized
- * row's; beside half the L2 reads of B, what sets it apart is its off_sector factors.
+ * row's; beside half the L2 reads of B, what sets it apart is its off_sector factors. It never
+ * splits K: split 2 / 3 / 4 ran 2056^3 at 238 / 207 / 183 TFLOP/s against 300 unsplit, 4104^3 at
+ * 384 / 348 / 315 against 521 (perf-notes 60).
  *
  * off_sector (H100, 2026-11-25, perf-notes 58): the efficiency's factor when tile rows start 16
  * bytes off a 32-byte sector (leading dimensions of 8 mod 16 f16 elements), for A's rows only,
@@ -69,7 +71,7 @@
 const matmul_config matmul_configs[] = {
     /* name                template              class          cc       BM   BN   BK  G  W  S  split  eff   b/SM  defines path setup_us off_sector{A, B, both} */
     {"wgmma_ws_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.69, 1, NULL, 0, 3.0, {0.97, 0.84, 0.75}},
-    {"wgmma_ws_cl2_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.69, 1, NULL, 3, 3.0, {0.96, 0.97, 0.93}},
+    {"wgmma_ws_cl2_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 1, 0.69, 1, NULL, 3, 3.0, {0.96, 0.97, 0.93}},
     {"wgmma_128x256x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.72, 1, NULL, 2, 0, {0.92, 0.92, 0.86}},
     {"wgmma_pairs_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.66, 1, NULL, 0, 3.0, {0.85, 0.92, 0.73}},
     {"wgmma_pp_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.64, 1, NULL, 1, 3.0, {0.88, 0.74, 0.69}},
@@ -108,14 +110,16 @@ const matmul_config matmul_configs[] = {
 const int matmul_num_configs = sizeof matmul_configs / sizeof matmul_configs[0];
 
 /* Peak dense throughput per SM (TFLOP/s, TOP/s for int8) by class, DRAM and L2 bandwidth.
- * The first matching row wins. */
+ * The first matching row wins. tile start: fitted on the H100 (perf-notes 60: the model's pick
+ * against the best of 11 measured rows on 55 shapes, geometric mean 0.983 -> 0.992 with 2 us);
+ * 0 where nothing was measured. */
 const matmul_machine matmul_machines[] = {
-    /* cc range      f16     tf32    f32     i8      f8        DRAM GB/s  L2 GB/s  launch us */
-    {90, 99, {7.49, 3.74, 0.51, 14.99, 14.99}, 4000.0, 10000.0, 3.0},  /* H100 / H200 SXM: 989 TF / 132 SMs */
-    {89, 89, {1.38, 0.69, 0.65, 2.76, 2.76}, 864.0, 3000.0, 3.0},       /* L40S-class */
-    {86, 88, {0.89, 0.45, 0.43, 1.78, 0.0}, 760.0, 2500.0, 3.0},        /* A10/A40/RTX 30 */
-    {80, 85, {2.89, 1.44, 0.18, 5.78, 0.0}, 1900.0, 5000.0, 3.0},       /* A100: 312 TF / 108 SMs */
-    {0, 1000, {1.0, 0.5, 0.2, 2.0, 2.0}, 1000.0, 3000.0, 3.0},          /* anything else */
+    /* cc range      f16     tf32    f32     i8      f8        DRAM GB/s  L2 GB/s  launch us  tile start us */
+    {90, 99, {7.49, 3.74, 0.51, 14.99, 14.99}, 4000.0, 10000.0, 3.0, 2.0}, /* H100 / H200 SXM: 989 TF / 132 SMs */
+    {89, 89, {1.38, 0.69, 0.65, 2.76, 2.76}, 864.0, 3000.0, 3.0, 0},       /* L40S-class */
+    {86, 88, {0.89, 0.45, 0.43, 1.78, 0.0}, 760.0, 2500.0, 3.0, 0},        /* A10/A40/RTX 30 */
+    {80, 85, {2.89, 1.44, 0.18, 5.78, 0.0}, 1900.0, 5000.0, 3.0, 0},       /* A100: 312 TF / 108 SMs */
+    {0, 1000, {1.0, 0.5, 0.2, 2.0, 2.0}, 1000.0, 3000.0, 3.0, 0},          /* anything else */
 };
 const int matmul_num_machines = sizeof matmul_machines / sizeof matmul_machines[0];
 

@@ -52,6 +52,9 @@ typedef struct matmul_machine {
   double peak_tflops_per_sm[MM_CLASS_COUNT]; /* dense peak of one SM */
   double dram_gbytes_per_s, l2_gbytes_per_s; /* whole GPU */
   double launch_us;                          /* fixed cost of one kernel */
+  /* What each tile after an SM's first costs a kernel that is not persistent (its ring filled
+   * again, its epilogue not overlapped), shared among the blocks resident on the SM. */
+  double tile_start_us;
 } matmul_machine;
 
 extern const matmul_config matmul_configs[];

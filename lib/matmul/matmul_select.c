@@ -41,6 +41,10 @@ bool mm_config_serves(const mm_problem *p, const gemmc_device_info *dev, int con
   return (double)split * (double)p->batch * (double)p->M * (double)p->N < 2147483648.0;
 }
 
+/* Persistent rows (one block per SM looping over the tiles, its next tile's loads overlapping
+ * this one's epilogue) are the ones with a setup cost. */
+static bool row_is_persistent(const matmul_config *c) { return c->setup_us > 0; }
+
 /* The row's efficiency for p: lower where its operands' rows start off a 32-byte sector (each such
  * row costs TMA and cp.async extra L2 requests; perf-notes 55, 56, 58). */
 static double efficiency_of(const matmul_config *c, const mm_problem *p) {
@@ -59,6 +63,8 @@ static double efficiency_of(const matmul_config *c, const mm_problem *p) {
  *            efficiency (efficiency_of: less where rows start off a sector), lowered when c is
  *            below the blocks it could hold (less latency hidden):
  *            t = c * flops_per_tile / (peak_per_sm * efficiency * (0.5 + 0.5 min(1, c / blocks_per_sm)))
+ *            plus, for rows that are not persistent, the machine's tile start for each tile after
+ *            the first, divided among the resident blocks: (c - 1) / blocks_per_sm * tile_start;
  *   memory:  DRAM traffic (inputs once, outputs, split-K partials) and L2 traffic (each tile
  *            reads its A and B panels) at the machine's bandwidths, overlapped with compute;
  *   split-K: a second kernel reads the partials and writes D, after the first;
@@ -78,6 +84,7 @@ double mm_predict_ms(const mm_problem *p, const gemmc_device_info *dev, int conf
   if (peak <= 0) return -1;
   double occupancy = fmin(1.0, per_sm / c->blocks_per_sm);
   double t_compute = per_sm * flops_per_tile / (peak * efficiency_of(c, p) * (0.5 + 0.5 * occupancy));
+  if (!row_is_persistent(c)) t_compute += (per_sm - 1) / c->blocks_per_sm * m->tile_start_us * 1e-6;
   double in = mm_dtype_bytes(p->at), out = mm_dtype_bytes(p->out), batch = (double)p->batch;
   double mn = batch * (double)p->M * p->N, dram_bw = m->dram_gbytes_per_s * 1e9, launch = m->launch_us * 1e-6;
   double outputs = split > 1 ? mn * split * acc_bytes(p) : mn * out * (p->has_c ? 2 : 1);

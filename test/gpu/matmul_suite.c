@@ -510,22 +510,25 @@ static void forced_rows(const gemmc_handle_options *base_opts, gemmc_runtime *rt
       {GEMMC_R_32F, GEMMC_R_32F, GEMMC_COMPUTE_32F},     {GEMMC_R_8I, GEMMC_R_32I, GEMMC_COMPUTE_32I},
       {GEMMC_R_8F_E4M3, GEMMC_R_16F, GEMMC_COMPUTE_32F},
   };
-  for (int r = 0; r < rows && r < 128; r++) {
+  for (int r = 0; r < 2 * rows && r < 256; r++) {
+    /* Each row twice: unsplit, then split 3 (rows that never split are skipped the second time). */
     gemmc_handle_options fo = *base_opts;
     fo.runtime = rt;
-    fo.config = names[r];
+    fo.config = names[r % rows];
+    fo.split_k = r < rows ? 0 : 3;
     gemmc_handle *hf = NULL;
     gemmc_status st = gemmc_handle_create(&fo, &hf);
     if (st.code != GEMMC_OK) {
-      printf("FAIL  forced row %s: %s\n", names[r], st.message);
+      printf("FAIL  forced row %s split %d: %s\n", names[r % rows], fo.split_k, st.message);
       (*failed)++;
       continue;
     }
     int served = 0;
     for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++) {
       /* 761 x 379: 3 x 3 tiles of 128 x 256 (the kernel's N = m), 7 x 3 of 128 x 128, 12 x 3 of
-       * 64 x 128; k = 200 puts every other row of op(B)^T 16 bytes off a sector. */
-      mcase odd = base("forced, odd tile counts", 761, 379, 200, kinds[ki]);
+       * 64 x 128; k = 200 (520 split: two K tiles per split at least) puts every other row of
+       * op(B)^T 16 bytes off a sector. */
+      mcase odd = base("forced, odd tile counts", 761, 379, fo.split_k ? 520 : 200, kinds[ki]);
       mcase batch = base("forced, batched", 520, 136, 72, kinds[ki]);
       batch.batch = 3, batch.beta = kinds[ki].compute == GEMMC_COMPUTE_32I ? 1 : 0.5;
       batch.bias = kinds[ki].compute != GEMMC_COMPUTE_32I, batch.ldd = 523, batch.ldc = 521;
@@ -533,12 +536,12 @@ static void forced_rows(const gemmc_handle_options *base_opts, gemmc_runtime *rt
       for (int ci = 0; ci < (quick ? 1 : 2); ci++) {
         mcase c = cases[ci];
         char line[512], verdict[1024];
-        mh_rng rng = {seed ^ (uint64_t)(r * 16 + ci)};
+        mh_rng rng = {seed ^ (uint64_t)(r * 16 + (int)ki * 4 + ci)};
         bool ok = run_case(hf, rt, &c, &rng, false, verdict, sizeof verdict, NULL, NULL);
         if (!ok && strstr(verdict, "cannot run this problem")) break; /* the row does not serve these types here */
         served++;
         describe(&c, line, sizeof line);
-        if (!ok) printf("FAIL  row %s  %s  %s\n", names[r], line, verdict);
+        if (!ok) printf("FAIL  row %s split %d  %s  %s\n", names[r % rows], fo.split_k, line, verdict);
         ok ? (*passed)++ : (*failed)++;
         if (!ok && strstr(verdict, "running")) {
           gemmc_handle_destroy(hf);
@@ -546,7 +549,7 @@ static void forced_rows(const gemmc_handle_options *base_opts, gemmc_runtime *rt
         }
       }
     }
-    printf("      row %s: %d forced cases\n", names[r], served);
+    if (served) printf("      row %s split %d: %d forced cases\n", names[r % rows], fo.split_k, served);
     gemmc_handle_destroy(hf);
   }
 }

@@ -226,6 +226,20 @@ static void test_model(void) {
           "%lld^3 (ld %lld) takes %s (got %s)", (long long)d.m, (long long)d.lda, sector_cases[s].want,
           c.config >= 0 ? matmul_configs[c.config].name : "none");
   }
+  /* Short K on many tiles: a kernel that is not persistent fills its ring again for every tile
+   * (the machine's tile start); measured (perf-notes 60) the warp-specialized row ran 4096 x 4096
+   * x 512 at 475 TFLOP/s and 8192 x 8192 x 256 at 405-411 against the cp.async row's 456 / 347. */
+  static const int64_t short_k[][2] = {{4096, 512}, {8192, 256}};
+  for (int s = 0; s < 2; s++) {
+    d.m = d.n = short_k[s][0], d.k = short_k[s][1], d.batch_count = 1;
+    d.lda = d.ldd = d.m, d.ldb = d.k, d.stride_a = d.stride_b = d.stride_d = 0;
+    mm_problem p;
+    mm_choice c;
+    CHECK(mm_problem_from_desc(&d, &p).code == GEMMC_OK && mm_choose(&p, &h200, false, &c) &&
+              !strcmp(matmul_configs[c.config].name, "wgmma_ws_128x256x64_s3"),
+          "%lldx%lldx%lld takes the persistent warp-specialized row (got %s)", (long long)d.m, (long long)d.n,
+          (long long)d.k, c.config >= 0 ? matmul_configs[c.config].name : "none");
+  }
   /* Small output, deep K: split-K. */
   d.m = d.n = 64, d.k = 16384, d.batch_count = 1, d.lda = d.ldd = 64, d.ldb = 16384;
   mm_problem p;
