@@ -54,8 +54,9 @@
  * 5008^3, ...; bench-gemm --api --api-config, cold L2). No single factor fits every row: TMA
  * kernels lose most where B's rows are off (0.84 warp-specialized, 0.74 ping-pong) unless B is
  * multicast (0.97), pairs where A's are (0.85; 0.67 with 64-byte K steps); cp.async rows read
- * such rows through L1 (`.ca`, perf-notes 56) and lose 0.86-0.92 on both. The model took the
- * row within 1.4% of the best on 50 measured shapes (geometric mean; 5.4% before). Not measured:
+ * such rows through L1 (`.ca`, perf-notes 56) and lose 0.86-0.92 on both. With these factors the
+ * model took a row within 1.4% of the best on 50 measured shapes (geometric mean; 5.4% before;
+ * the machine's tile start took it further, see matmul_machines). Not measured:
  * wgmma_128x64x32_s4 (its mirror's factors), the sm_80 rows and the other classes (1.00).
  *
  * Small and skinny problems, where each SM has about one tile, are bound by the latency of the
