@@ -46,7 +46,7 @@ class _CompileOptions(ctypes.Structure):  # gemmc_compile_options (include/gemmc
                 ("num_defines", ctypes.c_int), ("verify_each", ctypes.c_bool),
                 ("waves_per_eu", ctypes.c_int), ("matrix_instr_nonkdim", ctypes.c_int), ("kpack", ctypes.c_int),
                 ("tma", ctypes.c_int), ("warp_specialize", ctypes.c_int), ("keep_llvm_ir", ctypes.c_bool),
-                ("disable_fp_fusion", ctypes.c_bool)]
+                ("disable_fp_fusion", ctypes.c_bool), ("cluster_size", ctypes.c_int)]
 
 
 class _Status(ctypes.Structure):  # gemmc_status (include/gemmc/runtime.h)
@@ -55,7 +55,7 @@ class _Status(ctypes.Structure):  # gemmc_status (include/gemmc/runtime.h)
 
 class _LaunchConfig(ctypes.Structure):  # gemmc_launch_config
     _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("dynamic_shared_bytes", ctypes.c_uint),
-                ("stream", ctypes.c_void_p)]
+                ("stream", ctypes.c_void_p), ("cluster_x", ctypes.c_uint)]
 
 
 class _KernelInfo(ctypes.Structure):  # gemmc_kernel_info
@@ -80,8 +80,9 @@ class Gemmc:
     """libgemmc's compile API and CUDA runtime through ctypes."""
     STAGE_PTX = 2
 
-    def __init__(self, path, ptxas=None):
+    def __init__(self, path, ptxas=None, warp_specialize=0):
         self.path = path
+        self.warp_specialize = warp_specialize  # gemmc_compile_options.warp_specialize for every compile
         self.lib = ctypes.CDLL(path)
         self.ptxas = ptxas  # assemble the PTX with this ptxas and load the cubin; None: the driver's JIT
         L = self.lib
@@ -113,6 +114,7 @@ class Gemmc:
             opts.target = target.encode()
             opts.num_warps = num_warps
             opts.num_stages = num_stages
+            opts.warp_specialize = self.warp_specialize
             items = list((defines or {}).items())
             arr = (_Define * max(1, len(items)))()
             for i, (k, v) in enumerate(items):
@@ -240,6 +242,8 @@ class Gemmc:
             cfg.grid[i] = grid[i] if i < len(grid) else 1
             cfg.block[i] = meta["block"][i]
         cfg.dynamic_shared_bytes = meta["dynamic_shared_bytes"]
+        cluster = meta.get("cluster", [1])[0]  # as gemmc_launch_cluster_x: only where it divides grid x
+        cfg.cluster_x = cluster if cluster > 1 and cfg.grid[0] % cluster == 0 else 0
         L, rt = self.lib, self.rt
 
         def run():
@@ -726,6 +730,8 @@ def main():
     ap.add_argument("--ptxas", default=None,
                     help="assemble gemmc's PTX with this ptxas ('triton': the one Triton bundles) instead of "
                          "the driver's JIT")
+    ap.add_argument("--warp-specialize", type=int, default=0, choices=range(-1, 4),
+                    help="gemmc_compile_options.warp_specialize for gemmc's compiles (3: wherever legal; 0: default)")
     ap.add_argument("--budget-s", type=float, default=0,
                     help="start no new row after this many seconds (0: no limit); rows run most important first")
     args = ap.parse_args()
@@ -752,7 +758,9 @@ def main():
             ptxas = args.ptxas
             if ptxas == "triton":
                 ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
-            gemmc = Gemmc(lib, ptxas) if lib else None
+            gemmc = Gemmc(lib, ptxas, args.warp_specialize) if lib else None
+            if args.warp_specialize:
+                log(f"gemmc compiles with warp_specialize={args.warp_specialize}")
             if ptxas:
                 log(f"gemmc's PTX assembled with {ptxas}")
             if gemmc:
