@@ -430,20 +430,23 @@ static inline void mh_check_str(const mh_check_result *r, char *buf, size_t n) {
 
 /* One point of the seed's autotuning space; num_stages is the depth of the K loop's cp.async
  * ring (gemmc_compile_options.num_stages). */
-/* A config's sm_90+ operand path: whatever the compiler proves legal (TMA, warp specialization),
- * TMA without warp specialization (":tma"), cp.async only (":cp"), or warp-specialized with
- * ping-pong consumer groups instead of pairs (":pp", 4-warp kernels), or warp-specialized and
- * launched in 2-block clusters that share B tiles (":cl2", 8-warp kernels; cluster_size 2). */
+/* A config's sm_90+ operand path: the compiler's default (TMA and warp specialization where
+ * measured faster), TMA without warp specialization (":tma"), cp.async only (":cp"), or
+ * warp-specialized with ping-pong consumer groups instead of pairs (":pp", 4-warp kernels), or
+ * warp-specialized and launched in 2-block clusters that share B tiles (":cl2", 8-warp kernels;
+ * cluster_size 2), or warp-specialized wherever legal (":ws", GEMMC_WARP_SPECIALIZE_ON: the
+ * 8-warp kernels the default leaves on cp.async rings). */
 typedef enum mh_path {
   MH_PATH_AUTO,
   MH_PATH_TMA,
   MH_PATH_CP,
   MH_PATH_PING_PONG,
   MH_PATH_CLUSTER,
+  MH_PATH_WS,
   MH_NUM_PATHS
 } mh_path;
 /* Each path's config-string suffix (after ':'). */
-static const char *const mh_path_suffix[MH_NUM_PATHS] = {"", "tma", "cp", "pp", "cl2"};
+static const char *const mh_path_suffix[MH_NUM_PATHS] = {"", "tma", "cp", "pp", "cl2", "ws"};
 
 typedef struct mh_config {
   int block_m, block_n, block_k, group_m, num_warps, num_stages;
@@ -662,6 +665,7 @@ static inline void mh_config_options(const mh_config *c, gemmc_compile_options *
   if (c->path == MH_PATH_TMA) opts->tma = 1;
   if (c->path == MH_PATH_CP) opts->tma = -1;
   if (c->path == MH_PATH_CLUSTER) opts->cluster_size = 2;
+  if (c->path == MH_PATH_WS) opts->warp_specialize = GEMMC_WARP_SPECIALIZE_ON;
 }
 
 /* The .tir of a kernel kind: `explicit_path` when given, else NAME.tir in $GEMMC_EXAMPLES_DIR

@@ -62,12 +62,18 @@ typedef struct gemmc_compile_options {
   int matrix_instr_nonkdim; /* MFMA M = N: 16 or 32; 0: chosen per dot (32 when the tile allows) */
   int kpack;                /* 1 or 2 MFMA K-groups per LDS read (kWidth = kBase * kpack); 0: 1 */
   /* NVIDIA sm_90+ operand paths for TTIR K loops. warp_specialize: 0 (default) makes a persistent
-   * warp-specialized kernel (producer + consumer warpgroups) where legal on sm_90a (8 warps:
-   * cooperative; 4 warps with >= 32 KiB ring stages: two consumer groups, faster from about
-   * 4096^3, slower at 2048^3 and below, where -1 keeps cp.async rings), -1 never. For 4-warp
-   * kernels GEMMC_WARP_SPECIALIZE_PAIRS (what 0 chooses: the groups run two programs at once from
-   * one copy of the B tile they share) or GEMMC_WARP_SPECIALIZE_PING_PONG (the groups take
-   * alternate tiles) force the arrangement.
+   * warp-specialized kernel (producer + consumer warpgroups) where legal on sm_90a and measured
+   * faster: kernels of 4 warps with >= 32 KiB ring stages (two consumer groups; slower at 2048^3
+   * and below, where -1 keeps cp.async rings), and kernels of 8 warps that load through tensor
+   * descriptors, whose K loop asks for it (Triton's tl.range(..., warp_specialize=True):
+   * tt.warp_specialize) or that are compiled with cluster_size 2; other 8-warp pointer kernels
+   * stay on cp.async rings, which measured 4-10% faster at K >= 2048 and 1-6% slower at K <= 1024
+   * (docs/perf-notes.md, 59 and 61).
+   * GEMMC_WARP_SPECIALIZE_ON: wherever legal (8 warps: two consumer warpgroups on one tile;
+   * 4 warps: pairs). -1: never. For 4-warp kernels GEMMC_WARP_SPECIALIZE_PAIRS (what 0 chooses:
+   * the groups run two programs at once from one copy of the B tile they share) or
+   * GEMMC_WARP_SPECIALIZE_PING_PONG (the groups take alternate tiles) force the arrangement (and,
+   * for 8-warp kernels, mean ON).
    * tma: 0 (default) uses TMA copies where the warp-specialized kernel takes them (measured
    * faster than cp.async only there), 1 wherever legal, -1 never. */
   int tma;
@@ -76,15 +82,15 @@ typedef struct gemmc_compile_options {
   /* Triton's enable_fp_fusion = False: round a * b + c twice. By default (false) floating-point
    * mulf / addf / subf may contract into fma, as Triton compiles them (LLVM's `contract`). */
   bool disable_fp_fusion;
-  /* 0 or 1: none. 2: the persistent warp-specialized kernel (8-warp, cooperative) becomes
-   * cluster-ready: launched in clusters of 2 blocks along x (gemmc_kernel_metadata.cluster_size;
-   * gemmc_launch_config.cluster), the two blocks' tiles share their B operand through TMA
-   * multicast when the programs they run read the same B tile; launched without clusters it runs
-   * as without this option. Other kernels ignore it. */
+  /* 0 or 1: none. 2: 8-warp kernels take the persistent warp-specialized kernel (cooperative)
+   * where legal, and it becomes cluster-ready: launched in clusters of 2 blocks along x
+   * (gemmc_kernel_metadata.cluster_size; gemmc_launch_config.cluster), the two blocks' tiles
+   * share their B operand through TMA multicast when the programs they run read the same B tile;
+   * launched without clusters it runs as without this option. Other kernels ignore it. */
   int cluster_size;
 } gemmc_compile_options;
 
-enum { GEMMC_WARP_SPECIALIZE_PING_PONG = 1, GEMMC_WARP_SPECIALIZE_PAIRS = 2 };
+enum { GEMMC_WARP_SPECIALIZE_PING_PONG = 1, GEMMC_WARP_SPECIALIZE_PAIRS = 2, GEMMC_WARP_SPECIALIZE_ON = 3 };
 
 /* Fills *opts with the defaults: target sm_90a, num_warps 0, num_stages 3, opt_level 3, stage PTX, no defines.
  * NULL is ignored. */

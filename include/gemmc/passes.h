@@ -25,10 +25,12 @@ typedef struct gemmc_pass_context {
   int matrix_instr_nonkdim;   /* AMD MFMA: 16 or 32 (0: the pass chooses), Triton's matrix_instr_nonkdim */
   int kpack;                  /* AMD MFMA: 1 or 2, Triton's kpack */
   int tma;                    /* tma=0: no TMA; 1 (default): where warp specialization will use it; 2: wherever legal */
-  int warp_specialize;        /* warp-specialize=0: off; 1 (default): kernels of GEMMC_WS_CONSUMER_WARPS warps
-                               * (cooperative) and of GEMMC_WS_PING_PONG_WARPS (two consumer groups: the
-                               * pass's choice); GEMMC_WS_MODE_PING_PONG / GEMMC_WS_MODE_PAIRS force
-                               * the arrangement of the two groups */
+  int warp_specialize;        /* warp-specialize=0: off; 1 (default): kernels of GEMMC_WS_PING_PONG_WARPS
+                               * (two consumer groups: the pass's choice) and those of
+                               * GEMMC_WS_CONSUMER_WARPS (cooperative) that tma-loads gives TMA
+                               * (gemmc_ws_cooperative_wanted); GEMMC_WS_MODE_PING_PONG /
+                               * GEMMC_WS_MODE_PAIRS force the arrangement of the two groups;
+                               * GEMMC_WS_MODE_ON: every kernel where legal */
   int cluster_size;           /* cluster-size=1 (default) or 2: warp-specialize makes cluster-ready kernels */
   FILE *out;                  /* where printing passes write */
   /* print-llvm */
@@ -48,7 +50,7 @@ enum { GEMMC_WS_CONSUMER_WARPS = 8, GEMMC_WS_PING_PONG_WARPS = 4 };
 /* warp-specialize=N for kernels of one warpgroup: its two consumer groups take alternate tiles
  * (ping-pong), or run two programs that load the same B tile at once, from one copy of it
  * (pairs). */
-enum { GEMMC_WS_MODE_DEFAULT = 1, GEMMC_WS_MODE_PING_PONG = 2, GEMMC_WS_MODE_PAIRS = 3 };
+enum { GEMMC_WS_MODE_DEFAULT = 1, GEMMC_WS_MODE_PING_PONG = 2, GEMMC_WS_MODE_PAIRS = 3, GEMMC_WS_MODE_ON = 4 };
 
 /* Whether warp-specialize (and tma-loads in auto mode, which feeds it) takes a kernel of `warps`
  * warps under the pass option warp-specialize=`mode` (0: off). */
@@ -83,6 +85,12 @@ bool gemmc_warp_specialized_accumulator(const ir_op *loop);
 /* Whether the two consumer groups of a one-warpgroup kernel run program pairs (warp-specialize
  * option `mode`). */
 bool gemmc_warp_specialized_pairs(int mode);
+
+/* Whether a cooperative (8-warp) kernel's K loop `loop` is to become warp-specialized: asked for
+ * (warp-specialize other than the default, cluster-size=2, or the loop's tt.warp_specialize, as
+ * Triton's tl.range(..., warp_specialize=True) prints it). By default 8-warp pointer kernels keep
+ * cp.async rings: 4-10% faster at K >= 2048 (docs/perf-notes.md, 59 and 61). */
+bool gemmc_ws_cooperative_wanted(const gemmc_pass_context *pc, const ir_op *loop);
 
 /* Ring depth of ping-pong groups: each group's K loop reads the ring in turn, so one more stage
  * than the usual three keeps the producer ahead of both (4096^3-8192^3: 3 stages 480-520

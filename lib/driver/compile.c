@@ -221,7 +221,8 @@ static bool to_ttgir(gemmc_compiled *c, ir_op *module) {
   pc.matrix_instr_nonkdim = c->opts.matrix_instr_nonkdim;
   pc.kpack = c->opts.kpack ? c->opts.kpack : 1;
   pc.tma = c->opts.tma < 0 ? 0 : c->opts.tma > 0 ? 2 : 1;
-  static const int ws_modes[] = {0, GEMMC_WS_MODE_DEFAULT, GEMMC_WS_MODE_PING_PONG, GEMMC_WS_MODE_PAIRS};
+  static const int ws_modes[] = {0, GEMMC_WS_MODE_DEFAULT, GEMMC_WS_MODE_PING_PONG, GEMMC_WS_MODE_PAIRS,
+                                 GEMMC_WS_MODE_ON};
   pc.warp_specialize = ws_modes[c->opts.warp_specialize + 1];
   pc.cluster_size = c->opts.cluster_size > 1 ? c->opts.cluster_size : 1;
   return gemmc_pipeline_run(&pc, module, "compile", c->opts.verify_each);
@@ -417,10 +418,12 @@ static bool check_options(gemmc_compiled *c, const char *text, size_t len) {
   if (o->num_defines > 0 && !o->defines)
     return fail(c, "gemmc_compile: num_defines is %d but defines is NULL", o->num_defines);
   if (o->tma < -1 || o->tma > 1) return fail(c, "gemmc_compile: tma must be -1 (off), 0 (auto) or 1 (on), got %d", o->tma);
-  if (o->warp_specialize < -1 || o->warp_specialize > GEMMC_WARP_SPECIALIZE_PAIRS)
-    return fail(c,
-                "gemmc_compile: warp_specialize must be 0 (where legal), -1 (never), 1 (ping-pong) or 2 (pairs), got %d",
-                o->warp_specialize);
+  if (o->warp_specialize < -1 || o->warp_specialize > GEMMC_WARP_SPECIALIZE_ON)
+    return fail(
+        c,
+        "gemmc_compile: warp_specialize must be 0 (where measured faster), -1 (never), 1 (ping-pong), 2 (pairs) "
+        "or 3 (wherever legal), got %d",
+        o->warp_specialize);
   if (o->cluster_size < 0 || o->cluster_size > 2)
     return fail(c, "gemmc_compile: cluster_size must be 0, 1 (no clusters) or 2, got %d", o->cluster_size);
   if (len > GEMMC_MAX_INPUT_BYTES)

@@ -86,7 +86,7 @@ static const option_spec option_specs[] = {
     {"matrix-instr-nonkdim", OPT_INT, 0, 32, false},
     {"kpack", OPT_INT, 1, 2, false},
     {"tma", OPT_INT, 0, 2, false},
-    {"warp-specialize", OPT_INT, 0, 2, false},
+    {"warp-specialize", OPT_INT, 0, GEMMC_WS_MODE_ON, false},
     {"cluster-size", OPT_INT, 1, 2, false},
     {"fp-fusion", OPT_INT, 0, 1, false},
     {"target", OPT_TARGET, 0, 0, false},

@@ -29,9 +29,9 @@ typedef struct matmul_config {
   double efficiency;    /* fraction of the class's peak it reaches once the GPU is full */
   int blocks_per_sm;    /* blocks resident per SM (registers and shared memory allow) */
   const char *defines;  /* extra "NAME=VALUE NAME=VALUE" constants for the template, or NULL */
-  /* sm_90 operand path: 0 what the compiler chooses (wgmma kernels of 8 warps, or of 4 with
-   * 32 KiB stages, two 16 KiB K steps per stage at 128x128x32: TMA + persistent warp
-   * specialization, 4-warp ones as pairs), 1 the same with
+  /* sm_90 operand path: 0 warp-specialized wherever legal (GEMMC_WARP_SPECIALIZE_ON: wgmma
+   * kernels of 8 warps, or of 4 with 32 KiB stages, two 16 KiB K steps per stage at 128x128x32:
+   * TMA + persistent warp specialization, 4-warp ones as pairs), 1 the same with
    * ping-pong consumer groups (warp_specialize = GEMMC_WARP_SPECIALIZE_PING_PONG), 2 cp.async
    * rings only (gemmc_compile_options tma = warp_specialize = -1), 3 path 0 made cluster-ready
    * (cluster_size 2: 2-block clusters sharing B tiles through TMA multicast where the grid's x is

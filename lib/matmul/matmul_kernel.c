@@ -119,6 +119,8 @@ bool mm_kernel_source_for(const mm_spec *spec, mm_kernel_source *s, char *err, s
     s->template_name = c->template_name;
     s->num_warps = c->num_warps;
     s->num_stages = c->num_stages;
+    /* The rows name their path: the compiler's default keeps 8-warp kernels on cp.async rings. */
+    if (c->path == 0 || c->path == 3) s->warp_specialize = GEMMC_WARP_SPECIALIZE_ON;
     if (c->path == 1) s->warp_specialize = GEMMC_WARP_SPECIALIZE_PING_PONG;
     if (c->path == 2) s->tma = s->warp_specialize = -1;
     if (c->path == 3) s->cluster_size = 2;

@@ -306,6 +306,8 @@ bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
     if (!loop || !gemmc_warp_specialized_accumulator(loop) ||
         gemmc_warp_specialized_stages(pc, loop, warps, stage_bytes, b_bytes) < 2)
       n = 0;
+    /* Cooperative kernels only when asked: their pointer loads stay on cp.async rings. */
+    if (warps == GEMMC_WS_CONSUMER_WARPS && !gemmc_ws_cooperative_wanted(pc, loop)) n = 0;
     /* Every dot operand the loop loads must go through a descriptor, or warp-specialize leaves
      * the loop alone and one operand on TMA beside the other on cp.async is slower than both on
      * cp.async (fp8 with an N-major B: 27.6 against 24.4 us at 1024x1024x512 on an H100). */

@@ -1363,7 +1363,14 @@ static int consumer_groups(int warps) { return warps == GEMMC_WS_PING_PONG_WARPS
  * bf16, the tutorial 128x128x64 w4; 1.03x on the seed's batched 16 x 4096^3), 0.90x at 1024^3,
  * where a block has one program and its single group runs on a ring of three stages
  * (docs/perf-notes.md, 29). */
-bool gemmc_warp_specialized_pairs(int mode) { return mode == GEMMC_WS_MODE_PAIRS || mode == GEMMC_WS_MODE_DEFAULT; }
+bool gemmc_warp_specialized_pairs(int mode) {
+  return mode == GEMMC_WS_MODE_PAIRS || mode == GEMMC_WS_MODE_DEFAULT || mode == GEMMC_WS_MODE_ON;
+}
+
+bool gemmc_ws_cooperative_wanted(const gemmc_pass_context *pc, const ir_op *loop) {
+  return pc->warp_specialize != GEMMC_WS_MODE_DEFAULT || pc->cluster_size == 2 ||
+         (loop && ir_op_get_attr(loop, "tt.warp_specialize"));
+}
 
 /* Stages that fit beside the epilogue's scratch (every consumer group has its own). Buffers made
  * inside a ttg.warp_specialize live for the whole op (lib/analysis/allocation.c), so the

@@ -102,8 +102,10 @@ static void test_rules(void) {
   o.tma = 2;
   EXPECT_FAIL(ctx, kernel, n, &o, "tma must be -1 (off), 0 (auto) or 1 (on), got 2");
   gemmc_compile_options_init(&o);
-  o.warp_specialize = 3;
-  EXPECT_FAIL(ctx, kernel, n, &o, "warp_specialize must be 0 (where legal), -1 (never), 1 (ping-pong) or 2 (pairs), got 3");
+  o.warp_specialize = 4;
+  EXPECT_FAIL(ctx, kernel, n, &o,
+              "warp_specialize must be 0 (where measured faster), -1 (never), 1 (ping-pong), 2 (pairs) or 3 (wherever "
+              "legal), got 4");
   gemmc_compile_options_init(&o);
   o.stage = GEMMC_STAGE_HSACO; /* sm_90a */
   EXPECT_FAIL(ctx, kernel, n, &o, "--emit=hsaco is for AMD targets");

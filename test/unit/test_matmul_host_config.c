@@ -1,4 +1,4 @@
-/* Unit test of the examples' config strings: "BMxBNxBK:gG:wW:sS" with an optional operand path (":cp", ":tma", ":pp") parse, print back and set the compile options every build of a config uses (mh_config_options: the single-config build and the tuner alike). */
+/* Unit test of the examples' config strings: "BMxBNxBK:gG:wW:sS" with an optional operand path (":cp", ":tma", ":pp", ":ws") parse, print back and set the compile options every build of a config uses (mh_config_options: the single-config build and the tuner alike). */
 #include "../../examples/matmul_host.h"
 
 #include "check.h"
@@ -17,6 +17,7 @@ int main(void) {
       {"128x128x32:g8:w4:s4:cp", MH_PATH_CP, -1, -1},
       {"128x128x32:g8:w4:s4:tma", MH_PATH_TMA, 1, -1},
       {"128x128x64:g8:w4:s3:pp", MH_PATH_PING_PONG, defaults.tma, GEMMC_WARP_SPECIALIZE_PING_PONG},
+      {"128x256x64:g8:w8:s3:ws", MH_PATH_WS, defaults.tma, GEMMC_WARP_SPECIALIZE_ON},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const path_case *pc = &cases[i];

@@ -54,11 +54,15 @@ static void print_usage(FILE *f) {
         "  --kpack=1|2              AMD: MFMA K groups per LDS read\n"
         "  --tma=auto|on|off        sm_90+: TMA copies for the K loop's operand loads (auto: where the\n"
         "                           warp-specialized kernel uses them; on: wherever legal)\n"
-        "  --warp-specialize=on|off|ping-pong|pairs   sm_90a: persistent producer/consumer kernels where\n"
-        "                           legal (default on); for 4-warp kernels ping-pong (alternate tiles) or\n"
-        "                           pairs (two programs sharing a B tile at once) forces the consumer groups' plan\n"
-        "  --cluster=1|2            sm_90a: 2 makes the 8-warp warp-specialized kernel cluster-ready (launch it\n"
-        "                           in clusters of 2 blocks along x; the pair shares B tiles through TMA multicast)\n"
+        "  --warp-specialize=auto|on|off|ping-pong|pairs   sm_90a: persistent producer/consumer kernels;\n"
+        "                           auto (default): 4-warp kernels with >= 32 KiB stages, 8-warp ones that load\n"
+        "                           through descriptors or whose loop has tt.warp_specialize (other 8-warp\n"
+        "                           kernels keep cp.async rings); on: wherever legal; for 4-warp kernels\n"
+        "                           ping-pong (alternate tiles) or pairs (two programs sharing a B tile at once)\n"
+        "                           forces the consumer groups' plan\n"
+        "  --cluster=1|2            sm_90a: 2 gives 8-warp kernels the warp-specialized kernel, cluster-ready\n"
+        "                           (launch it in clusters of 2 blocks along x; the pair shares B tiles through\n"
+        "                           TMA multicast)\n"
         "  --fp-fusion=on|off       let a * b + c contract into one fma (default on, as Triton's\n"
         "                           enable_fp_fusion)\n"
         "  --emit=c                 OUTPUT.c and OUTPUT.h: the PTX (and the cubin when ptxas is on PATH)\n"
@@ -245,12 +249,13 @@ static int parse_args(int argc, char **argv, driver_options *o) {
       continue;
     }
     if (!missing && (v = option_value(argc, argv, &i, "--warp-specialize", &missing))) {
-      static const char *const ws_names[] = {"off", "on", "ping-pong", "pairs"};
+      /* In gemmc_compile_options.warp_specialize order, from -1. */
+      static const char *const ws_names[] = {"off", "auto", "ping-pong", "pairs", "on"};
       int mode = -1;
-      for (int m = 0; m < 4; m++)
+      for (int m = 0; m < 5; m++)
         if (!strcmp(v, ws_names[m])) mode = m;
       if (mode < 0) {
-        driver_error("bad --warp-specialize '%s' (expected on, off, ping-pong or pairs)", v);
+        driver_error("bad --warp-specialize '%s' (expected auto, on, off, ping-pong or pairs)", v);
         return EXIT_FAILED;
       }
       o->compile.warp_specialize = mode - 1;
