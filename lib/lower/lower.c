@@ -161,6 +161,10 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   }
   lower_tma_kernel_end(s);
   LLVMBuildRetVoid(s->b);
+  if (!lower_pack_half_phis(s, fn)) {
+    ir_op_error(s->ctx, func, "out of memory lowering the kernel");
+    return false;
+  }
 
   if (info) {
     info->name = name;

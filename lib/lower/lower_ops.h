@@ -69,5 +69,8 @@ bool lower_num_workers(lower_state *s, ir_op *op);
 int lower_warp_specialize_total_warps(const ir_op *op, int default_warps);
 bool lower_tma_kernel_begin(lower_state *s, ir_op *func);
 void lower_tma_kernel_end(lower_state *s);
+/* lower_packed_phis.c: after a function is lowered, phis of f16 pairs that are packed into i32
+ * (warpgroup MMA accumulators) become i32 phis. False: out of memory. */
+bool lower_pack_half_phis(lower_state *s, LLVMValueRef fn);
 
 #endif

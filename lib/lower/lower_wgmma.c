@@ -391,16 +391,21 @@ static bool lower_warp_group_dot_wait(lower_state *s, ir_op *op) {
     }
   LLVMValueRef *regs = lower_alloc(s, sizeof *regs * (size_t)(total > 0 ? total : 1));
   if (!regs) return false;
+  /* f16 accumulators go through in the pairs their MMA packs them in (lower_packed_phis.c then
+   * carries those pairs through the loop as they are). */
+  LLVMTypeRef half = LLVMHalfTypeInContext(s->llctx), half2 = LLVMVectorType(half, 2);
   int k = 0;
   for (int i = 0; i < op->num_operands; i++)
     if (ir_type_is_tensor(op->operands[i].value->type)) {
       const lower_values *v = lower_get(s, op, op->operands[i].value);
-      for (int j = 0; j < v->n; j++) regs[k++] = v->v[j];
+      bool pairs = v->n % 2 == 0 && LLVMTypeOf(v->v[0]) == half;
+      for (int j = 0; j < v->n; j += pairs ? 2 : 1)
+        regs[k++] = pairs ? LLVMBuildBitCast(s->b, lower_build_vector(s, half2, v->v + j, 2), s->i32, "") : v->v[j];
     }
   if (s->folded_wgmma_wait == op) /* done by the dot before it (lower_warp_group_dot) */
     s->folded_wgmma_wait = NULL;
   else
-    s->cg->wgmma_wait(&s->em, pendings, regs, total);
+    s->cg->wgmma_wait(&s->em, pendings, regs, k);
   lower_barrier_defer(s);
   k = 0;
   for (int i = 0; i < op->num_operands; i++) {
@@ -412,7 +417,15 @@ static bool lower_warp_group_dot_wait(lower_state *s, ir_op *op) {
     }
     lower_values *out = lower_values_new(s, op, v->n);
     if (!out) return false;
-    for (int j = 0; j < v->n; j++) out->v[j] = regs[k++];
+    bool pairs = v->n % 2 == 0 && LLVMTypeOf(v->v[0]) == half;
+    for (int j = 0; j < v->n; j += pairs ? 2 : 1) {
+      if (!pairs) {
+        out->v[j] = regs[k++];
+        continue;
+      }
+      LLVMValueRef pair = LLVMBuildBitCast(s->b, regs[k++], half2, "");
+      for (int h = 0; h < 2; h++) out->v[j + h] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, h), "");
+    }
     if (!lower_set(s, &op->results[i], out)) return false;
   }
   return true;
