@@ -14,11 +14,12 @@
  * them. The wait after the loop packs its halves the same way (lower_warp_group_dot_wait).
  */
 
-typedef struct packed_phi {
-  LLVMValueRef lo, hi, phi;
-} packed_phi;
-
-static bool half_phis_of_one_block(LLVMValueRef a, LLVMValueRef b);
+/* Whether a and b are half phis of one block (a pair that an i32 phi can carry). */
+static bool half_phis_of_one_block(LLVMValueRef a, LLVMValueRef b) {
+  return LLVMIsAPHINode(a) && LLVMIsAPHINode(b) && a != b &&
+         LLVMGetInstructionParent(a) == LLVMGetInstructionParent(b) &&
+         LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMHalfTypeKind && LLVMTypeOf(a) == LLVMTypeOf(b);
+}
 
 /* The phis a and b when `cast` is bitcast(insertelement(insertelement(undef, a, 0), b, 1)) to i32
  * with a, b half phis of one block; else false. */
@@ -37,41 +38,39 @@ static bool phi_pair(LLVMValueRef cast, LLVMTypeRef i32, LLVMValueRef *a, LLVMVa
   return half_phis_of_one_block(*a, *b);
 }
 
-/* Whether a and b are half phis of one block (a pair that an i32 phi can carry). */
-static bool half_phis_of_one_block(LLVMValueRef a, LLVMValueRef b) {
-  return LLVMIsAPHINode(a) && LLVMIsAPHINode(b) && a != b &&
-         LLVMGetInstructionParent(a) == LLVMGetInstructionParent(b) &&
-         LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMHalfTypeKind && LLVMTypeOf(a) == LLVMTypeOf(b);
-}
-
+/* The i32 phis made so far, by the pair of half phis each carries, and those half phis. */
 typedef struct packed_phis {
-  packed_phi *made;
-  int count, capacity;
+  ptr_map by_pair;
+  ptr_list halves;
 } packed_phis;
 
 /* The i32 phi that carries the pair (a, b): made once per pair at the top of their block (and
  * recorded before its incoming values, so a pair that flows round a loop unchanged finds it),
  * each incoming pair packed right before its predecessor's terminator, or carried by its own i32
- * phi when it is a pair of phis too (a loop's results entering the next loop). */
+ * phi when it is a pair of phis too (a loop's results entering the next loop). NULL: out of
+ * memory. */
 static LLVMValueRef packed_phi_of(lower_state *s, packed_phis *p, LLVMValueRef a, LLVMValueRef b) {
-  for (int i = 0; i < p->count; i++)
-    if (p->made[i].lo == a && p->made[i].hi == b) return p->made[i].phi;
-  if (p->count == p->capacity) return NULL;
+  ptr_map_value *made = ptr_map_insert(&p->by_pair, a, b);
+  if (!made) return NULL;
+  if (made->ptr) return made->ptr;
   LLVMBasicBlockRef block = LLVMGetInstructionParent(a);
   LLVMPositionBuilder(s->b, block, LLVMGetFirstInstruction(block));
   LLVMValueRef phi = LLVMBuildPhi(s->b, s->i32, "acc.pair");
-  p->made[p->count++] = (packed_phi){a, b, phi};
-  LLVMTypeRef half2 = LLVMVectorType(LLVMTypeOf(a), 2);
+  made->ptr = phi;
+  ptr_list_push_unique(&p->halves, a);
+  ptr_list_push_unique(&p->halves, b);
   unsigned n = LLVMCountIncoming(a);
   for (unsigned i = 0; i < n; i++) {
     LLVMBasicBlockRef pred = LLVMGetIncomingBlock(a, i);
     LLVMValueRef pair[2] = {LLVMGetIncomingValue(a, i), NULL};
     for (unsigned j = 0; j < LLVMCountIncoming(b) && !pair[1]; j++)
       if (LLVMGetIncomingBlock(b, j) == pred) pair[1] = LLVMGetIncomingValue(b, j);
-    LLVMValueRef packed = half_phis_of_one_block(pair[0], pair[1]) ? packed_phi_of(s, p, pair[0], pair[1]) : NULL;
-    if (!packed) {
+    LLVMValueRef packed;
+    if (half_phis_of_one_block(pair[0], pair[1])) {
+      if (!(packed = packed_phi_of(s, p, pair[0], pair[1]))) return NULL;
+    } else {
       LLVMPositionBuilderBefore(s->b, LLVMGetBasicBlockTerminator(pred));
-      packed = LLVMBuildBitCast(s->b, lower_build_vector(s, half2, pair, 2), s->i32, "");
+      packed = lower_pack_f16x2(s, pair);
     }
     LLVMAddIncoming(phi, &packed, &pred, 1);
   }
@@ -82,63 +81,63 @@ static void erase_if_unused(LLVMValueRef v) {
   if (v && LLVMIsAInstruction(v) && !LLVMGetFirstUse(v)) LLVMInstructionEraseFromParent(v);
 }
 
+/* Half phis of p that nothing reads any more but each other (a loop's phi and the next loop's, a
+ * pair carried round a loop unchanged) go; their incoming unpacking then goes in LLVM's clean-up.
+ * False: out of memory. */
+static bool erase_unread_halves(packed_phis *p, gemmc_context *ctx) {
+  ptr_map read_elsewhere = {ctx, NULL, 0, 0};
+  bool ok = true;
+  for (bool changed = true; changed && ok;) {
+    changed = false;
+    for (int i = 0; i < p->halves.count && ok; i++) {
+      LLVMValueRef phi = p->halves.items[i];
+      if (ptr_map_get(&read_elsewhere, phi)) continue;
+      for (LLVMUseRef u = LLVMGetFirstUse(phi); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (!ptr_list_contains(&p->halves, user) || ptr_map_get(&read_elsewhere, user)) {
+          ok = ptr_map_put(&read_elsewhere, phi, phi);
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+  if (ok) {
+    for (int i = 0; i < p->halves.count; i++)
+      if (!ptr_map_get(&read_elsewhere, p->halves.items[i]))
+        LLVMReplaceAllUsesWith(p->halves.items[i], LLVMGetUndef(LLVMTypeOf(p->halves.items[i])));
+    for (int i = 0; i < p->halves.count; i++)
+      if (!ptr_map_get(&read_elsewhere, p->halves.items[i])) LLVMInstructionEraseFromParent(p->halves.items[i]);
+  }
+  ptr_map_free(&read_elsewhere);
+  return ok;
+}
+
 bool lower_pack_half_phis(lower_state *s, LLVMValueRef fn) {
-  int num_casts = 0, num_half_phis = 0;
+  ptr_list casts = {s->ctx, NULL, 0, 0};
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
       LLVMValueRef a, b;
-      if (phi_pair(in, s->i32, &a, &b)) num_casts++;
-      if (LLVMIsAPHINode(in) && LLVMGetTypeKind(LLVMTypeOf(in)) == LLVMHalfTypeKind) num_half_phis++;
+      if (phi_pair(in, s->i32, &a, &b)) ptr_list_push(&casts, in);
     }
-  if (num_casts == 0) return true;
-  LLVMValueRef *casts = lower_alloc(s, sizeof *casts * (size_t)num_casts);
-  /* Pairs are disjoint in what the lowering makes: at most one per two half phis. */
-  packed_phis p = {lower_alloc(s, sizeof *p.made * (size_t)(num_half_phis / 2 + 1)), 0, num_half_phis / 2 + 1};
-  if (!casts || !p.made) return false;
-  int k = 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
-      LLVMValueRef a, b;
-      if (phi_pair(in, s->i32, &a, &b)) casts[k++] = in;
+  packed_phis p = {{s->ctx, NULL, 0, 0}, {s->ctx, NULL, 0, 0}};
+  bool ok = true;
+  for (int i = 0; i < casts.count && ok; i++) {
+    LLVMValueRef cast = casts.items[i], a, b, phi;
+    phi_pair(cast, s->i32, &a, &b);
+    if (!(phi = packed_phi_of(s, &p, a, b))) {
+      ok = false;
+      break;
     }
-  for (int i = 0; i < num_casts; i++) {
-    LLVMValueRef a, b, phi;
-    if (!phi_pair(casts[i], s->i32, &a, &b) || !(phi = packed_phi_of(s, &p, a, b))) continue;
-    LLVMReplaceAllUsesWith(casts[i], phi);
-    LLVMValueRef hi_ins = LLVMGetOperand(casts[i], 0), lo_ins = LLVMGetOperand(hi_ins, 0);
-    LLVMInstructionEraseFromParent(casts[i]);
+    LLVMReplaceAllUsesWith(cast, phi);
+    LLVMValueRef hi_ins = LLVMGetOperand(cast, 0), lo_ins = LLVMGetOperand(hi_ins, 0);
+    LLVMInstructionEraseFromParent(cast);
     erase_if_unused(hi_ins);
     erase_if_unused(lo_ins);
   }
-  /* Half phis nothing reads any more but each other (a loop's phi and the next loop's, a pair
-   * carried round a loop unchanged) go; their incoming unpacking then goes in LLVM's clean-up. */
-  LLVMValueRef *dead = lower_alloc(s, sizeof *dead * (size_t)(2 * p.count + 1));
-  if (!dead) return false;
-  int num_dead = 0;
-  for (int i = 0; i < p.count; i++)
-    for (int h = 0; h < 2; h++) {
-      LLVMValueRef phi = h ? p.made[i].hi : p.made[i].lo;
-      bool seen = false;
-      for (int j = 0; j < num_dead && !seen; j++) seen = dead[j] == phi;
-      if (!seen) dead[num_dead++] = phi;
-    }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (int i = 0; i < num_dead; i++) {
-      bool read_elsewhere = false;
-      for (LLVMUseRef u = LLVMGetFirstUse(dead[i]); u && !read_elsewhere; u = LLVMGetNextUse(u)) {
-        LLVMValueRef user = LLVMGetUser(u);
-        bool in_set = false;
-        for (int j = 0; j < num_dead && !in_set; j++) in_set = dead[j] == user;
-        read_elsewhere = !in_set;
-      }
-      if (read_elsewhere) {
-        dead[i--] = dead[--num_dead];
-        changed = true;
-      }
-    }
-  }
-  for (int i = 0; i < num_dead; i++) LLVMReplaceAllUsesWith(dead[i], LLVMGetUndef(LLVMTypeOf(dead[i])));
-  for (int i = 0; i < num_dead; i++) LLVMInstructionEraseFromParent(dead[i]);
-  return true;
+  ok = ok && erase_unread_halves(&p, s->ctx);
+  ptr_list_free(&casts);
+  ptr_map_free(&p.by_pair);
+  ptr_list_free(&p.halves);
+  return ok;
 }

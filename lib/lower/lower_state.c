@@ -187,6 +187,16 @@ LLVMValueRef lower_build_vector(lower_state *s, LLVMTypeRef vt, const LLVMValueR
   return v;
 }
 
+LLVMValueRef lower_pack_f16x2(lower_state *s, const LLVMValueRef pair[2]) {
+  LLVMTypeRef half2 = LLVMVectorType(LLVMHalfTypeInContext(s->llctx), 2);
+  return LLVMBuildBitCast(s->b, lower_build_vector(s, half2, pair, 2), s->i32, "");
+}
+
+void lower_unpack_f16x2(lower_state *s, LLVMValueRef packed, LLVMValueRef pair[2]) {
+  LLVMValueRef v = LLVMBuildBitCast(s->b, packed, LLVMVectorType(LLVMHalfTypeInContext(s->llctx), 2), "");
+  for (int h = 0; h < 2; h++) pair[h] = LLVMBuildExtractElement(s->b, v, lower_i32(s, h), "");
+}
+
 LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n) {
   return target_call(&s->em, name, ret, args, n);
 }

@@ -138,6 +138,10 @@ void lower_end_if(lower_state *s, LLVMBasicBlockRef done);
  * store or an MMA), else one built lane by lane. Keeps extract/insert round trips out of the IR
  * that LLVM would otherwise spend its time folding. */
 LLVMValueRef lower_build_vector(lower_state *s, LLVMTypeRef vt, const LLVMValueRef *elems, int n);
+/* Two f16 values packed into one i32, pair[0] in the low half (how MMAs take f16 pairs), and
+ * back. */
+LLVMValueRef lower_pack_f16x2(lower_state *s, const LLVMValueRef pair[2]);
+void lower_unpack_f16x2(lower_state *s, LLVMValueRef packed, LLVMValueRef pair[2]);
 /* Calls a target-independent LLVM intrinsic (llvm.fmuladd.f32, ...; declared on first use). */
 LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
 /* A barrier of the threads of the current role. */

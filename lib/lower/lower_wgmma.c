@@ -183,10 +183,9 @@ static int pack_tile(lower_state *s, const lower_values *vc, const acc_tile *t, 
     for (int i = 0; i < per_tile; i++) regs[i] = lower_elem(vc, t->reg[i]);
     return per_tile;
   }
-  LLVMTypeRef half2 = LLVMVectorType(LLVMHalfTypeInContext(s->llctx), 2);
   for (int j = 0; j < per_tile / 2; j++) {
     LLVMValueRef pair[2] = {lower_elem(vc, t->reg[2 * j]), lower_elem(vc, t->reg[2 * j + 1])};
-    regs[j] = LLVMBuildBitCast(s->b, lower_build_vector(s, half2, pair, 2), s->i32, "");
+    regs[j] = lower_pack_f16x2(s, pair);
   }
   return per_tile / 2;
 }
@@ -197,10 +196,10 @@ static void unpack_tile(lower_state *s, lower_values *out, const acc_tile *t, in
     for (int i = 0; i < per_tile; i++) out->v[t->reg[i]] = regs[i];
     return;
   }
-  LLVMTypeRef half2 = LLVMVectorType(LLVMHalfTypeInContext(s->llctx), 2);
   for (int j = 0; j < per_tile / 2; j++) {
-    LLVMValueRef v = LLVMBuildBitCast(s->b, regs[j], half2, "");
-    for (int h = 0; h < 2; h++) out->v[t->reg[2 * j + h]] = LLVMBuildExtractElement(s->b, v, lower_i32(s, h), "");
+    LLVMValueRef pair[2];
+    lower_unpack_f16x2(s, regs[j], pair);
+    for (int h = 0; h < 2; h++) out->v[t->reg[2 * j + h]] = pair[h];
   }
 }
 
@@ -370,6 +369,11 @@ static bool lower_warp_group_dot(lower_state *s, ir_op *op) {
   return lower_set(s, &op->results[0], out);
 }
 
+/* Whether a tensor's registers are f16 values that go through a wait in packed pairs. */
+static bool f16_pairs(lower_state *s, const lower_values *v) {
+  return v->n % 2 == 0 && LLVMTypeOf(v->v[0]) == LLVMHalfTypeInContext(s->llctx);
+}
+
 /* Waits until at most `pendings` groups are in flight; the tensors it names are read only
  * after it (their registers go through the wait). A barrier of the role follows before the next
  * shared-memory access: the shared memory the finished groups read may be overwritten by any
@@ -392,20 +396,18 @@ static bool lower_warp_group_dot_wait(lower_state *s, ir_op *op) {
   LLVMValueRef *regs = lower_alloc(s, sizeof *regs * (size_t)(total > 0 ? total : 1));
   if (!regs) return false;
   /* f16 accumulators go through in the pairs their MMA packs them in (lower_packed_phis.c then
-   * carries those pairs through the loop as they are). */
-  LLVMTypeRef half = LLVMHalfTypeInContext(s->llctx), half2 = LLVMVectorType(half, 2);
+   * carries those pairs through the loop as they are); a wait the dot already did passes its
+   * values on as they are. */
+  bool folded = s->folded_wgmma_wait == op;
+  if (folded) s->folded_wgmma_wait = NULL; /* done by the dot before it (lower_warp_group_dot) */
   int k = 0;
   for (int i = 0; i < op->num_operands; i++)
     if (ir_type_is_tensor(op->operands[i].value->type)) {
       const lower_values *v = lower_get(s, op, op->operands[i].value);
-      bool pairs = v->n % 2 == 0 && LLVMTypeOf(v->v[0]) == half;
-      for (int j = 0; j < v->n; j += pairs ? 2 : 1)
-        regs[k++] = pairs ? LLVMBuildBitCast(s->b, lower_build_vector(s, half2, v->v + j, 2), s->i32, "") : v->v[j];
+      bool pairs = !folded && f16_pairs(s, v);
+      for (int j = 0; j < v->n; j += pairs ? 2 : 1) regs[k++] = pairs ? lower_pack_f16x2(s, v->v + j) : v->v[j];
     }
-  if (s->folded_wgmma_wait == op) /* done by the dot before it (lower_warp_group_dot) */
-    s->folded_wgmma_wait = NULL;
-  else
-    s->cg->wgmma_wait(&s->em, pendings, regs, k);
+  if (!folded) s->cg->wgmma_wait(&s->em, pendings, regs, k);
   lower_barrier_defer(s);
   k = 0;
   for (int i = 0; i < op->num_operands; i++) {
@@ -417,14 +419,12 @@ static bool lower_warp_group_dot_wait(lower_state *s, ir_op *op) {
     }
     lower_values *out = lower_values_new(s, op, v->n);
     if (!out) return false;
-    bool pairs = v->n % 2 == 0 && LLVMTypeOf(v->v[0]) == half;
+    bool pairs = !folded && f16_pairs(s, v);
     for (int j = 0; j < v->n; j += pairs ? 2 : 1) {
-      if (!pairs) {
+      if (pairs)
+        lower_unpack_f16x2(s, regs[k++], out->v + j);
+      else
         out->v[j] = regs[k++];
-        continue;
-      }
-      LLVMValueRef pair = LLVMBuildBitCast(s->b, regs[k++], half2, "");
-      for (int h = 0; h < 2; h++) out->v[j + h] = LLVMBuildExtractElement(s->b, pair, lower_i32(s, h), "");
     }
     if (!lower_set(s, &op->results[i], out)) return false;
   }
