@@ -63,6 +63,9 @@ struct gemmc_handle {
   gemmc_runtime_stream *stream;
   gemmc_devptr user_ws, own_ws;
   size_t user_ws_bytes, own_ws_bytes;
+  /* Stream-K kernels' flags, one per worker (MM_TAIL_SPLIT_MAX_BLOCKS): zeroed once when made, and
+   * every launch leaves them 0 again (gemm_tail_split.tir). */
+  gemmc_devptr tail_split_flags;
   int tune;
   bool batch_invariant, verbose;
   int forced_config, forced_split;
@@ -192,6 +195,7 @@ void gemmc_handle_destroy(gemmc_handle *h) {
   free(h->plans.slots);
   free(h->kernels.slots);
   if (h->own_ws) gemmc_runtime_mem_free(h->rt, h->own_ws);
+  if (h->tail_split_flags) gemmc_runtime_mem_free(h->rt, h->tail_split_flags);
   mm_tuning_db_free(&h->tuning);
   gemmc_cache_close(h->cache);
   if (h->owns_rt) gemmc_runtime_destroy(h->rt);
@@ -403,6 +407,33 @@ static gemmc_devptr workspace(gemmc_handle *h, uint64_t bytes, gemmc_status *st)
 
 static unsigned cdiv_u(int64_t a, int64_t b) { return (unsigned)((a + b - 1) / b); }
 
+/* The tail-split flags (made and zeroed on first use; 0 when that fails, with *st saying why). */
+static gemmc_devptr tail_split_flags(gemmc_handle *h, gemmc_status *st) {
+  if (h->tail_split_flags) return h->tail_split_flags;
+  gemmc_devptr flags = 0;
+  *st = gemmc_runtime_mem_alloc(h->rt, MM_TAIL_SPLIT_MAX_BLOCKS * sizeof(uint32_t), &flags);
+  if (st->code != GEMMC_OK) return 0;
+  *st = gemmc_runtime_memset_d32(h->rt, flags, 0, MM_TAIL_SPLIT_MAX_BLOCKS);
+  if (st->code != GEMMC_OK) {
+    gemmc_runtime_mem_free(h->rt, flags);
+    return 0;
+  }
+  return h->tail_split_flags = flags;
+}
+
+/* A tail-split launch's workspace, flags and split in its argument values; false (with *st) when they
+ * cannot be had. */
+static bool tail_split_values(gemmc_handle *h, const mm_problem *p, int config, uint64_t *values, gemmc_status *st) {
+  gemmc_devptr ws = workspace(h, mm_workspace_bytes(p, &h->info, config, 1), st);
+  gemmc_devptr flags = ws ? tail_split_flags(h, st) : 0;
+  values[MM_SLOT_WS_PTR] = ws;
+  values[MM_SLOT_FLAGS_PTR] = flags;
+  mm_tail_split_shape k = mm_tail_split_shape_of(p, &h->info, &matmul_configs[config]);
+  values[MM_SLOT_SHARED_TILES] = (uint64_t)k.shared_tiles;
+  values[MM_SLOT_WAYS] = (uint64_t)k.ways;
+  return ws && flags;
+}
+
 /* A cluster-ready kernel runs in clusters only where the cluster size divides the grid's x
  * (gemmc_launch_cluster_x), and an odd tile count would run it without (perf-notes 58: 3080^3
  * then lost the whole gain of the multicast). The template lets gemmc_matmul round the grid up
@@ -425,7 +456,14 @@ static gemmc_status plan_load(gemmc_handle *h, const mm_problem *p, mm_plan *pla
   plan->grid[1] = (unsigned)p->batch;
   plan->grid[2] = (unsigned)plan->split;
   plan->reduce = NULL;
-  if (plan->split > 1) {
+  if (mm_config_is_tail_split(c)) {
+    plan->grid[0] = (unsigned)mm_tail_split_shape_of(p, &h->info, c).grid;
+    plan->grid[1] = plan->grid[2] = 1;
+    gemmc_status st = mm_status_ok();
+    uint64_t values[MM_SLOT_COUNT];
+    if (!tail_split_values(h, p, plan->config, values, &st)) return st;
+    spec_facts(&main_spec, p->values);
+  } else if (plan->split > 1) {
     gemmc_status st = mm_status_ok();
     gemmc_devptr ws = workspace(h, mm_split_workspace_bytes(p, plan->split), &st);
     if (!ws) return st;
@@ -473,11 +511,13 @@ static gemmc_status launch_kernel(gemmc_handle *h, const mm_kernel *k, const uns
 
 /* Runs plan on p's arguments (asynchronously). */
 static gemmc_status plan_run(gemmc_handle *h, const mm_plan *plan, const mm_problem *p, uint64_t *main_values) {
+  gemmc_status st = mm_status_ok();
   if (plan->split <= 1) {
     memcpy(main_values, p->values, sizeof p->values);
+    if (mm_config_is_tail_split(&matmul_configs[plan->config]) && !tail_split_values(h, p, plan->config, main_values, &st))
+      return st;
     return launch_kernel(h, plan->main, plan->grid, main_values);
   }
-  gemmc_status st = mm_status_ok();
   gemmc_devptr ws = workspace(h, mm_split_workspace_bytes(p, plan->split), &st);
   if (!ws) return st;
   uint64_t rv[MM_SLOT_COUNT];
@@ -583,7 +623,7 @@ static bool autotune(gemmc_handle *h, const mm_problem *p, const char *cls, int 
   if (!cands) return false;
   int n = 0;
   for (int i = 0; i < matmul_num_configs && n < MAX_CANDIDATES - 1; i++) {
-    if (!mm_config_serves(p, &h->info, i, 1)) continue;
+    if (!mm_config_serves(p, &h->info, i, 1) || (h->batch_invariant && !mm_config_keeps_rows_invariant(i, 1))) continue;
     cands[n++] = (tune_candidate){.config = i, .split = 1};
     if (h->batch_invariant) continue;
     int best_split = 1;
@@ -601,7 +641,7 @@ static bool autotune(gemmc_handle *h, const mm_problem *p, const char *cls, int 
   gemmc_devptr scratch = 0, ws = 0;
   uint64_t ws_bytes = 0;
   for (int i = 0; i < n; i++) {
-    uint64_t b = mm_split_workspace_bytes(p, cands[i].split);
+    uint64_t b = mm_workspace_bytes(p, &h->info, cands[i].config, cands[i].split);
     if (b > ws_bytes) ws_bytes = b;
   }
   gemmc_status st = gemmc_runtime_mem_alloc(h->rt, d_bytes, &scratch);
@@ -698,7 +738,7 @@ static gemmc_status choose(gemmc_handle *h, const mm_problem *p, mm_plan *plan, 
   mm_shape_class(p, plan->key.div, plan->key.unit, h->batch_invariant, cls, sizeof cls);
   int config = -1, split = 1;
   if (mm_tuning_db_lookup(&h->tuning, cls, &config, &split) && mm_config_serves(p, &h->info, config, split) &&
-      !(h->batch_invariant && split > 1)) {
+      !(h->batch_invariant && !mm_config_keeps_rows_invariant(config, split))) {
     plan->config = config;
     plan->split = split;
     plan->origin = "tuned";

@@ -73,7 +73,8 @@ extern const int matmul_num_split_choices;
  * fills one value per slot; a loaded kernel maps its parameters to slots by name. */
 #define MM_SLOTS(X)                                                                                \
   X(A_PTR, "a_ptr") X(B_PTR, "b_ptr") X(C_PTR, "c_ptr") X(D_PTR, "d_ptr") X(BIAS_PTR, "bias_ptr")  \
-  X(WS_PTR, "ws_ptr") X(M, "M") X(N, "N") X(K, "K") X(SPLITS, "splits")                            \
+  X(WS_PTR, "ws_ptr") X(FLAGS_PTR, "flags_ptr") X(M, "M") X(N, "N") X(K, "K") X(SPLITS, "splits")     \
+  X(BATCH, "batch") X(SHARED_TILES, "shared_tiles") X(WAYS, "ways")                                \
   X(STRIDE_AM, "stride_am") X(STRIDE_AK, "stride_ak") X(STRIDE_BK, "stride_bk")                    \
   X(STRIDE_BN, "stride_bn") X(STRIDE_CM, "stride_cm") X(STRIDE_CN, "stride_cn")                    \
   X(STRIDE_DM, "stride_dm") X(STRIDE_DN, "stride_dn") X(STRIDE_AB, "stride_ab")                    \
@@ -87,6 +88,8 @@ typedef enum mm_slot {
 #undef MM_SLOT_ENUM
   MM_SLOT_COUNT
 } mm_slot;
+/* mm_spec keeps one bit per slot in `unit` and two in `div`. */
+_Static_assert(MM_SLOT_COUNT <= 32, "mm_spec's fact bit sets hold at most 32 slots");
 
 extern const char *const mm_slot_names[MM_SLOT_COUNT];
 /* Slots that are pointers (divisibility counts bytes) and the scalars (no divisibility). */
@@ -172,6 +175,25 @@ double mm_predict_ms(const mm_problem *p, const gemmc_device_info *dev, int conf
 bool mm_config_serves(const mm_problem *p, const gemmc_device_info *dev, int config, int split);
 /* The workspace bytes split-K needs for p (0 for split 1). */
 uint64_t mm_split_workspace_bytes(const mm_problem *p, int split);
+/* Tail-split rows (template gemm_tail_split.tir): the tiles past the GPU's last whole wave are
+ * split by K among several blocks, which add their partial sums in the workspace themselves. */
+bool mm_config_is_tail_split(const matmul_config *c);
+/* How a tail-split row runs p (gemm_tail_split.tir): the tiles past the last whole wave of the
+ * `slots` blocks the SMs hold at once (all of them when there are fewer) are each split into
+ * `ways` K segments, one block each, ahead of the other tiles' one block each (ways 1: nothing is
+ * shared). grid = shared_tiles * ways + tiles - shared_tiles. */
+typedef struct mm_tail_split_shape {
+  int64_t tiles, k_steps, slots, shared_tiles, ways, grid;
+} mm_tail_split_shape;
+mm_tail_split_shape mm_tail_split_shape_of(const mm_problem *p, const gemmc_device_info *dev, const matmul_config *c);
+/* The workspace bytes (config, split) needs for p: split-K's partial sums, or a tail-split row's
+ * one tile of partial sums per shared block; 0 when it needs none. */
+uint64_t mm_workspace_bytes(const mm_problem *p, const gemmc_device_info *dev, int config, int split);
+/* Whether (config, split) computes each element of D the same way whatever M (batch invariance):
+ * not with split-K, and not with a tail split, whose shares of K follow the tile count. */
+bool mm_config_keeps_rows_invariant(int config, int split);
+/* The most shared blocks a tail-split kernel may have: the flags gemmc_matmul keeps for them. */
+#define MM_TAIL_SPLIT_MAX_BLOCKS 1024
 /* Row index of a config name, or -1. */
 int mm_config_find(const char *name);
 

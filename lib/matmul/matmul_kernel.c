@@ -116,6 +116,9 @@ bool mm_kernel_source_for(const mm_spec *spec, mm_kernel_source *s, char *err, s
                                     MM_SLOT_STRIDE_BK, MM_SLOT_STRIDE_BN, MM_SLOT_STRIDE_CM, MM_SLOT_STRIDE_CN,
                                     MM_SLOT_STRIDE_DM, MM_SLOT_STRIDE_DN, MM_SLOT_STRIDE_AB, MM_SLOT_STRIDE_BB,
                                     MM_SLOT_STRIDE_CB, MM_SLOT_STRIDE_DB, MM_SLOT_STRIDE_DZ};
+    /* Tail-split kernels add their partial sums themselves: they lack the split-K stride. */
+    bool tail_split = mm_config_is_tail_split(c);
+    int num_slots = (int)(sizeof slots / sizeof slots[0]) - (tail_split ? 1 : 0);
     s->template_name = c->template_name;
     s->num_warps = c->num_warps;
     s->num_stages = c->num_stages;
@@ -130,10 +133,10 @@ bool mm_kernel_source_for(const mm_spec *spec, mm_kernel_source *s, char *err, s
          add_int(s, "GROUP_SIZE_M", c->group_m) && add(s, "AT", at) &&
          add(s, "AZERO", spec->at == GEMMC_R_8I ? "0" : "0.000000e+00") && add_types(s, spec, dst) &&
          add(s, "PRECISION", spec->at == GEMMC_R_32F && !spec->tf32 ? "ieee" : "tf32") &&
-         add_int(s, "SPLIT_K", spec->split) && add_epilogue(s, spec) &&
+         (tail_split || add_int(s, "SPLIT_K", spec->split)) && add_epilogue(s, spec) &&
          add_int(s, "A_CACHE_CA", mm_operand_rows_off_sector(spec->unit, spec->div, mm_dtype_bytes(spec->at), 'a')) &&
          add_int(s, "B_CACHE_CA", mm_operand_rows_off_sector(spec->unit, spec->div, mm_dtype_bytes(spec->at), 'b')) &&
-         add_argument_facts(s, spec, slots, (int)(sizeof slots / sizeof slots[0])) && add_row_defines(s, c->defines);
+         add_argument_facts(s, spec, slots, num_slots) && add_row_defines(s, c->defines);
   }
   if (!ok) snprintf(err, errlen, "internal error: too many or too long -D constants for %s", s->template_name);
   return ok;

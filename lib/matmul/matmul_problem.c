@@ -12,7 +12,7 @@ const char *const mm_slot_names[MM_SLOT_COUNT] = {
 #undef MM_SLOT_NAME
 };
 
-bool mm_slot_is_pointer(mm_slot s) { return s <= MM_SLOT_WS_PTR; }
+bool mm_slot_is_pointer(mm_slot s) { return s <= MM_SLOT_FLAGS_PTR; }
 bool mm_slot_is_scalar_float(mm_slot s) { return s == MM_SLOT_ALPHA || s == MM_SLOT_BETA || s == MM_SLOT_SLOPE; }
 
 int mm_dtype_bytes(gemmc_datatype t) {
@@ -268,6 +268,10 @@ gemmc_status mm_problem_from_desc(const gemmc_matmul_desc *d, mm_problem *p) {
   v[MM_SLOT_STRIDE_WZ] = 0;
   v[MM_SLOT_SPLITS] = 1;
   v[MM_SLOT_WS_PTR] = 0;
+  v[MM_SLOT_FLAGS_PTR] = 0;
+  v[MM_SLOT_BATCH] = (uint64_t)batch;
+  v[MM_SLOT_SHARED_TILES] = 0;
+  v[MM_SLOT_WAYS] = 1;
   v[MM_SLOT_ALPHA] = scalar_bits(d->alpha, p->acc, 1);
   v[MM_SLOT_BETA] = scalar_bits(d->beta, p->acc, 0);
   float slope = d->leaky_slope;

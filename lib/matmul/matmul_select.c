@@ -29,11 +29,87 @@ uint64_t mm_split_workspace_bytes(const mm_problem *p, int split) {
   return (uint64_t)split * (uint64_t)p->batch * (uint64_t)p->M * (uint64_t)p->N * (uint64_t)acc_bytes(p);
 }
 
+bool mm_config_is_tail_split(const matmul_config *c) { return !strcmp(c->template_name, "gemm_tail_split.tir"); }
+
+static double device_sms(const gemmc_device_info *dev) {
+  return dev && dev->multiprocessor_count > 0 ? dev->multiprocessor_count : 132;
+}
+
+/* A tail-split kernel's (tile, K step) units; K = 0 still has one step (the epilogue). */
+static int64_t tail_split_units(const mm_problem *p, const matmul_config *c) {
+  int64_t steps = cdiv(p->K, c->block_k);
+  return cdiv(p->M, c->block_m) * cdiv(p->N, c->block_n) * p->batch * (steps > 0 ? steps : 1);
+}
+
+/* The efficiency of row c for p (below). */
+static double efficiency_of(const matmul_config *c, const mm_problem *p);
+
+/*
+ * The model's time for a tail-split row's shape k (seconds, before the launch and memory terms).
+ * The shared segments take the first slots; whole tiles go to the other slots and to each slot a
+ * segment frees, in rounds of `slots` tiles, so the last round ends one segment after the
+ * tiles' waves: segment + waves * tile, where a segment is ceil(k_steps / ways) K steps plus its
+ * owner's fixup (ways - 1 partial tiles read after one is written, at about twice one SM's share
+ * of the L2 bandwidth: fitted on 1024 x 1024 x 8192, H100, perf-notes 63). Every block after a
+ * slot's first pays the machine's tile start.
+ */
+static double tail_split_compute_s(const mm_problem *p, const matmul_config *c, const matmul_machine *m,
+                                 const gemmc_device_info *dev, const mm_tail_split_shape *k) {
+  double peak = m->peak_tflops_per_sm[c->cls] * 1e12;
+  double step_s = 2.0 * c->block_m * c->block_n * c->block_k / (peak * efficiency_of(c, p)) * c->blocks_per_sm;
+  double waves = (double)((k->tiles - k->shared_tiles) / k->slots);
+  double segment = k->shared_tiles ? ceil((double)k->k_steps / (double)k->ways) * step_s : 0;
+  if (k->shared_tiles && k->ways > 1)
+    segment += (double)k->ways * c->block_m * c->block_n * acc_bytes(p) * c->blocks_per_sm /
+               (2.0 * m->l2_gbytes_per_s * 1e9 / device_sms(dev));
+  double blocks_per_slot = waves + (k->shared_tiles ? 1 : 0);
+  return segment + waves * (double)k->k_steps * step_s +
+         fmax(0.0, blocks_per_slot - 1) / c->blocks_per_sm * m->tile_start_us * 1e-6;
+}
+
+mm_tail_split_shape mm_tail_split_shape_of(const mm_problem *p, const gemmc_device_info *dev, const matmul_config *c) {
+  mm_tail_split_shape k;
+  k.tiles = cdiv(p->M, c->block_m) * cdiv(p->N, c->block_n) * p->batch;
+  k.k_steps = cdiv(p->K, c->block_k) > 0 ? cdiv(p->K, c->block_k) : 1;
+  k.slots = (int64_t)device_sms(dev) * c->blocks_per_sm;
+  if (k.slots > MM_TAIL_SPLIT_MAX_BLOCKS) k.slots = MM_TAIL_SPLIT_MAX_BLOCKS;
+  k.shared_tiles = k.tiles % k.slots;
+  /* The split the model likes best: every shared block resident at once, each segment at least
+   * two K steps, at most 8 ways (the owner reads the others' sums one after another). */
+  const matmul_machine *m = machine_for(device_cc(dev));
+  mm_tail_split_shape best = k;
+  best.ways = 1;
+  double best_s = INFINITY;
+  for (int64_t ways = 1; ways <= 8; ways++) {
+    if (ways > 1 && (k.shared_tiles * ways > k.slots || k.k_steps < 2 * ways)) break;
+    mm_tail_split_shape t = k;
+    t.ways = ways;
+    double s = tail_split_compute_s(p, c, m, dev, &t);
+    if (s < best_s * 0.98) best = t, best_s = s;
+  }
+  best.grid = best.shared_tiles * best.ways + best.tiles - best.shared_tiles;
+  return best;
+}
+
+uint64_t mm_workspace_bytes(const mm_problem *p, const gemmc_device_info *dev, int config, int split) {
+  if (config < 0 || config >= matmul_num_configs) return 0;
+  const matmul_config *c = &matmul_configs[config];
+  if (!mm_config_is_tail_split(c)) return mm_split_workspace_bytes(p, split);
+  mm_tail_split_shape k = mm_tail_split_shape_of(p, dev, c);
+  return (uint64_t)(k.shared_tiles * k.ways) * (uint64_t)c->block_m * (uint64_t)c->block_n * (uint64_t)acc_bytes(p);
+}
+
+bool mm_config_keeps_rows_invariant(int config, int split) {
+  return split == 1 && config >= 0 && config < matmul_num_configs && !mm_config_is_tail_split(&matmul_configs[config]);
+}
+
 bool mm_config_serves(const mm_problem *p, const gemmc_device_info *dev, int config, int split) {
   if (config < 0 || config >= matmul_num_configs || split < 1) return false;
   const matmul_config *c = &matmul_configs[config];
   int cc = device_cc(dev);
   if (c->cls != p->cls || cc < c->min_cc || (c->max_cc && cc > c->max_cc)) return false;
+  /* Stream-K shares K out itself; its unit numbers are i32 in the kernel. */
+  if (mm_config_is_tail_split(c)) return split == 1 && tail_split_units(p, c) < 2147483648.0 / 2;
   if (split == 1) return true;
   if (split > c->max_split_k) return false;
   /* Each split gets at least two K tiles, and the workspace is indexed with 32-bit offsets. */
@@ -57,6 +133,24 @@ static double efficiency_of(const matmul_config *c, const mm_problem *p) {
   return c->efficiency * factor;
 }
 
+/* DRAM and L2 time of one pass over p's operands and outputs with c's tiles (no split). */
+static double memory_s(const mm_problem *p, const matmul_config *c, const matmul_machine *m) {
+  double in = mm_dtype_bytes(p->at), out = mm_dtype_bytes(p->out), batch = (double)p->batch;
+  double tiles = (double)cdiv(p->M, c->block_m) * (double)cdiv(p->N, c->block_n) * batch;
+  double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in + batch * (double)p->M * p->N * out * (p->has_c ? 2 : 1);
+  double l2 = tiles * (c->block_m + c->block_n) * (double)p->K * in;
+  return fmax(dram / (m->dram_gbytes_per_s * 1e9), l2 / (m->l2_gbytes_per_s * 1e9));
+}
+
+/* Stream-K rows: tail_split_compute_s for the shape mm_tail_split_shape_of picks. */
+static double predict_tail_split_ms(const mm_problem *p, const matmul_config *c, const matmul_machine *m,
+                                  const gemmc_device_info *dev) {
+  if (m->peak_tflops_per_sm[c->cls] <= 0) return -1;
+  mm_tail_split_shape k = mm_tail_split_shape_of(p, dev, c);
+  double t = tail_split_compute_s(p, c, m, dev, &k);
+  return (fmax(t, memory_s(p, c, m)) + m->launch_us * 1e-6 + c->setup_us * 1e-6) * 1e3;
+}
+
 /*
  * The model, per kernel launch:
  *   compute: tiles go round-robin to the SMs; an SM with c tiles runs them at the row's
@@ -74,7 +168,8 @@ double mm_predict_ms(const mm_problem *p, const gemmc_device_info *dev, int conf
   if (!mm_config_serves(p, dev, config, split)) return -1;
   const matmul_config *c = &matmul_configs[config];
   const matmul_machine *m = machine_for(device_cc(dev));
-  double sms = dev && dev->multiprocessor_count > 0 ? dev->multiprocessor_count : 132;
+  double sms = device_sms(dev);
+  if (mm_config_is_tail_split(c)) return predict_tail_split_ms(p, c, m, dev);
   double tiles = (double)cdiv(p->M, c->block_m) * (double)cdiv(p->N, c->block_n) * (double)p->batch * split;
   double per_sm = ceil(tiles / sms);
   double k_tile = (double)(cdiv(cdiv(p->K, c->block_k), split) * c->block_k);
@@ -105,9 +200,13 @@ bool mm_choose(const mm_problem *p, const gemmc_device_info *dev, bool batch_inv
   out->split = 1;
   out->predicted_ms = INFINITY;
   for (int i = 0; i < matmul_num_configs; i++) {
+    /* Tail-split rows are for tuning and forcing only: measured, they gained 4% where the last
+     * wave was nearly empty (3072^3, 5000^3) and lost up to 40% where the model put them
+     * elsewhere (perf-notes 63); the model cannot yet tell those apart. */
+    if (mm_config_is_tail_split(&matmul_configs[i])) continue;
     for (int s = 0; s < matmul_num_split_choices; s++) {
       int split = matmul_split_choices[s];
-      if (split > 1 && batch_invariant) break;
+      if (batch_invariant && !mm_config_keeps_rows_invariant(i, split)) break;
       double t = mm_predict_ms(&q, dev, i, split);
       if (t >= 0 && t < out->predicted_ms * 0.999) { /* ties keep the earlier row */
         out->config = i;

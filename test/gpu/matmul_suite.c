@@ -555,6 +555,80 @@ static void forced_rows(const gemmc_handle_options *base_opts, gemmc_runtime *rt
   }
 }
 
+/* The tail-split rows (names with "_tail_"), forced: tiles split over several blocks (few tiles,
+ * long K; a ragged K), shared tiles before whole ones (more tiles than the SMs hold), the
+ * epilogue's parts on the owner's sums, batches, K = 1 and K = 0 (the epilogue alone), f16
+ * accumulation; then the same call twice gives the same bits. */
+static void tail_split_rows(const gemmc_handle_options *base_opts, gemmc_runtime *rt, uint64_t seed, int *passed,
+                          int *failed) {
+  const char *names[128];
+  int rows = gemmc_matmul_configs(names, 128);
+  if (rows > 128) rows = 128;
+  for (int r = 0; r < rows; r++) {
+    if (!strstr(names[r], "_tail_")) continue;
+    gemmc_handle_options fo = *base_opts;
+    fo.runtime = rt;
+    fo.config = names[r];
+    gemmc_handle *hf = NULL;
+    gemmc_status st = gemmc_handle_create(&fo, &hf);
+    if (st.code != GEMMC_OK) {
+      printf("FAIL  tail-split row %s: %s\n", names[r], st.message);
+      (*failed)++;
+      continue;
+    }
+    mcase cases[9];
+    int n = 0;
+    /* The first three must share tiles: their grids have more blocks than tiles. */
+    cases[n++] = base("tail split, one tile over many blocks", 200, 120, 6000, combos[0]);
+    cases[n++] = base("tail split, fewer tiles than SMs, ragged K", 1000, 1100, 1500, combos[0]);
+    cases[n++] = base("tail split, shared tiles before whole ones", 2100, 2100, 700, combos[0]);
+    cases[n] = base("tail split, batched, beta C, bias, gelu", 777, 555, 1000, combos[1]);
+    cases[n].batch = 3, cases[n].beta = 0.5, cases[n].bias = true, cases[n].act = GEMMC_ACT_GELU, cases[n].ldc = 781;
+    n++;
+    cases[n] = base("tail split, f16 accumulation, alpha", 520, 900, 700, combos[6]);
+    cases[n].alpha = 0.75;
+    n++;
+    cases[n++] = base("tail split, f32 out, transposed", 390, 610, 2000, combos[2]);
+    cases[n - 1].ta = GEMMC_OP_T, cases[n - 1].tb = GEMMC_OP_T;
+    cases[n++] = base("tail split, K = 1", 300, 500, 1, combos[0]);
+    cases[n] = base("tail split, K = 0", 300, 500, 0, combos[0]);
+    cases[n].beta = 0.5;
+    n++;
+    for (int i = 0; i < n; i++) {
+      char line[512], verdict[1024];
+      mh_rng rng = {seed ^ (uint64_t)(1000 + r * 16 + i)};
+      bool ok = run_case(hf, rt, &cases[i], &rng, false, verdict, sizeof verdict, NULL, NULL);
+      gemmc_matmul_info mi;
+      bool ran_it = ok && gemmc_matmul_last_info(hf, &mi).code == GEMMC_OK && strstr(mi.config, names[r]);
+      describe(&cases[i], line, sizeof line);
+      if (ok && !ran_it) snprintf(verdict, sizeof verdict, "ran another config (%s)", mi.config);
+      /* Kernel coordinates: M = n, N = m; checked for the rows of 128 x 256 tiles. */
+      int64_t tiles = (cases[i].n + 127) / 128 * ((cases[i].m + 255) / 256) * cases[i].batch;
+      if (ok && ran_it && i < 3 && strstr(names[r], "_128x256x") && (int64_t)mi.launch.grid[0] <= tiles) {
+        ran_it = false;
+        snprintf(verdict, sizeof verdict, "no tile was shared (grid %u for %lld tiles)", mi.launch.grid[0], (long long)tiles);
+      }
+      printf("%s  row %s  %s  %s\n", ok && ran_it ? "PASS" : "FAIL", names[r], line, verdict);
+      ok && ran_it ? (*passed)++ : (*failed)++;
+      if (!ok && strstr(verdict, "running")) {
+        gemmc_handle_destroy(hf);
+        return;
+      }
+    }
+    mcase c = base("tail-split determinism", 1000, 1100, 1500, combos[0]);
+    size_t bytes = (size_t)c.m * (size_t)c.n * 2;
+    void *first = malloc(bytes);
+    char v1[1024] = "", v2[1024] = "";
+    mh_rng r1 = {seed ^ 78}, r2 = {seed ^ 78};
+    bool ok = first && run_case(hf, rt, &c, &r1, false, v1, sizeof v1, NULL, first) &&
+              run_case(hf, rt, &c, &r2, false, v2, sizeof v2, first, NULL);
+    printf("%s  row %s  determinism: two runs, same bits  %s\n", ok ? "PASS" : "FAIL", names[r], ok ? v2 : (v2[0] ? v2 : v1));
+    ok ? (*passed)++ : (*failed)++;
+    free(first);
+    gemmc_handle_destroy(hf);
+  }
+}
+
 int main(int argc, char **argv) {
   int sweep = 0;
   bool fixed = true, quick = false, verbose = false;
@@ -705,6 +779,7 @@ int main(int argc, char **argv) {
     }
   }
   if (fixed) forced_rows(&ho, rt, seed, quick, &passed, &failed);
+  if (fixed) tail_split_rows(&ho, rt, seed, &passed, &failed);
   free(list);
   free(all);
   free(descs);

@@ -271,10 +271,72 @@ static void test_model(void) {
       CHECK(strcmp(matmul_configs[i].name, matmul_configs[j].name), "duplicate config name %s", matmul_configs[i].name);
 }
 
+/* The tail split's shape: the tiles past the last whole wave shared by K, every shared block
+ * resident at once, segments of two K steps at least, flags enough; the model leaves the rows to
+ * tuning and forcing, and batch invariance never gets them. */
+static void test_tail_split(void) {
+  gemmc_device_info h100;
+  memset(&h100, 0, sizeof h100);
+  h100.compute_capability_major = 9, h100.multiprocessor_count = 132;
+  int row = mm_config_find("wgmma_tail_128x256x64_s3_cp");
+  CHECK(row >= 0 && mm_config_is_tail_split(&matmul_configs[row]), "the table has the tail-split row");
+  if (row < 0) return;
+  const matmul_config *c = &matmul_configs[row];
+  gemmc_matmul_desc d;
+  gemmc_matmul_desc_init(&d);
+  float one = 1, zero = 0;
+  d.alpha = &one, d.beta = &zero;
+  d.A = d.B = d.D = (void *)(uintptr_t)4096;
+  /* cuBLAS m x n x k (the kernel's N x M x K): tiles, shared tiles, the least and most ways. */
+  static const struct {
+    int64_t m, n, k, batch, tiles, shared, min_ways, max_ways;
+  } cases[] = {
+      {1024, 1024, 8192, 1, 32, 32, 2, 4},   /* fewer tiles than SMs, long K: split */
+      {4096, 4096, 4096, 1, 512, 116, 1, 1}, /* 116 tiles past 3 waves: no room to split them */
+      {3072, 3072, 3072, 1, 288, 24, 2, 5},  /* 24 tiles past 2 waves */
+      {1000, 300, 0, 1, 12, 12, 1, 1},       /* K = 0: one step, the epilogue alone */
+      {256, 256, 100, 1, 2, 2, 1, 1},        /* two K steps: segments of two steps at least */
+      {512, 512, 4096, 3, 24, 24, 2, 5},     /* a batch: tiles of every matrix */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    d.m = cases[i].m, d.n = cases[i].n, d.k = cases[i].k, d.batch_count = cases[i].batch;
+    d.lda = d.ldd = d.m, d.ldb = d.k > 0 ? d.k : 1;
+    d.stride_a = d.m * d.k, d.stride_b = d.k * d.n, d.stride_d = d.m * d.n;
+    mm_problem p;
+    CHECK(mm_problem_from_desc(&d, &p).code == GEMMC_OK, "a valid %lldx%lldx%lld", (long long)d.m, (long long)d.n,
+          (long long)d.k);
+    mm_tail_split_shape k = mm_tail_split_shape_of(&p, &h100, c);
+    CHECK(k.tiles == cases[i].tiles && k.shared_tiles == cases[i].shared,
+          "%lldx%lldx%lld: %lld tiles, %lld shared (got %lld, %lld)", (long long)d.m, (long long)d.n, (long long)d.k,
+          (long long)cases[i].tiles, (long long)cases[i].shared, (long long)k.tiles, (long long)k.shared_tiles);
+    CHECK(k.ways >= cases[i].min_ways && k.ways <= cases[i].max_ways, "%lldx%lldx%lld: %lld to %lld ways (got %lld)",
+          (long long)d.m, (long long)d.n, (long long)d.k, (long long)cases[i].min_ways, (long long)cases[i].max_ways,
+          (long long)k.ways);
+    CHECK(k.shared_tiles * k.ways <= k.slots && k.slots == 132 && k.shared_tiles * k.ways <= MM_TAIL_SPLIT_MAX_BLOCKS,
+          "every shared block resident at once, and flagged");
+    CHECK(k.ways == 1 || k.k_steps >= 2 * k.ways, "segments of two K steps at least");
+    CHECK(k.grid == k.shared_tiles * k.ways + k.tiles - k.shared_tiles, "the grid: shared blocks, then whole tiles");
+    CHECK(mm_workspace_bytes(&p, &h100, row, 1) == (uint64_t)(k.shared_tiles * k.ways) * 128 * 256 * 4,
+          "one f32 tile of partial sums per shared block");
+    CHECK(mm_config_serves(&p, &h100, row, 1) && !mm_config_serves(&p, &h100, row, 2), "the row serves, unsplit only");
+    mm_choice choice;
+    CHECK(mm_choose(&p, &h100, false, &choice) && !mm_config_is_tail_split(&matmul_configs[choice.config]),
+          "the model leaves the tail-split row to tuning");
+    CHECK(!mm_config_keeps_rows_invariant(row, 1), "a tail split is not batch invariant");
+    CHECK(mm_predict_ms(&p, &h100, row, 1) > 0, "the model prices the row (for the tuner's list)");
+  }
+  gemmc_device_info a100 = h100;
+  a100.compute_capability_major = 8;
+  mm_problem p;
+  d.m = d.n = d.k = 1024, d.batch_count = 1, d.lda = d.ldb = d.ldd = 1024;
+  CHECK(mm_problem_from_desc(&d, &p).code == GEMMC_OK && !mm_config_serves(&p, &a100, row, 1), "wgmma rows: sm_90 only");
+}
+
 int main(void) {
   test_mapping();
   test_checks();
   test_model();
+  test_tail_split();
   printf("%d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
 }
