@@ -155,21 +155,21 @@ static bool run_once(gemmc_runtime *rt, const runner *r, int set, mh_error *e) {
   if (r->kind == RUN_GEMMC) return mh_launch(rt, r->kernel, g, r->config, a, b, c, e);
   if (r->kind == RUN_API) {
     /* The same operand swap as cuBLAS below: row-major C = A B is column-major C^T = B^T A^T. */
-    float one = 1.0f, zero = 0.0f;
+    float one = 1.0f, beta = (float)g->beta;
     gemmc_datatype t = g->in == MH_F16 ? GEMMC_R_16F : g->in == MH_BF16 ? GEMMC_R_16BF : GEMMC_R_32F;
     gemmc_datatype to = g->out == MH_F16 ? GEMMC_R_16F : g->out == MH_BF16 ? GEMMC_R_16BF : GEMMC_R_32F;
     gemmc_compute_type ct = g->acc == MH_F16 ? GEMMC_COMPUTE_16F : GEMMC_COMPUTE_32F;
     const void *pa = (const void *)(uintptr_t)a, *pb = (const void *)(uintptr_t)b;
     void *pc = (void *)(uintptr_t)c;
     gemmc_status st = gemmc_matmul_strided_batched(r->handle, GEMMC_OP_N, GEMMC_OP_N, g->n, g->m, g->k, &one, pb, t,
-                                                   g->stride_bk, g->stride_bb, pa, t, g->stride_am, g->stride_ab, &zero,
-                                                   NULL, to, g->stride_cm, g->stride_cb, pc, to, g->stride_cm,
+                                                   g->stride_bk, g->stride_bb, pa, t, g->stride_am, g->stride_ab, &beta,
+                                                   g->beta != 0 ? pc : NULL, to, g->stride_cm, g->stride_cb, pc, to, g->stride_cm,
                                                    g->stride_cb, g->batch > 0 ? g->batch : 1, ct);
     return mh_ok(st, "gemmc_matmul", e);
   }
   /* Row-major C = A B is column-major C^T = B^T A^T: swap the operands, M and N. */
-  float alpha32 = 1.0f, beta32 = 0.0f;
-  uint16_t alpha16 = mh_f32_to_f16_bits(1.0f), beta16 = 0;
+  float alpha32 = 1.0f, beta32 = (float)g->beta;
+  uint16_t alpha16 = mh_f32_to_f16_bits(1.0f), beta16 = mh_f32_to_f16_bits((float)g->beta);
   bool f16_compute = g->acc == MH_F16;
   const void *alpha = f16_compute ? (const void *)&alpha16 : (const void *)&alpha32;
   const void *beta = f16_compute ? (const void *)&beta16 : (const void *)&beta32;
@@ -489,6 +489,8 @@ static void usage(FILE *f, const char *program) {
           "  --api              time gemmc_matmul (the library call, its own config choice) instead of a\n"
           "                     config, on more shapes (512^3 up, skinny M or N = 256 with K = 16384)\n"
           "  --api-config NAME[:SPLIT]  with --api: force gemmc_matmul's config row (and split-K)\n"
+          "  --beta B           with --api: C = A B + B C in place, for gemmc_matmul and cuBLAS alike (the\n"
+          "                     epilogue that reads C; outputs are not compared: each accumulates its own)\n"
           "  --target T         gemmc target (default: the device's)\n",
           program);
 }
@@ -497,6 +499,7 @@ int main(int argc, char **argv) {
   const char *program = argv[0], *csv = NULL, *svg = NULL, *tir_dir = NULL, *only = NULL, *target = NULL,
              *shapes = NULL, *api_config = NULL;
   bool quick = false, tune = false, no_cublas = false, api_mode = false;
+  double beta = 0;
   int samples = 10;
   mh_config config = mh_default_config;
   for (int i = 1; i < argc; i++) {
@@ -514,6 +517,7 @@ int main(int argc, char **argv) {
     else if (v && !strcmp(a, "--only")) only = argv[++i];
     else if (v && !strcmp(a, "--shapes")) shapes = argv[++i];
     else if (v && !strcmp(a, "--api-config")) api_config = argv[++i];
+    else if (v && !strcmp(a, "--beta")) beta = atof(argv[++i]);
     else if (v && !strcmp(a, "--target")) target = argv[++i];
     else if (v && !strcmp(a, "--samples")) samples = atoi(argv[++i]);
     else if (v && !strcmp(a, "--config")) {
@@ -644,6 +648,7 @@ int main(int argc, char **argv) {
     g->kind = bc->batch > 1 ? MH_KERNEL_BATCHED : MH_KERNEL_MATMUL;
     g->batch = bc->batch, g->m = bc->m, g->n = bc->n, g->k = bc->k;
     g->in = bc->in, g->acc = bc->acc, g->out = bc->in;
+    g->beta = api_mode ? beta : 0;
     mh_gemm_layout(g);
     snprintf(r->label, sizeof r->label, "%s%dx%dx%d %s acc=%s", bc->label_prefix, g->m, g->n, g->k, mh_dtype_name(g->in),
              mh_dtype_name(g->acc));
@@ -717,7 +722,7 @@ int main(int argc, char **argv) {
         snprintf(r->cublas_name, sizeof r->cublas_name, "failed: %.80s", e.message);
       }
     }
-    if (r->gemmc_ok && r->cublas_ok) {
+    if (r->gemmc_ok && r->cublas_ok && g->beta == 0) {
       runner gr = {RUN_GEMMC, g, &buf, &best_kernel, &r->config, NULL, 0, NULL, NULL, NULL, NULL, {{0}}, 0, NULL};
       if (!compare_outputs(rt, g, api_mode ? &api_runner : &gr, &cb.r, &r->check_rel_diff, &e)) r->check_rel_diff = NAN;
     }

@@ -209,6 +209,7 @@ typedef struct mh_gemm {
   bool b_col_major; /* B stored as N x K row-major (cuBLAS' "T") */
   int pad;          /* extra, poisoned elements at the end of every row (leading dim = cols + pad) */
   double alpha, bias; /* leaky_relu: x = acc + bias; x >= 0 ? x : alpha * x */
+  double beta;        /* bench-gemm --api --beta: the library calls compute C = A B + beta C in place */
   /* Filled by mh_gemm_layout. */
   int64_t stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn;
   int64_t stride_ab, stride_bb, stride_cb;
