@@ -141,8 +141,6 @@ typedef struct remat_plan {
   int num_ops;                         /* cheap ops to clone */
   int num_converts;                    /* new conversions at the slice's leaves */
   int num_converts_in_loop;            /* of those, inside the loop the root is in */
-  int num_retargeted;                  /* of those, at a conversion only the slice uses: it converts
-                                          to the new layout instead, no conversion is added */
   int64_t max_convert_elems;           /* the largest tensor one of them converts */
   int64_t convert_elems;               /* all of them */
   int64_t root_elems;                  /* the root conversion's: anchors may be leaves (0: never) */
@@ -194,7 +192,6 @@ static bool plan_remat(rlc_state *s, ir_value *v, const ir_attr *layout, const i
     if (encoding_of(def->operands[0].value) == layout) return true;
     plan_convert(p, def->operands[0].value);
     if (loop) p->num_converts_in_loop++;
-    if (v->first_use && !v->first_use->next_use) p->num_retargeted++;
     return true;
   }
   if (++p->num_ops > MAX_SLICE_OPS) return false;
@@ -450,13 +447,9 @@ static bool operands_available(rlc_state *s, const ir_op *op, const forward_set 
       continue;
     }
     if (forward_can_carry(f, o)) continue;
-    /* Leaves that are conversions only this operand's slice uses cost nothing new: they convert
-     * to `layout` instead (the C tile of a GEMM epilogue loaded, converted and added to the
-     * accumulator: converted to the accumulator's MMA layout, the accumulator is not converted). */
     remat_plan plan = plan_start(s->ctx, 0);
     bool ok = plan_remat(s, o, layout, NULL, &plan) &&
-              (plan.num_converts == plan.num_retargeted ||
-               plan.max_convert_elems * SMALL_CONVERT_RATIO <= ir_type_num_elements(o->type));
+              (plan.num_converts == 0 || plan.max_convert_elems * SMALL_CONVERT_RATIO <= ir_type_num_elements(o->type));
     plan_free(&plan);
     if (!ok) return false;
   }
