@@ -63,7 +63,7 @@ struct gemmc_handle {
   gemmc_runtime_stream *stream;
   gemmc_devptr user_ws, own_ws;
   size_t user_ws_bytes, own_ws_bytes;
-  /* Stream-K kernels' flags, one per worker (MM_TAIL_SPLIT_MAX_BLOCKS): zeroed once when made, and
+  /* Tail-split kernels' flags, one per shared block (MM_TAIL_SPLIT_MAX_BLOCKS): zeroed once when made, and
    * every launch leaves them 0 again (gemm_tail_split.tir). */
   gemmc_devptr tail_split_flags;
   int tune;

@@ -108,7 +108,7 @@ bool mm_config_serves(const mm_problem *p, const gemmc_device_info *dev, int con
   const matmul_config *c = &matmul_configs[config];
   int cc = device_cc(dev);
   if (c->cls != p->cls || cc < c->min_cc || (c->max_cc && cc > c->max_cc)) return false;
-  /* Stream-K shares K out itself; its unit numbers are i32 in the kernel. */
+  /* A tail split splits K itself; its (tile, K step) numbers are i32 in the kernel. */
   if (mm_config_is_tail_split(c)) return split == 1 && tail_split_units(p, c) < 2147483648.0 / 2;
   if (split == 1) return true;
   if (split > c->max_split_k) return false;
@@ -133,22 +133,28 @@ static double efficiency_of(const matmul_config *c, const mm_problem *p) {
   return c->efficiency * factor;
 }
 
-/* DRAM and L2 time of one pass over p's operands and outputs with c's tiles (no split). */
-static double memory_s(const mm_problem *p, const matmul_config *c, const matmul_machine *m) {
+/* DRAM and L2 time of one launch of row c over p's operands and outputs, K split `split` ways:
+ * inputs once from DRAM, each tile's A and B panels from L2 (cluster rows, path 3, read each B
+ * tile once per pair of blocks), outputs (C too), or the split's partial sums. */
+static double memory_s(const mm_problem *p, const matmul_config *c, const matmul_machine *m, int split) {
   double in = mm_dtype_bytes(p->at), out = mm_dtype_bytes(p->out), batch = (double)p->batch;
-  double tiles = (double)cdiv(p->M, c->block_m) * (double)cdiv(p->N, c->block_n) * batch;
-  double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in + batch * (double)p->M * p->N * out * (p->has_c ? 2 : 1);
-  double l2 = tiles * (c->block_m + c->block_n) * (double)p->K * in;
+  double tiles = (double)cdiv(p->M, c->block_m) * (double)cdiv(p->N, c->block_n) * batch * split;
+  double k_tile = (double)(cdiv(cdiv(p->K, c->block_k), split) * c->block_k);
+  if (k_tile < c->block_k) k_tile = c->block_k;
+  double mn = batch * (double)p->M * p->N;
+  double outputs = split > 1 ? mn * split * acc_bytes(p) : mn * out * (p->has_c ? 2 : 1);
+  double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in + outputs;
+  double l2 = tiles * (c->block_m + (c->path == 3 ? 0.5 : 1.0) * c->block_n) * k_tile * in;
   return fmax(dram / (m->dram_gbytes_per_s * 1e9), l2 / (m->l2_gbytes_per_s * 1e9));
 }
 
-/* Stream-K rows: tail_split_compute_s for the shape mm_tail_split_shape_of picks. */
+/* Tail-split rows: tail_split_compute_s for the shape mm_tail_split_shape_of picks. */
 static double predict_tail_split_ms(const mm_problem *p, const matmul_config *c, const matmul_machine *m,
                                   const gemmc_device_info *dev) {
   if (m->peak_tflops_per_sm[c->cls] <= 0) return -1;
   mm_tail_split_shape k = mm_tail_split_shape_of(p, dev, c);
   double t = tail_split_compute_s(p, c, m, dev, &k);
-  return (fmax(t, memory_s(p, c, m)) + m->launch_us * 1e-6 + c->setup_us * 1e-6) * 1e3;
+  return (fmax(t, memory_s(p, c, m, 1)) + m->launch_us * 1e-6 + c->setup_us * 1e-6) * 1e3;
 }
 
 /*
@@ -180,14 +186,10 @@ double mm_predict_ms(const mm_problem *p, const gemmc_device_info *dev, int conf
   double occupancy = fmin(1.0, per_sm / c->blocks_per_sm);
   double t_compute = per_sm * flops_per_tile / (peak * efficiency_of(c, p) * (0.5 + 0.5 * occupancy));
   if (!row_is_persistent(c)) t_compute += (per_sm - 1) / c->blocks_per_sm * m->tile_start_us * 1e-6;
-  double in = mm_dtype_bytes(p->at), out = mm_dtype_bytes(p->out), batch = (double)p->batch;
-  double mn = batch * (double)p->M * p->N, dram_bw = m->dram_gbytes_per_s * 1e9, launch = m->launch_us * 1e-6;
-  double outputs = split > 1 ? mn * split * acc_bytes(p) : mn * out * (p->has_c ? 2 : 1);
-  double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in + outputs;
-  /* Cluster rows (path 3) read each B tile from L2 once per pair of blocks. */
-  double l2 = tiles * (c->block_m + (c->path == 3 ? 0.5 : 1.0) * c->block_n) * k_tile * in;
-  double t = fmax(t_compute, fmax(dram / dram_bw, l2 / (m->l2_gbytes_per_s * 1e9))) + launch + c->setup_us * 1e-6;
-  if (split > 1) t += (mn * split * acc_bytes(p) + mn * out * (p->has_c ? 2 : 1)) / dram_bw + launch;
+  double out = mm_dtype_bytes(p->out), mn = (double)p->batch * (double)p->M * p->N, launch = m->launch_us * 1e-6;
+  double t = fmax(t_compute, memory_s(p, c, m, split)) + launch + c->setup_us * 1e-6;
+  /* split-K: the reduce kernel reads the partial sums and writes D, after the first */
+  if (split > 1) t += (mn * split * acc_bytes(p) + mn * out * (p->has_c ? 2 : 1)) / (m->dram_gbytes_per_s * 1e9) + launch;
   return t * 1e3;
 }
 
