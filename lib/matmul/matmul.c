@@ -63,8 +63,8 @@ struct gemmc_handle {
   gemmc_runtime_stream *stream;
   gemmc_devptr user_ws, own_ws;
   size_t user_ws_bytes, own_ws_bytes;
-  /* Tail-split kernels' flags, one per shared block (MM_TAIL_SPLIT_MAX_BLOCKS): zeroed once when made, and
-   * every launch leaves them 0 again (gemm_tail_split.tir). */
+  /* Tail-split kernels' flags, one per shared block (MM_TAIL_SPLIT_MAX_BLOCKS): zeroed once when
+   * made, and every launch leaves them 0 again (gemm_tail_split.tir). */
   gemmc_devptr tail_split_flags;
   int tune;
   bool batch_invariant, verbose;
@@ -459,6 +459,7 @@ static gemmc_status plan_load(gemmc_handle *h, const mm_problem *p, mm_plan *pla
   if (mm_config_is_tail_split(c)) {
     plan->grid[0] = (unsigned)mm_tail_split_shape_of(p, &h->info, c).grid;
     plan->grid[1] = plan->grid[2] = 1;
+    /* The workspace and flags exist before the first launch (a failure is this call's). */
     gemmc_status st = mm_status_ok();
     uint64_t values[MM_SLOT_COUNT];
     if (!tail_split_values(h, p, plan->config, values, &st)) return st;

@@ -116,7 +116,8 @@ bool mm_kernel_source_for(const mm_spec *spec, mm_kernel_source *s, char *err, s
                                     MM_SLOT_STRIDE_BK, MM_SLOT_STRIDE_BN, MM_SLOT_STRIDE_CM, MM_SLOT_STRIDE_CN,
                                     MM_SLOT_STRIDE_DM, MM_SLOT_STRIDE_DN, MM_SLOT_STRIDE_AB, MM_SLOT_STRIDE_BB,
                                     MM_SLOT_STRIDE_CB, MM_SLOT_STRIDE_DB, MM_SLOT_STRIDE_DZ};
-    /* Tail-split kernels add their partial sums themselves: they lack the split-K stride. */
+    /* Tail-split kernels add their partial sums themselves: they lack the split-K stride (the
+     * list's last slot). */
     bool tail_split = mm_config_is_tail_split(c);
     int num_slots = (int)(sizeof slots / sizeof slots[0]) - (tail_split ? 1 : 0);
     s->template_name = c->template_name;
