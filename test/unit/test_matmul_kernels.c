@@ -186,9 +186,22 @@ int main(void) {
       bool ok = gemmc_target_run_ptxas(gemmc_kernel_image_ptx(out[i].image, NULL), sm90a, NULL, report, sizeof report, err,
                                        sizeof err);
       CHECK(ok, "ptxas %s: %s", specs[i].label, err);
+      if (ok && specs[i].spec.kind == MM_KIND_GEMM && mm_config_is_tail_split(&matmul_configs[specs[i].spec.config]))
+        CHECK(strstr(report, " 0 bytes spill stores"), "%s: no spills (ptxas -v: %.300s)", specs[i].label, report);
     }
     const char *ptx = out[i].ok ? gemmc_kernel_image_ptx(out[i].image, NULL) : NULL;
     bool ca16 = has_16_byte_copy(ptx, "cp.async.ca."), cg16 = has_16_byte_copy(ptx, "cp.async.cg.");
+    /* The tail split's protocol: a contribution's flag set with release semantics after a block
+     * barrier; the owner's wait an acquiring compare-and-swap that resets it; partial sums through
+     * L2 only (the other SM's stores are not in this SM's L1). Above: no spills (its 128x256 f32
+     * sums and a partner's tile stay in registers). */
+    if (ptx && mm_config_is_tail_split(&matmul_configs[specs[i].spec.config]) && specs[i].spec.kind == MM_KIND_GEMM) {
+      const char *exch = strstr(ptx, "atom.acq_rel.gpu.global.exch.b32");
+      const char *barrier = strstr(ptx, "bar.sync");
+      CHECK(exch && barrier && barrier < exch && strstr(ptx, "atom.acq_rel.gpu.global.cas.b32") &&
+                strstr(ptx, "ld.global.cg.") && strstr(ptx, "st.global.cg."),
+            "%s: flags with release / acquire, partial sums through L2", specs[i].label);
+    }
     if (!strcmp(specs[i].label, CP_ROW_DIV8_LABEL))
       CHECK(ca16 && !cg16, "%s: its 16-byte copies go through L1 (cp.async.ca)", specs[i].label);
     else if (specs[i].spec.kind == MM_KIND_GEMM && specs[i].spec.div == all_div16)
