@@ -46,6 +46,7 @@ typedef struct mm_plan {
   const char *origin; /* "model", "tuned", "forced" */
   mm_kernel *main, *reduce;
   unsigned grid[3], reduce_grid[3];
+  mm_tail_split_shape tail; /* tail-split rows: shared tiles and ways, fixed by the plan's sizes */
 } mm_plan;
 
 /* Open-addressing tables of pointers, keyed by the pointee's key bytes. */
@@ -421,16 +422,16 @@ static gemmc_devptr tail_split_flags(gemmc_handle *h, gemmc_status *st) {
   return h->tail_split_flags = flags;
 }
 
-/* A tail-split launch's workspace, flags and split in its argument values; false (with *st) when they
- * cannot be had. */
-static bool tail_split_values(gemmc_handle *h, const mm_problem *p, int config, uint64_t *values, gemmc_status *st) {
-  gemmc_devptr ws = workspace(h, mm_workspace_bytes(p, &h->info, config, 1), st);
+/* A tail-split launch's workspace, flags and split (the plan's shape) in its argument values;
+ * false (with *st) when they cannot be had. */
+static bool tail_split_values(gemmc_handle *h, const mm_problem *p, const mm_plan *plan, uint64_t *values,
+                              gemmc_status *st) {
+  gemmc_devptr ws = workspace(h, mm_tail_split_workspace_bytes(p, &matmul_configs[plan->config], &plan->tail), st);
   gemmc_devptr flags = ws ? tail_split_flags(h, st) : 0;
   values[MM_SLOT_WS_PTR] = ws;
   values[MM_SLOT_FLAGS_PTR] = flags;
-  mm_tail_split_shape k = mm_tail_split_shape_of(p, &h->info, &matmul_configs[config]);
-  values[MM_SLOT_SHARED_TILES] = (uint64_t)k.shared_tiles;
-  values[MM_SLOT_WAYS] = (uint64_t)k.ways;
+  values[MM_SLOT_SHARED_TILES] = (uint64_t)plan->tail.shared_tiles;
+  values[MM_SLOT_WAYS] = (uint64_t)plan->tail.ways;
   return ws && flags;
 }
 
@@ -457,12 +458,13 @@ static gemmc_status plan_load(gemmc_handle *h, const mm_problem *p, mm_plan *pla
   plan->grid[2] = (unsigned)plan->split;
   plan->reduce = NULL;
   if (mm_config_is_tail_split(c)) {
-    plan->grid[0] = (unsigned)mm_tail_split_shape_of(p, &h->info, c).grid;
+    plan->tail = mm_tail_split_shape_of(p, &h->info, c);
+    plan->grid[0] = (unsigned)plan->tail.grid;
     plan->grid[1] = plan->grid[2] = 1;
     /* The workspace and flags exist before the first launch (a failure is this call's). */
     gemmc_status st = mm_status_ok();
     uint64_t values[MM_SLOT_COUNT];
-    if (!tail_split_values(h, p, plan->config, values, &st)) return st;
+    if (!tail_split_values(h, p, plan, values, &st)) return st;
     spec_facts(&main_spec, p->values);
   } else if (plan->split > 1) {
     gemmc_status st = mm_status_ok();
@@ -515,7 +517,7 @@ static gemmc_status plan_run(gemmc_handle *h, const mm_plan *plan, const mm_prob
   gemmc_status st = mm_status_ok();
   if (plan->split <= 1) {
     memcpy(main_values, p->values, sizeof p->values);
-    if (mm_config_is_tail_split(&matmul_configs[plan->config]) && !tail_split_values(h, p, plan->config, main_values, &st))
+    if (mm_config_is_tail_split(&matmul_configs[plan->config]) && !tail_split_values(h, p, plan, main_values, &st))
       return st;
     return launch_kernel(h, plan->main, plan->grid, main_values);
   }

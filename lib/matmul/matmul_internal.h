@@ -186,6 +186,8 @@ typedef struct mm_tail_split_shape {
   int64_t tiles, k_steps, slots, shared_tiles, ways, grid;
 } mm_tail_split_shape;
 mm_tail_split_shape mm_tail_split_shape_of(const mm_problem *p, const gemmc_device_info *dev, const matmul_config *c);
+/* The workspace a tail-split row with shape k needs for p: one tile of partial sums per shared block. */
+uint64_t mm_tail_split_workspace_bytes(const mm_problem *p, const matmul_config *c, const mm_tail_split_shape *k);
 /* The workspace bytes (config, split) needs for p: split-K's partial sums, or a tail-split row's
  * one tile of partial sums per shared block; 0 when it needs none. */
 uint64_t mm_workspace_bytes(const mm_problem *p, const gemmc_device_info *dev, int config, int split);

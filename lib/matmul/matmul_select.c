@@ -96,7 +96,11 @@ uint64_t mm_workspace_bytes(const mm_problem *p, const gemmc_device_info *dev, i
   const matmul_config *c = &matmul_configs[config];
   if (!mm_config_is_tail_split(c)) return mm_split_workspace_bytes(p, split);
   mm_tail_split_shape k = mm_tail_split_shape_of(p, dev, c);
-  return (uint64_t)(k.shared_tiles * k.ways) * (uint64_t)c->block_m * (uint64_t)c->block_n * (uint64_t)acc_bytes(p);
+  return mm_tail_split_workspace_bytes(p, c, &k);
+}
+
+uint64_t mm_tail_split_workspace_bytes(const mm_problem *p, const matmul_config *c, const mm_tail_split_shape *k) {
+  return (uint64_t)(k->shared_tiles * k->ways) * (uint64_t)c->block_m * (uint64_t)c->block_n * (uint64_t)acc_bytes(p);
 }
 
 bool mm_config_keeps_rows_invariant(int config, int split) {
