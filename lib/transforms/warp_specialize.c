@@ -205,25 +205,6 @@ static bool plan_shared_operand(ws_plan *p) {
   return ok;
 }
 
-/* Stops the walk at a load of a 2-D (or larger) tile: a GEMM epilogue reading C. */
-static bool is_not_tile_load(ir_op *op, void *user) {
-  (void)user;
-  return !(op->kind == OP_LOAD && op->num_results == 1 && op->results[0].type->kind == TY_TENSOR &&
-           op->results[0].type->rank >= 2);
-}
-
-/* An epilogue that loads a tile (beta * C) keeps the cp.async kernel: in the persistent consumer
- * each tile would wait out that load's latency with no other block on the SM to run meanwhile
- * (H100, 4096x4096x512 and 8192x8192x256 with C: 243 and 154 TFLOP/s warp-specialized against
- * 307 and 203 on cp.async rings; perf-notes 66). Until then the f32 conversion's scratch made
- * such kernels fall back to the cp.async one. A row vector (the bias) does not count. Loading C
- * ahead of time (TMA into the epilogue buffer, issued by the producer) is what would keep them. */
-static bool epilogue_loads_tile(const ir_op *loop) {
-  for (ir_op *op = loop->next; op; op = op->next)
-    if (!ir_walk(op, is_not_tile_load, NULL)) return true;
-  return false;
-}
-
 static bool plan(ws_plan *p) {
   ir_block *entry = p->entry;
   for (ir_op *op = entry->first; op; op = op->next) {
@@ -237,7 +218,7 @@ static bool plan(ws_plan *p) {
     }
   }
   ir_op *loop = p->loop;
-  if (!loop || loop->num_operands != 4 || loop->num_results != 1 || epilogue_loads_tile(loop)) return false;
+  if (!loop || loop->num_operands != 4 || loop->num_results != 1) return false;
   int64_t step;
   if (!scf_for_step_from_zero(loop, &step) || step != 1) return false;
   p->body = ir_region_entry(&loop->regions[0]);
