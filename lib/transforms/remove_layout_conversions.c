@@ -26,7 +26,7 @@
  *   4. dead-code elimination of pure ops nothing uses.
  * Clones are memoized per (value, layout), so a mask shared by a load and a store is built once
  * in the store's layout. Loads, reductions, dots and loop-carried values are anchors: never
- * cloned, except a load nothing else reads that may move to an MMA layout (load_can_move_to).
+ * cloned.
  */
 
 /* Triton caps the rematerialized slice too: past this, a conversion is the cheaper choice. */
