@@ -39,8 +39,6 @@ typedef struct rlc_state {
   gemmc_context *ctx;
   /* (value, layout) -> the clone of value in layout (or the value that already has it) */
   ptr_map memo;
-  /* loads cloned into another layout (load_can_move_to): erased once nothing reads them */
-  ptr_list moved_loads;
 } rlc_state;
 
 static ir_value *memo_find(const rlc_state *s, const ir_value *v, const ir_attr *layout) {
@@ -83,36 +81,6 @@ static ir_op *enclosing_loop(const ir_op *op) {
   for (ir_op *p = ir_op_parent_op(op); p && p->kind != OP_FUNC && p->kind != OP_MODULE; p = ir_op_parent_op(p))
     if (p->kind == OP_SCF_FOR) return p;
   return NULL;
-}
-
-/* A load that nothing else reads may be issued in an NVIDIA MMA accumulator layout instead of
- * being converted to it: a GEMM epilogue's C tile read where the accumulator already is, with no
- * trip through shared memory (whose scratch takes a warp-specialized kernel's ring stages; perf
- * notes 64-65). Only a load that is contiguous along the last dim (its layout's order[0]: each
- * thread then reads the pairs of neighbours that MMA layouts hold), outside loops (the loops' loads
- * belong to the pipeliner) and not volatile. Its single user is `via` (a conversion on the way
- * to the layout) or, when via is NULL, whatever is being rebuilt. */
-static bool load_can_move_to(const ir_value *v, const ir_attr *layout) {
-  const ir_op *load = v->def_op;
-  if (!load || load->kind != OP_LOAD || load->num_results != 1 || load->num_operands > 3 ||
-      !ir_value_has_one_use(v) || !layout || layout->kind != AT_NVIDIA_MMA || enclosing_loop(load) ||
-      ir_op_get_attr(load, "isVolatile"))
-    return false;
-  const ir_attr *from = encoding_of(v);
-  int rank = v->type->rank;
-  if (!from || !layout_is_distributed(from) || rank < 2 || rank > IR_MAX_RANK || layout_rank(layout) != rank) return false;
-  int order[IR_MAX_RANK];
-  layout_order(from, rank, order);
-  return order[0] == rank - 1;
-}
-
-/* The load behind v = convert(load) when that load can move to `layout` (load_can_move_to) and
- * the conversion is its only way there; else NULL. */
-static ir_value *movable_load_behind(const ir_value *v, const ir_attr *layout) {
-  const ir_op *cvt = v->def_op;
-  if (!cvt || !is_convert(cvt) || !ir_value_has_one_use(v)) return NULL;
-  ir_value *src = cvt->operands[0].value;
-  return load_can_move_to(src, layout) ? src : NULL;
 }
 
 static bool op_is_inside(const ir_op *op, const ir_op *ancestor) {
@@ -222,18 +190,11 @@ static bool plan_remat(rlc_state *s, ir_value *v, const ir_attr *layout, const i
   if (!def) return false; /* loop-carried value or tensor argument: an anchor */
   if (is_convert(def)) {
     if (encoding_of(def->operands[0].value) == layout) return true;
-    ir_value *load = movable_load_behind(v, layout);
-    if (load) return plan_remat(s, load, layout, loop, p);
     plan_convert(p, def->operands[0].value);
     if (loop) p->num_converts_in_loop++;
     return true;
   }
   if (++p->num_ops > MAX_SLICE_OPS) return false;
-  if (load_can_move_to(v, layout)) {
-    for (int i = 0; i < def->num_operands; i++)
-      if (def->operands[i].value && !plan_remat(s, def->operands[i].value, layout, loop, p)) return false;
-    return true;
-  }
   if (is_elementwise_tensor_op(def)) {
     for (int i = 0; i < def->num_operands; i++)
       if (!def->operands[i].value || !plan_remat(s, def->operands[i].value, layout, loop, p)) return false;
@@ -275,13 +236,9 @@ static ir_value *remat(rlc_state *s, ir_value *v, const ir_attr *layout, const i
     result = convert_after_def(s->ctx, v, layout);
   } else if (is_convert(def)) {
     ir_value *src = def->operands[0].value;
-    ir_value *load = movable_load_behind(v, layout);
-    result = encoding_of(src) == layout ? src
-             : load                     ? remat(s, load, layout, loop)
-                                        : convert_after_def(s->ctx, src, layout);
+    result = encoding_of(src) == layout ? src : convert_after_def(s->ctx, src, layout);
   } else {
     bool cheap = is_elementwise_tensor_op(def) || def->kind == OP_SPLAT || def->kind == OP_MAKE_RANGE ||
-                 load_can_move_to(v, layout) ||
                  def->kind == OP_CONSTANT || def->kind == OP_BROADCAST ||
                  (def->kind == OP_EXPAND_DIMS && layout->kind != AT_SLICE && layout->kind != AT_LINEAR);
     if (!cheap || def->num_operands > 8 || def->num_results != 1) {
@@ -304,7 +261,6 @@ static ir_value *remat(rlc_state *s, ir_value *v, const ir_attr *layout, const i
       }
       ir_op_insert_after(def, clone);
       result = &clone->results[0];
-      if (def->kind == OP_LOAD) ptr_list_push(&s->moved_loads, def);
     }
   }
   memo_insert(s, v, layout, result);
@@ -830,23 +786,9 @@ static bool rewrite_converts(rlc_state *s, ir_op *module, convert_rewrite_fn fn)
 
 /* ------------------------------------------------------------------ the pass */
 
-/* The loads whose clones replaced them, once their old users are gone (the next round's
- * dead-code elimination takes their pointers). */
-static bool erase_moved_loads(rlc_state *s) {
-  bool erased = false;
-  for (int i = 0; i < s->moved_loads.count; i++) {
-    ir_op *load = s->moved_loads.items[i];
-    if (!load || load->results[0].first_use) continue;
-    ir_op_erase(load);
-    s->moved_loads.items[i] = NULL;
-    erased = true;
-  }
-  return erased;
-}
-
 bool gemmc_pass_remove_layout_conversions(const gemmc_pass_context *pc, ir_op *module) {
   gemmc_context *ctx = pc->ctx;
-  rlc_state s = {ctx, {ctx, NULL, 0, 0}, {ctx, NULL, 0, 0}};
+  rlc_state s = {ctx, {ctx, NULL, 0, 0}};
   for (int round = 0; round < MAX_ROUNDS; round++) {
     bool changed = fold_converts(&s, module);
     changed |= rewrite_converts(&s, module, forward_one);
@@ -854,10 +796,8 @@ bool gemmc_pass_remove_layout_conversions(const gemmc_pass_context *pc, ir_op *m
     changed |= rewrite_converts(&s, module, backward_one);
     changed |= fold_converts(&s, module);
     changed |= erase_dead_pure_ops(ctx, module);
-    changed |= erase_moved_loads(&s);
     if (!changed) break;
   }
   ptr_map_free(&s.memo);
-  ptr_list_free(&s.moved_loads);
   return true;
 }
