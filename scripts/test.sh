@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds gemmc and runs every test (C unit tests + lit) twice: plainly in build/, then under
-# AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/; then the parallel-compile tests
+# AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/; then checks the static-LLVM build
+# (build-static/, scripts/test-static-llvm.sh); then the parallel-compile tests
 # under ThreadSanitizer in build-tsan/; then fuzzes the whole compiler for a bounded time
 # (scripts/fuzz.sh, build-fuzz/). Ends with "N passed, N failed".
 set -uo pipefail
@@ -73,6 +74,16 @@ run_suite "default" "$root/build"
 ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}" \
 UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
   run_suite "asan+ubsan" "$root/build-asan" -DGEMMC_SANITIZE=ON
+
+# The static-LLVM build (the GPU bundle's): a position-dependent gemmc, libgemmc.so with C
+# exports only, the same PTX as the default build.
+echo "==== static-llvm: build in build-static"
+if bash scripts/test-static-llvm.sh "$root/build-static" "$root/build"; then
+  passed=$((passed + 1))
+else
+  echo "==== static-llvm: FAILED"
+  failed=$((failed + 1))
+fi
 
 # ThreadSanitizer: the library and its parallel-compile tests only (gemmc_matmul's autotuning
 # compiles candidates in threads, one gemmc_context each).
