@@ -35,10 +35,15 @@ static double device_sms(const gemmc_device_info *dev) {
   return dev && dev->multiprocessor_count > 0 ? dev->multiprocessor_count : 132;
 }
 
-/* A tail-split kernel's (tile, K step) units; K = 0 still has one step (the epilogue). */
-static int64_t tail_split_units(const mm_problem *p, const matmul_config *c) {
-  int64_t steps = cdiv(p->K, c->block_k);
-  return cdiv(p->M, c->block_m) * cdiv(p->N, c->block_n) * p->batch * (steps > 0 ? steps : 1);
+/* Row c's output tiles over p's batch. */
+static int64_t tile_count(const mm_problem *p, const matmul_config *c) {
+  return cdiv(p->M, c->block_m) * cdiv(p->N, c->block_n) * p->batch;
+}
+
+/* K steps of each of `split` parts of a tile's K loop; K = 0 still has one (the epilogue). */
+static int64_t k_steps_per_split(const mm_problem *p, const matmul_config *c, int split) {
+  int64_t steps = cdiv(cdiv(p->K, c->block_k), split);
+  return steps > 0 ? steps : 1;
 }
 
 /* The efficiency of row c for p (below). */
@@ -69,8 +74,8 @@ static double tail_split_compute_s(const mm_problem *p, const matmul_config *c, 
 
 mm_tail_split_shape mm_tail_split_shape_of(const mm_problem *p, const gemmc_device_info *dev, const matmul_config *c) {
   mm_tail_split_shape k;
-  k.tiles = cdiv(p->M, c->block_m) * cdiv(p->N, c->block_n) * p->batch;
-  k.k_steps = cdiv(p->K, c->block_k) > 0 ? cdiv(p->K, c->block_k) : 1;
+  k.tiles = tile_count(p, c);
+  k.k_steps = k_steps_per_split(p, c, 1);
   k.slots = (int64_t)device_sms(dev) * c->blocks_per_sm;
   if (k.slots > MM_TAIL_SPLIT_MAX_BLOCKS) k.slots = MM_TAIL_SPLIT_MAX_BLOCKS;
   k.shared_tiles = k.tiles % k.slots;
@@ -113,7 +118,7 @@ bool mm_config_serves(const mm_problem *p, const gemmc_device_info *dev, int con
   int cc = device_cc(dev);
   if (c->cls != p->cls || cc < c->min_cc || (c->max_cc && cc > c->max_cc)) return false;
   /* A tail split splits K itself; its (tile, K step) numbers are i32 in the kernel. */
-  if (mm_config_is_tail_split(c)) return split == 1 && tail_split_units(p, c) < 2147483648.0 / 2;
+  if (mm_config_is_tail_split(c)) return split == 1 && tile_count(p, c) * k_steps_per_split(p, c, 1) < 2147483648.0 / 2;
   if (split == 1) return true;
   if (split > c->max_split_k) return false;
   /* Each split gets at least two K tiles, and the workspace is indexed with 32-bit offsets. */
@@ -142,9 +147,8 @@ static double efficiency_of(const matmul_config *c, const mm_problem *p) {
  * tile once per pair of blocks), outputs (C too), or the split's partial sums. */
 static double memory_s(const mm_problem *p, const matmul_config *c, const matmul_machine *m, int split) {
   double in = mm_dtype_bytes(p->at), out = mm_dtype_bytes(p->out), batch = (double)p->batch;
-  double tiles = (double)cdiv(p->M, c->block_m) * (double)cdiv(p->N, c->block_n) * batch * split;
-  double k_tile = (double)(cdiv(cdiv(p->K, c->block_k), split) * c->block_k);
-  if (k_tile < c->block_k) k_tile = c->block_k;
+  double tiles = (double)tile_count(p, c) * split;
+  double k_tile = (double)(k_steps_per_split(p, c, split) * c->block_k);
   double mn = batch * (double)p->M * p->N;
   double outputs = split > 1 ? mn * split * acc_bytes(p) : mn * out * (p->has_c ? 2 : 1);
   double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in + outputs;
@@ -180,10 +184,9 @@ double mm_predict_ms(const mm_problem *p, const gemmc_device_info *dev, int conf
   const matmul_machine *m = machine_for(device_cc(dev));
   double sms = device_sms(dev);
   if (mm_config_is_tail_split(c)) return predict_tail_split_ms(p, c, m, dev);
-  double tiles = (double)cdiv(p->M, c->block_m) * (double)cdiv(p->N, c->block_n) * (double)p->batch * split;
+  double tiles = (double)tile_count(p, c) * split;
   double per_sm = ceil(tiles / sms);
-  double k_tile = (double)(cdiv(cdiv(p->K, c->block_k), split) * c->block_k);
-  if (k_tile < c->block_k) k_tile = c->block_k; /* K = 0 still runs the epilogue */
+  double k_tile = (double)(k_steps_per_split(p, c, split) * c->block_k);
   double flops_per_tile = 2.0 * c->block_m * c->block_n * k_tile;
   double peak = m->peak_tflops_per_sm[c->cls] * 1e12;
   if (peak <= 0) return -1;
