@@ -68,7 +68,8 @@ enum { GEMMC_PING_PONG_MIN_STAGE_BYTES = 32 * 1024 };
 
 /* Ring stages the warp-specialized kernel of K loop `loop` (in a kernel of `warps` warps, each
  * stage carrying stage_bytes of one program's operands, shared_bytes of them its dot's B tile)
- * gets: pc->num_stages (ping-pong: at least GEMMC_PING_PONG_MIN_STAGES), lowered until the ring
+ * gets: pc->num_stages (ping-pong: at least GEMMC_PING_PONG_MIN_STAGES; one-step pairs: at least
+ * GEMMC_PAIRS_MIN_STAGES where the epilogue stores make room), lowered until the ring
  * and every consumer group's epilogue scratch fit in pc->max_shared (0: the target's shared
  * memory per block); 0 for two-group stages under GEMMC_PING_PONG_MIN_STAGE_BYTES in two K steps
  * (one step under it: two steps per stage, each stage twice the bytes). A pairs
@@ -98,6 +99,13 @@ bool gemmc_ws_cooperative_wanted(const gemmc_pass_context *pc, const ir_op *loop
  * the tutorial at 4096^3-8192^3 but -10% on the seed's batched 16 x 4096^3 (perf-notes 22).
  * The kernel's num_stages when it asks for more. */
 enum { GEMMC_PING_PONG_MIN_STAGES = 4 };
+
+/* Ring depth of pairs whose stage holds one K step (128x128x64 f16): four 48 KiB stages, room
+ * made by storing the epilogue tiles in column halves, measured +2% at 2048^3 and +4% at
+ * 4096^3-8192^3 over the three that Triton's tutorial asks for (H100, perf-notes 67). Two-step
+ * stages (128x128x32) keep what they ask for: a fourth measured -1 to -2% (perf-notes 35). The
+ * kernel's num_stages when it asks for more; a K loop's own tt.num_stages is kept as it is. */
+enum { GEMMC_PAIRS_MIN_STAGES = 4 };
 
 /* A pass runs on the module; returns false after emitting a diagnostic. */
 typedef bool (*gemmc_pass_fn)(const gemmc_pass_context *pc, ir_op *module);

@@ -1385,6 +1385,9 @@ static int ring_stages(const gemmc_pass_context *pc, const ir_op *loop, int warp
     if (stage_bytes < GEMMC_PING_PONG_MIN_STAGE_BYTES) *steps = 2;
     if (*steps * stage_bytes < GEMMC_PING_PONG_MIN_STAGE_BYTES) return 0;
     if (!pairs && wanted < GEMMC_PING_PONG_MIN_STAGES) wanted = GEMMC_PING_PONG_MIN_STAGES;
+    /* The kernel's num_stages is a default; a loop's own (tl.range(..., num_stages=N)) is kept. */
+    if (pairs && *steps == 1 && !ir_op_get_attr(loop, "tt.num_stages") && wanted < GEMMC_PAIRS_MIN_STAGES)
+      wanted = GEMMC_PAIRS_MIN_STAGES;
   }
   int64_t max_shared = pc->max_shared > 0 ? pc->max_shared : pc->target ? pc->target->shared_mem_per_block : 0;
   int64_t per_stage = 16 + *steps * (pairs ? 2 * stage_bytes - shared_bytes : stage_bytes);
@@ -1404,8 +1407,9 @@ static int ring_stages(const gemmc_pass_context *pc, const ir_op *loop, int warp
 
 /* Epilogue stores whose tiles split into column halves in registers go out in halves through
  * half the buffer when that frees room for more ring stages: the pairs kernel with f32 or i32
- * outputs gets 3 stages instead of 2, and 4 where a one-step kernel asks for 4 (measured on an
- * H100: 128x128x64 w4 +4% at 4096^3, 8192^3 and 16 x 4096^3). The second half's copy waits for
+ * outputs gets 3 stages instead of 2, and one-step pairs with f16 outputs 4 instead of 3 (measured
+ * on an H100: 128x128x64 w4 +4% at 4096^3, 8192^3 and 16 x 4096^3 with f32 outputs; +4% at
+ * 4096^3-8192^3 with f16, perf-notes 67). The second half's copy waits for
  * the first's to have read the buffer. Two-step kernels (128x128x32) keep 3 whole-tile stages
  * when they have them: their fourth stage measured -1 to -2% on the seed's batched shape
  * (docs/perf-notes.md, 35). */

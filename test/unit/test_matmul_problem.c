@@ -214,7 +214,7 @@ static void test_model(void) {
     const char *want;
   } sector_cases[] = {{3000, 3000, "wgmma_ws_cl2_128x256x64_s3"},
                       {7000, 7000, "wgmma_ws_cl2_128x256x64_s3"},
-                      {3008, 3008, "wgmma_pairs_128x128x64_s3"},
+                      {3008, 3008, "wgmma_pairs_128x128x64_s4"},
                       {4096, 4096, "wgmma_128x256x64_s3_cp"}};
   for (size_t s = 0; s < sizeof sector_cases / sizeof sector_cases[0]; s++) {
     d.m = d.n = d.k = sector_cases[s].mnk, d.batch_count = 1;
