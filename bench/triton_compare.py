@@ -46,7 +46,8 @@ class _CompileOptions(ctypes.Structure):  # gemmc_compile_options (include/gemmc
                 ("num_defines", ctypes.c_int), ("verify_each", ctypes.c_bool),
                 ("waves_per_eu", ctypes.c_int), ("matrix_instr_nonkdim", ctypes.c_int), ("kpack", ctypes.c_int),
                 ("tma", ctypes.c_int), ("warp_specialize", ctypes.c_int), ("keep_llvm_ir", ctypes.c_bool),
-                ("disable_fp_fusion", ctypes.c_bool), ("cluster_size", ctypes.c_int)]
+                ("disable_fp_fusion", ctypes.c_bool), ("cluster_size", ctypes.c_int),
+                ("keep_ttgir", ctypes.c_bool)]
 
 
 class _Status(ctypes.Structure):  # gemmc_status (include/gemmc/runtime.h)

@@ -27,9 +27,9 @@ const char *gemmc_version(void);
 
 /* ------------------------------------------------------------------ options */
 
-/* How far gemmc_compile goes. Later stages include the earlier ones' results, except the LLVM IR
- * text, which stages past GEMMC_STAGE_LLVM keep only with keep_llvm_ir (printing it costs about
- * a tenth of a compile). */
+/* How far gemmc_compile goes. Later stages include the earlier ones' results, except the TTGIR
+ * and LLVM IR texts, which stages past GEMMC_STAGE_TTGIR / GEMMC_STAGE_LLVM keep only with
+ * keep_ttgir / keep_llvm_ir (printing them costs a tenth of a compile or more). */
 typedef enum gemmc_stage {
   GEMMC_STAGE_TTGIR, /* parse, verify, assign layouts and coalesce (TTIR input) */
   GEMMC_STAGE_LLVM,  /* ... and lower to LLVM IR */
@@ -88,6 +88,7 @@ typedef struct gemmc_compile_options {
    * share their B operand through TMA multicast when the programs they run read the same B tile;
    * launched without clusters it runs as without this option. Other kernels ignore it. */
   int cluster_size;
+  bool keep_ttgir;      /* keep the TTGIR text (gemmc_compiled_ttgir) past GEMMC_STAGE_TTGIR */
 } gemmc_compile_options;
 
 enum { GEMMC_WARP_SPECIALIZE_PING_PONG = 1, GEMMC_WARP_SPECIALIZE_PAIRS = 2, GEMMC_WARP_SPECIALIZE_ON = 3 };
@@ -237,6 +238,7 @@ bool gemmc_compiled_ok(const gemmc_compiled *c);
 /* All errors, warnings and notes, formatted `file:line:col: error: message` with the source
  * line and a caret; "" when there were none. */
 const char *gemmc_compiled_diagnostics(const gemmc_compiled *c);
+/* After gemmc's passes; past GEMMC_STAGE_TTGIR only with opts.keep_ttgir. */
 const char *gemmc_compiled_ttgir(const gemmc_compiled *c, size_t *len);
 /* After the O-level pipeline; past GEMMC_STAGE_LLVM only with opts.keep_llvm_ir. */
 const char *gemmc_compiled_llvm_ir(const gemmc_compiled *c, size_t *len);

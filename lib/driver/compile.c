@@ -480,7 +480,7 @@ static bool compile_steps(gemmc_compiled *c, const char *text, size_t len) {
   if (!to_ttgir(c, module)) return false;
   if (!ir_verify(ctx, module)) return false;
   c->times.passes_ms = now_ms() - start;
-  if (!keep_ttgir(c, module)) return false;
+  if ((c->opts.stage == GEMMC_STAGE_TTGIR || c->opts.keep_ttgir) && !keep_ttgir(c, module)) return false;
   if (!metadata_from_module(ctx, module, &c->kernel)) return false;
   c->kernel.target = c->target->name;
   c->kernel.ptx_version = c->target->ptx_version;

@@ -212,27 +212,36 @@ static void test_failing_allocator(void) {
   CHECK(succeeded_at > 0, "a compile succeeds once the allocator lets it");
 }
 
-/* The LLVM IR text is kept at GEMMC_STAGE_LLVM, and past it only when asked for. */
-static void test_keep_llvm_ir(void) {
+/* The TTGIR and LLVM IR texts are kept at their own stage, and past it only when asked for
+ * (printing them is a tenth of a compile or more). */
+static void test_keep_texts(void) {
   gemmc_define b = {"B", "7"};
   gemmc_context *ctx = gemmc_context_create();
   const struct {
     gemmc_stage stage;
-    bool keep, want;
-  } cases[] = {{GEMMC_STAGE_LLVM, false, true}, {GEMMC_STAGE_PTX, false, false}, {GEMMC_STAGE_PTX, true, true}};
+    bool keep_ttgir, keep_llvm, want_ttgir, want_llvm;
+  } cases[] = {{GEMMC_STAGE_TTGIR, false, false, true, false}, {GEMMC_STAGE_LLVM, false, false, false, true},
+               {GEMMC_STAGE_PTX, false, false, false, false},  {GEMMC_STAGE_PTX, false, true, false, true},
+               {GEMMC_STAGE_PTX, true, false, true, false},    {GEMMC_STAGE_LLVM, true, false, true, true}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     gemmc_compile_options o;
     gemmc_compile_options_init(&o);
     o.defines = &b;
     o.num_defines = 1;
     o.stage = cases[i].stage;
-    o.keep_llvm_ir = cases[i].keep;
+    o.keep_ttgir = cases[i].keep_ttgir;
+    o.keep_llvm_ir = cases[i].keep_llvm;
     gemmc_compiled *out = NULL;
     CHECK(gemmc_compile(ctx, kernel, strlen(kernel), "api.tir", &o, &out), "case %zu: %s", i,
           gemmc_compiled_diagnostics(out));
     size_t len = 0;
+    const char *ttgir = gemmc_compiled_ttgir(out, &len);
+    if (cases[i].want_ttgir)
+      CHECK(ttgir && len > 0 && strstr(ttgir, "tt.func") != NULL, "case %zu: TTGIR text missing", i);
+    else
+      CHECK(ttgir == NULL && len == 0, "case %zu: TTGIR text kept unasked", i);
     const char *ir = gemmc_compiled_llvm_ir(out, &len);
-    if (cases[i].want)
+    if (cases[i].want_llvm)
       CHECK(ir && len > 0 && strstr(ir, "define") != NULL, "case %zu: LLVM IR text missing", i);
     else
       CHECK(ir == NULL && len == 0, "case %zu: LLVM IR text kept unasked", i);
@@ -272,7 +281,7 @@ static void test_fp_fusion(void) {
 
 int main(void) {
   test_null_accessors();
-  test_keep_llvm_ir();
+  test_keep_texts();
   test_fp_fusion();
   test_rules();
   test_memory_limit();

@@ -404,6 +404,7 @@ static void test_determinism(void) {
     gemmc_compile_options_init(&o);
     o.defines = inputs[k].defs;
     o.num_defines = inputs[k].n;
+    o.keep_ttgir = true;
     gemmc_context *c1 = gemmc_context_create(), *c2 = gemmc_context_create();
     gemmc_compiled *a = NULL, *b = NULL, *c = NULL;
     bool ok = gemmc_compile(c1, inputs[k].text, inputs[k].len, "in.tir", &o, &a) &&
