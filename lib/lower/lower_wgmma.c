@@ -157,10 +157,11 @@ static acc_tile *accumulator_tiles(lower_state *s, ir_op *op, const lower_layout
    * into the tile's origin (row origins at multiples of 64; column origins are multiples of 8):
    * then lane and warp 0 and each single lane or warp bit decide all 128 threads. */
   static const int probes[][2] = {{0, 0}, {1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 1}, {0, 2}};
-  for (int t = 0; t < count; t++)
+  for (int t = 0; t < count; t++) {
+    bool affine = tiles[t].m0 % 64 == 0;
     for (int i = 0; i < per_tile; i++)
-      for (int k = 0, n_probes = tiles[t].m0 % 64 ? 128 : 8; k < n_probes; k++) {
-        int lane = n_probes == 8 ? probes[k][0] : k % 32, w = n_probes == 8 ? probes[k][1] : k / 32;
+      for (int k = 0; k < (affine ? 8 : 128); k++) {
+        int lane = affine ? probes[k][0] : k % 32, w = affine ? probes[k][1] : k / 32;
         int64_t in[LAYOUT_IN_COUNT] = {0}, got[IR_MAX_RANK], row, col;
         in[LAYOUT_IN_REGISTER] = tiles[t].reg[i];
         in[LAYOUT_IN_LANE] = lane;
@@ -172,6 +173,7 @@ static acc_tile *accumulator_tiles(lower_state *s, ir_op *op, const lower_layout
           return NULL;
         }
       }
+  }
   if (count != ntiles) {
     ir_op_error(s->ctx, op, "cannot lower ttng.warp_group_dot: the accumulator layout is not wgmma's D fragment");
     return NULL;

@@ -1,4 +1,5 @@
 /* --warp-specialize: on sm_90a, a kernel whose K loop feeds warpgroup MMAs from TMA loads becomes persistent and warp-specialized: a producer warpgroup streams every tile's operands into a ring guarded by full/empty mbarriers, consumer warpgroups run the MMAs and the epilogue; a kernel of one warpgroup gets two consumer groups, running two programs that share their B tiles at once (pairs, the default) or alternate tiles (ping-pong); with cluster-size=2 the cooperative kernel runs in 2-block clusters that share B tiles through TMA multicast. */
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -1386,7 +1387,8 @@ static int ring_stages(const gemmc_pass_context *pc, const ir_op *loop, int warp
     if (*steps * stage_bytes < GEMMC_PING_PONG_MIN_STAGE_BYTES) return 0;
     if (!pairs && wanted < GEMMC_PING_PONG_MIN_STAGES) wanted = GEMMC_PING_PONG_MIN_STAGES;
     /* The kernel's num_stages is a default; a loop's own (tl.range(..., num_stages=N)) is kept. */
-    if (pairs && *steps == 1 && !ir_op_get_attr(loop, "tt.num_stages") && wanted < GEMMC_PAIRS_MIN_STAGES)
+    bool own_depth = scf_for_num_stages(loop, INT_MIN) != INT_MIN;
+    if (pairs && *steps == 1 && !own_depth && wanted < GEMMC_PAIRS_MIN_STAGES)
       wanted = GEMMC_PAIRS_MIN_STAGES;
   }
   int64_t max_shared = pc->max_shared > 0 ? pc->max_shared : pc->target ? pc->target->shared_mem_per_block : 0;
