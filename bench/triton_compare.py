@@ -81,9 +81,10 @@ class Gemmc:
     """libgemmc's compile API and CUDA runtime through ctypes."""
     STAGE_PTX = 2
 
-    def __init__(self, path, ptxas=None, warp_specialize=0):
+    def __init__(self, path, ptxas=None, warp_specialize=0, cluster_size=0):
         self.path = path
         self.warp_specialize = warp_specialize  # gemmc_compile_options.warp_specialize for every compile
+        self.cluster_size = cluster_size  # gemmc_compile_options.cluster_size for every compile
         self.lib = ctypes.CDLL(path)
         self.ptxas = ptxas  # assemble the PTX with this ptxas and load the cubin; None: the driver's JIT
         L = self.lib
@@ -116,6 +117,7 @@ class Gemmc:
             opts.num_warps = num_warps
             opts.num_stages = num_stages
             opts.warp_specialize = self.warp_specialize
+            opts.cluster_size = self.cluster_size
             items = list((defines or {}).items())
             arr = (_Define * max(1, len(items)))()
             for i, (k, v) in enumerate(items):
@@ -733,6 +735,9 @@ def main():
                          "the driver's JIT")
     ap.add_argument("--warp-specialize", type=int, default=0, choices=range(-1, 4),
                     help="gemmc_compile_options.warp_specialize for gemmc's compiles (3: wherever legal; 0: default)")
+    ap.add_argument("--cluster", type=int, default=0, choices=range(0, 3),
+                    help="gemmc_compile_options.cluster_size for gemmc's compiles (2: kernels made for 2-block "
+                         "clusters, launched so where the grid's x is even; 0: default)")
     ap.add_argument("--budget-s", type=float, default=0,
                     help="start no new row after this many seconds (0: no limit); rows run most important first")
     args = ap.parse_args()
@@ -759,9 +764,11 @@ def main():
             ptxas = args.ptxas
             if ptxas == "triton":
                 ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
-            gemmc = Gemmc(lib, ptxas, args.warp_specialize) if lib else None
+            gemmc = Gemmc(lib, ptxas, args.warp_specialize, args.cluster) if lib else None
             if args.warp_specialize:
                 log(f"gemmc compiles with warp_specialize={args.warp_specialize}")
+            if args.cluster:
+                log(f"gemmc compiles with cluster_size={args.cluster}")
             if ptxas:
                 log(f"gemmc's PTX assembled with {ptxas}")
             if gemmc:

@@ -434,7 +434,7 @@ static inline void mh_check_str(const mh_check_result *r, char *buf, size_t n) {
 /* A config's sm_90+ operand path: the compiler's default (TMA and warp specialization where
  * measured faster), TMA without warp specialization (":tma"), cp.async only (":cp"), or
  * warp-specialized with ping-pong consumer groups instead of pairs (":pp", 4-warp kernels), or
- * warp-specialized and launched in 2-block clusters that share B tiles (":cl2", 8-warp kernels;
+ * warp-specialized and launched in 2-block clusters (":cl2": 8-warp kernels share B tiles, 4-warp pairs A;
  * cluster_size 2), or warp-specialized wherever legal (":ws", GEMMC_WARP_SPECIALIZE_ON: the
  * 8-warp kernels the default leaves on cp.async rings). */
 typedef enum mh_path {

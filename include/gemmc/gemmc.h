@@ -85,8 +85,11 @@ typedef struct gemmc_compile_options {
   /* 0 or 1: none. 2: 8-warp kernels take the persistent warp-specialized kernel (cooperative)
    * where legal, and it becomes cluster-ready: launched in clusters of 2 blocks along x
    * (gemmc_kernel_metadata.cluster_size; gemmc_launch_config.cluster), the two blocks' tiles
-   * share their B operand through TMA multicast when the programs they run read the same B tile;
-   * launched without clusters it runs as without this option. Other kernels ignore it. */
+   * share their B operand through TMA multicast when the programs they run read the same B tile.
+   * The 4-warp pairs kernel (two programs per block sharing B) becomes cluster-ready too: the two
+   * blocks run units whose programs read the same A tiles (the grouped order's neighbouring
+   * columns), each block copying one of the two A tiles into both. Launched without clusters
+   * either runs as without this option. Other kernels ignore it. */
   int cluster_size;
   bool keep_ttgir;      /* keep the TTGIR text (gemmc_compiled_ttgir) past GEMMC_STAGE_TTGIR */
 } gemmc_compile_options;

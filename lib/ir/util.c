@@ -49,6 +49,10 @@ void ptr_list_push_unique(ptr_list *l, void *p) {
   if (!ptr_list_contains(l, p)) ptr_list_push(l, p);
 }
 
+void ptr_list_append_unique(ptr_list *l, const ptr_list *from) {
+  for (int i = 0; i < from->count; i++) ptr_list_push_unique(l, from->items[i]);
+}
+
 bool ptr_list_contains(const ptr_list *l, const void *p) {
   void **index = list_index(l);
   if (index && p) {

@@ -22,6 +22,8 @@ typedef struct ptr_list {
 void ptr_list_push(ptr_list *l, void *p);
 /* Appends p unless it is already there. */
 void ptr_list_push_unique(ptr_list *l, void *p);
+/* Appends each item of `from` that l does not hold yet. */
+void ptr_list_append_unique(ptr_list *l, const ptr_list *from);
 bool ptr_list_contains(const ptr_list *l, const void *p);
 /* Empties the list (its index too), keeping the storage for reuse. */
 void ptr_list_clear(ptr_list *l);

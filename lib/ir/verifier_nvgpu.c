@@ -552,6 +552,7 @@ bool verify_nvgpu_op(verifier *v, const ir_op *op) {
   case OP_TMA_LOAD:
     verify_tma_load(v, op);
     bool_attr_if_present(v, op, "gemmc.multicast");
+    bool_attr_if_present(v, op, "gemmc.multicast_whole");
     return true;
   case OP_TMA_STORE: verify_tma_store(v, op); return true;
   case OP_TMA_REDUCE:

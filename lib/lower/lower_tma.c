@@ -535,6 +535,20 @@ static bool lower_tma_multicast(lower_state *s, ir_op *op, const layout_tma_box 
   return true;
 }
 
+/* gemmc.multicast_whole (pairs in 2-block clusters): this block copies the whole tile into both
+ * blocks' shared memory (the other block copies another tile to both). */
+static bool lower_tma_multicast_whole(lower_state *s, ir_op *op, const layout_tma_box *b, LLVMValueRef map,
+                                      LLVMValueRef bar, LLVMValueRef dst, LLVMValueRef pred) {
+  if (!need(s, op, s->cg->tma_load_multicast != NULL)) return false;
+  LLVMValueRef mask = LLVMConstInt(LLVMInt16TypeInContext(s->llctx), 3, 0);
+  for (int k = 0; k < b->num_boxes; k++) {
+    LLVMValueRef coords[5];
+    if (!box_coords(s, op, b, 1, k, coords)) return false;
+    s->cg->tma_load_multicast(&s->em, box_ptr(s, dst, b, k), map, coords, b->rank, bar, mask, pred);
+  }
+  return true;
+}
+
 static bool lower_tma_load(lower_state *s, ir_op *op) {
   const ir_type *desc = op->operands[0].value->type;
   int n = op->num_operands;
@@ -548,6 +562,8 @@ static bool lower_tma_load(lower_state *s, ir_op *op) {
   if (!map || !bar || !dst || !pred) return false;
   pred = and_pred(s, lower_thread0(s), pred);
   if (ir_op_get_int_attr(op, "gemmc.multicast", 0)) return lower_tma_multicast(s, op, &b, map, bar, dst, pred);
+  if (ir_op_get_int_attr(op, "gemmc.multicast_whole", 0))
+    return lower_tma_multicast_whole(s, op, &b, map, bar, dst, pred);
   for (int k = 0; k < b.num_boxes; k++) {
     LLVMValueRef coords[5];
     if (!box_coords(s, op, &b, 1, k, coords)) return false;

@@ -132,6 +132,14 @@ typedef struct ws_plan {
    * it into both rings (gemmc.multicast). in_cluster: launched in clusters of 2. */
   int cluster;
   ir_value *in_cluster, *peer_active;
+  /* Pairs in clusters: the blocks of a cluster run units d apart (partner_stride, chosen at run
+   * time: the smallest of 1, 2, 4, 8 for which units 0 and d read the same A tiles; the tutorial's
+   * grouped order gives GROUP_SIZE_M / 2), over `slots` (the units rounded up to a multiple of
+   * 2d); a_load is A's load, a_leaves / a_need as b_leaves / b_need; rank: the block's place in
+   * its cluster. */
+  int a_load;
+  ptr_list a_leaves, a_need;
+  ir_value *partner_stride, *slots, *rank;
 } ws_plan;
 
 /* ------------------------------------------------------------------ legality */
@@ -180,10 +188,12 @@ static bool local_slice(ir_block *block, ir_value *v, ptr_list *slice, bool allo
   return true;
 }
 
-/* Pairs: the program-dependent scalars of P that the B load's coordinates read (b_leaves) and the
- * ops of P they come from (b_need); false when a coordinate reads anything else of the program. */
-static bool plan_shared_operand(ws_plan *p) {
-  ir_op *load = p->loads[p->shared_load].load;
+/* The program-dependent scalars of P that load l's coordinates read (`leaves`) and the ops of P
+ * they come from (`need`); false when a coordinate reads anything else of the program. Pairs ask
+ * for B's (shared by a unit's programs), pairs in clusters for A's too (shared with the partner
+ * unit). */
+static bool plan_operand_leaves(ws_plan *p, int l, ptr_list *leaves, ptr_list *need) {
+  ir_op *load = p->loads[l].load;
   ptr_list coords = {p->ctx, NULL, 0, 0};
   for (int i = 1; i < load->num_operands; i++) local_slice(p->body, load->operands[i].value, &coords, false);
   ptr_list inputs = {p->ctx, NULL, 0, 0};
@@ -197,9 +207,8 @@ static bool plan_shared_operand(ws_plan *p) {
     ir_value *v = inputs.items[i];
     if (v == p->body->args[0] || (v->def_op && v->def_op->parent == p->body)) continue;
     if (!value_depends_on_program_id(p->ctx, v)) continue;
-    ok = v->def_op && v->def_op->parent == p->entry && ir_type_is_int(v->type, 0) &&
-         local_slice(p->entry, v, &p->b_need, true);
-    if (ok) ptr_list_push(&p->b_leaves, v);
+    ok = v->def_op && v->def_op->parent == p->entry && ir_type_is_int(v->type, 0) && local_slice(p->entry, v, need, true);
+    if (ok) ptr_list_push_unique(leaves, v);
   }
   ptr_list_free(&coords);
   ptr_list_free(&inputs);
@@ -282,12 +291,19 @@ static bool plan(ws_plan *p) {
     ptr_list_free(&coords);
     if (!ok) return false;
   }
-  if (p->pairs) p->pairs = p->shared_load >= 0 && plan_shared_operand(p);
+  if (p->pairs) p->pairs = p->shared_load >= 0 && plan_operand_leaves(p, p->shared_load, &p->b_leaves, &p->b_need);
+  /* Pairs in clusters share A with the partner unit: each block copies one program's A tile into
+   * both blocks' rings (two loads: A and B). */
+  if (p->cluster == 2 && p->groups == 2) {
+    p->a_load = 1 - p->shared_load;
+    if (!p->pairs || p->num_loads != 2 || !plan_operand_leaves(p, p->a_load, &p->a_leaves, &p->a_need)) p->cluster = 1;
+    return true;
+  }
   /* Clusters share B in halves: its copy must be an even number of TMA boxes. */
   if (p->cluster == 2) {
     layout_tma_box box;
     bool ok = p->shared_load >= 0 && layout_tma_boxes(p->loads[p->shared_load].load->operands[0].value->type, &box) &&
-              box.num_boxes % 2 == 0 && plan_shared_operand(p);
+              box.num_boxes % 2 == 0 && plan_operand_leaves(p, p->shared_load, &p->b_leaves, &p->b_need);
     if (!ok) p->cluster = 1;
   }
   return true;
@@ -757,15 +773,20 @@ static void program_copies(ws_plan *p, ir_op *at, ir_value *v, const ptr_list *n
     if (ptr_list_contains(need, op) && op->kind != OP_GET_PROGRAM_ID) copy_before(p, at, op, map);
 }
 
-/* Pairs: `same` and whether two programs read the same B tiles (their maps from program_copies
- * of b_need or more). */
-static ir_value *same_b(ws_plan *p, ir_op *at, ir_value *same, ptr_map *a, ptr_map *b) {
-  for (int i = 0; i < p->b_leaves.count; i++) {
-    ir_value *leaf = p->b_leaves.items[i];
+/* `same` and whether two programs read the same values of `leaves` (b_leaves: the same B tiles,
+ * a_leaves: A; their maps from program_copies of the leaves' need or more). */
+static ir_value *same_leaves(ws_plan *p, ir_op *at, ir_value *same, const ptr_list *leaves, ptr_map *a, ptr_map *b) {
+  for (int i = 0; i < leaves->count; i++) {
+    ir_value *leaf = leaves->items[i];
     ir_value *x = ptr_map_get(a, leaf), *y = ptr_map_get(b, leaf);
     same = bin(p, at, OP_ANDI, same, build_cmpi(p->ctx, at, "eq", x ? x : leaf, y ? y : leaf));
   }
   return same;
+}
+
+/* Pairs: `same` and whether two programs read the same B tiles. */
+static ir_value *same_b(ws_plan *p, ir_op *at, ir_value *same, ptr_map *a, ptr_map *b) {
+  return same_leaves(p, at, same, &p->b_leaves, a, b);
 }
 
 /* Clusters: whether tile %v's partner v ^ 1 (the other block's tile at the same ring positions:
@@ -856,11 +877,61 @@ static ir_value *unit_passes(ws_plan *p, ir_op *at, ir_value *shared, ir_value *
   return build_before(p->ctx, at, OP_SELECT, 3, sel2, one->type);
 }
 
+/* Pairs in clusters: the unit of slot %s. Slots s and s ^ 1 (the two blocks of a cluster, at the
+ * same ring positions) get units u and u ^ d: with i = s / 2, u = (i - i % d) * 2 + (s % 2) * d +
+ * i % d (d a power of two). Launched without clusters, slot s is unit s. */
+static ir_value *slot_unit(ws_plan *p, ir_op *at, ir_value *s) {
+  ir_value *d = p->partner_stride;
+  ir_value *i = bin(p, at, OP_DIVSI, s, c32(p, at, 2));
+  ir_value *low = bin(p, at, OP_ANDI, i, bin(p, at, OP_SUBI, d, c32(p, at, 1)));
+  ir_value *high = bin(p, at, OP_MULI, bin(p, at, OP_SUBI, i, low), c32(p, at, 2));
+  ir_value *side = bin(p, at, OP_MULI, bin(p, at, OP_ANDI, s, c32(p, at, 1)), d);
+  ir_value *u = bin(p, at, OP_ADDI, high, bin(p, at, OP_ADDI, side, low));
+  ir_value *sel[3] = {p->in_cluster, u, s};
+  return build_before(p->ctx, at, OP_SELECT, 3, sel, s->type);
+}
+
+/* Pairs in clusters, before `at`: the partner stride d, the smallest of 1, 2, 4, 8 for which units 0
+ * and d (both existing) read the same A tiles (1 when none does: the units then multicast nothing),
+ * and the slots, the units rounded up to a multiple of 2d (launched without clusters: the units). */
+static void plan_partners(ws_plan *p, ir_op *at) {
+  ptr_list need = {p->ctx, NULL, 0, 0};
+  ptr_list_append_unique(&need, &p->b_need);
+  ptr_list_append_unique(&need, &p->a_need);
+  ir_value *rows = pair_rows_flag(p, at);
+  ptr_map first[2] = {{p->ctx, NULL, 0, 0}, {p->ctx, NULL, 0, 0}};
+  ir_value *v[2], *second;
+  unit_programs(p, at, c32(p, at, 0), &need, rows, first, v, &second);
+  ir_value *d = c32(p, at, 1);
+  for (int c = 8; c >= 2; c /= 2) { /* the smallest that agrees is chosen last */
+    ptr_map other[2] = {{p->ctx, NULL, 0, 0}, {p->ctx, NULL, 0, 0}};
+    ir_value *agree = build_cmpi(p->ctx, at, "slt", c32(p, at, c), p->units);
+    unit_programs(p, at, c32(p, at, c), &need, rows, other, v, &second);
+    for (int g = 0; g < 2; g++) agree = same_leaves(p, at, agree, &p->a_leaves, &first[g], &other[g]);
+    ir_value *sel[3] = {agree, c32(p, at, c), d};
+    d = build_before(p->ctx, at, OP_SELECT, 3, sel, d->type);
+    for (int g = 0; g < 2; g++) ptr_map_free(&other[g]);
+  }
+  for (int g = 0; g < 2; g++) ptr_map_free(&first[g]);
+  ptr_list_free(&need);
+  p->partner_stride = d;
+  ir_value *group = bin(p, at, OP_MULI, d, c32(p, at, 2));
+  ir_value *up = bin(p, at, OP_ADDI, p->units, bin(p, at, OP_SUBI, group, c32(p, at, 1)));
+  ir_value *slots = bin(p, at, OP_MULI, bin(p, at, OP_DIVSI, up, group), group);
+  ir_value *sel[3] = {p->in_cluster, slots, p->units};
+  p->slots = build_before(p->ctx, at, OP_SELECT, 3, sel, slots->type);
+}
+
 /* Pairs: the loops both roles run, over the block's units and over each unit's ring passes. A
  * unit's passes take ring_positions(ub) positions each from `base`, carried from unit to unit,
  * so the producer and the consumer groups find every position's slot and phase alike. */
 typedef struct pair_loops {
   ir_value *ub, *positions, *u, *base, *v[2], *second, *shared, *passes, *pass, *pass_base;
+  /* Clusters: the passes of this block's own unit (passes: the larger of its and the partner
+   * unit's, so that both blocks take the same ring positions; the other pads with passes that
+   * carry nothing), and whether both units read the same A tiles in one pass each (multicast).
+   * NULL without clusters. */
+  ir_value *own_passes, *multicast;
   ir_op *unit_end, *pass_end;
   ptr_map map[2]; /* the unit's two programs: `need` (pair_units_begin) with their program ids */
 } pair_loops;
@@ -872,10 +943,44 @@ static void pair_units_begin(ws_plan *p, ir_op *at, const ptr_list *need, pair_l
   w->positions = ring_positions(p, at, w->ub);
   ir_value *zero = c32(p, at, 0);
   ir_value *rows = pair_rows_flag(p, at);
-  w->unit_end = build_for(p, at, p->start, p->units, p->workers, &w->u, 1, &zero, &w->base, NULL);
   for (int g = 0; g < 2; g++) w->map[g] = (ptr_map){p->ctx, NULL, 0, 0};
-  w->shared = unit_programs(p, w->unit_end, w->u, need, rows, w->map, w->v, &w->second);
-  w->passes = unit_passes(p, w->unit_end, w->shared, w->second);
+  w->own_passes = w->multicast = NULL;
+  if (p->cluster != 2) {
+    w->unit_end = build_for(p, at, p->start, p->units, p->workers, &w->u, 1, &zero, &w->base, NULL);
+    w->shared = unit_programs(p, w->unit_end, w->u, need, rows, w->map, w->v, &w->second);
+    w->passes = unit_passes(p, w->unit_end, w->shared, w->second);
+    return;
+  }
+  /* Clusters: slots instead of units; the partner unit's programs and passes too. */
+  ir_value *s;
+  w->unit_end = build_for(p, at, p->start, p->slots, p->workers, &s, 1, &zero, &w->base, NULL);
+  ir_op *e = w->unit_end;
+  ir_value *u = slot_unit(p, e, s), *partner = bin(p, e, OP_XORI, u, p->partner_stride);
+  ir_value *exists = build_cmpi(p->ctx, e, "slt", u, p->units);
+  ir_value *peer = bin(p, e, OP_ANDI, p->in_cluster, build_cmpi(p->ctx, e, "slt", partner, p->units));
+  ir_value *own_unit[3] = {exists, u, c32(p, e, 0)}, *peer_unit[3] = {peer, partner, c32(p, e, 0)};
+  w->u = build_before(p->ctx, e, OP_SELECT, 3, own_unit, u->type);
+  ptr_list own_need = {p->ctx, NULL, 0, 0}, peer_need = {p->ctx, NULL, 0, 0};
+  ptr_list_append_unique(&own_need, need);
+  ptr_list_append_unique(&own_need, &p->a_need);
+  ptr_list_append_unique(&peer_need, &p->b_need);
+  ptr_list_append_unique(&peer_need, &p->a_need);
+  w->shared = unit_programs(p, e, w->u, &own_need, rows, w->map, w->v, &w->second);
+  ptr_map peer_map[2] = {{p->ctx, NULL, 0, 0}, {p->ctx, NULL, 0, 0}};
+  ir_value *peer_v[2], *peer_second;
+  ir_value *peer_shared = unit_programs(p, e, build_before(p->ctx, e, OP_SELECT, 3, peer_unit, u->type), &peer_need,
+                                        rows, peer_map, peer_v, &peer_second);
+  ir_value *none = c32(p, e, 0);
+  ir_value *own_sel[3] = {exists, unit_passes(p, e, w->shared, w->second), none};
+  w->own_passes = build_before(p->ctx, e, OP_SELECT, 3, own_sel, none->type);
+  ir_value *peer_sel[3] = {peer, unit_passes(p, e, peer_shared, peer_second), none};
+  w->passes = bin(p, e, OP_MAXSI, w->own_passes, build_before(p->ctx, e, OP_SELECT, 3, peer_sel, none->type));
+  ir_value *mc = bin(p, e, OP_ANDI, bin(p, e, OP_ANDI, exists, peer), bin(p, e, OP_ANDI, w->shared, peer_shared));
+  for (int g = 0; g < 2; g++) mc = same_leaves(p, e, mc, &p->a_leaves, &w->map[g], &peer_map[g]);
+  w->multicast = mc;
+  for (int g = 0; g < 2; g++) ptr_map_free(&peer_map[g]);
+  ptr_list_free(&own_need);
+  ptr_list_free(&peer_need);
 }
 
 /* The pass loop inside the unit loop, and the pass's first ring position. */
@@ -904,13 +1009,20 @@ static void build_pair_consumer(ws_plan *p, ir_op *at, ir_value *group) {
   ir_value *mine = build_before(ctx, w.unit_end, OP_SELECT, 3, sel, w.u->type);
   pair_passes_begin(p, &w);
   ir_value *active = bin(p, w.pass_end, OP_ORI, w.shared, build_cmpi(ctx, w.pass_end, "eq", w.pass, group));
+  /* Clusters: a pass past the unit's own (the partner unit takes more) carries nothing; every
+   * stage goes back to both blocks (the other block's producer may multicast into this ring at
+   * any position, so it waits for this block's releases too). */
+  if (w.own_passes) {
+    active = bin(p, w.pass_end, OP_ANDI, active, build_cmpi(ctx, w.pass_end, "slt", w.pass, w.own_passes));
+    p->peer_active = p->in_cluster;
+  }
   ir_op *then_end, *else_end;
   build_if(p, w.pass_end, active, &then_end, &else_end);
   consumer_tile(p, then_end, mine, NULL, w.pass_base, group, NULL);
   ir_value *q;
   ir_op *k_end = build_for(p, else_end, c32(p, else_end, 0), w.positions, c32(p, else_end, 1), &q, 0, NULL, NULL, NULL);
   ir_value *slot = wait_ring(p, k_end, p->full, w.pass_base, q, false);
-  barrier_op(p, k_end, OP_ARRIVE_BARRIER, stage_view(p, k_end, p->empty, slot), "count", 1, NULL);
+  release_stage(p, k_end, stage_view(p, k_end, p->empty, slot), NULL);
   pair_units_end(p, &w);
 }
 
@@ -1024,6 +1136,18 @@ static void build_pair_producer(ws_plan *p, ir_op *at) {
   ir_value *for_second = build_cmpi(ctx, pass_end, "eq", w.pass, c32(p, pass_end, 1));
   ir_value *for_first = bin(p, pass_end, OP_XORI, for_second, on);
   ir_value *second_copy = bin(p, pass_end, OP_ORI, shared, for_second);
+  /* Clusters: a pass past the unit's own copies nothing, its stages only arrive; in a unit that
+   * shares A with the partner unit this block copies the A tile of its own rank's program into
+   * both blocks' rings and the other block the other one. */
+  ir_value *live = NULL, *mine[2] = {NULL, NULL};
+  if (w.own_passes) {
+    live = build_cmpi(ctx, pass_end, "slt", w.pass, w.own_passes);
+    shared = bin(p, pass_end, OP_ANDI, shared, live);
+    unshared = bin(p, pass_end, OP_ANDI, unshared, live);
+    for_first = bin(p, pass_end, OP_ANDI, for_first, live);
+    second_copy = bin(p, pass_end, OP_ANDI, second_copy, live);
+    for (int g = 0; g < 2; g++) mine[g] = build_cmpi(ctx, pass_end, "eq", p->rank, c32(p, pass_end, g));
+  }
   ir_value *q;
   ir_op *k_end = build_for(p, pass_end, c32(p, pass_end, 0), w.positions, c32(p, pass_end, 1), &q, 0, NULL, NULL, NULL);
   ir_value *slot = wait_ring(p, k_end, p->empty, w.pass_base, q, true);
@@ -1031,6 +1155,7 @@ static void build_pair_producer(ws_plan *p, ir_op *at) {
   ir_value *whole = position_whole(p, k_end, q, w.ub);
   expect_stage(p, k_end, full, 2 * own + common, shared, whole);
   expect_stage(p, k_end, full, own + common, unshared, whole);
+  if (live) expect_stage(p, k_end, full, 0, bin(p, k_end, OP_XORI, live, on), whole);
   ir_value *group1 = NULL, *group0 = NULL;
   for (int s = 0; s < p->steps; s++) {
     ir_value *k = position_step(p, k_end, q, s);
@@ -1041,7 +1166,7 @@ static void build_pair_producer(ws_plan *p, ir_op *at) {
     }
     if (s == 0) group1 = c32(p, k_end, 1), group0 = c32(p, k_end, 0);
     /* A step past the trip count (the odd tail's second) copies nothing. */
-    ir_value *present = s == 0 ? on : whole;
+    ir_value *present = s == 0 ? (live ? live : on) : live ? bin(p, k_end, OP_ANDI, live, whole) : whole;
     ir_value *first_copy = s == 0 ? for_first : bin(p, k_end, OP_ANDI, for_first, whole);
     ir_value *second = s == 0 ? second_copy : bin(p, k_end, OP_ANDI, second_copy, whole);
     for (int l = 0; l < p->num_loads; l++) {
@@ -1049,8 +1174,19 @@ static void build_pair_producer(ws_plan *p, ir_op *at) {
         tma_copy(p, k_end, l, &map[0], &map[1], for_second, full, operand_view(p, k_end, l, slot, group0, s), present);
         continue;
       }
-      tma_copy(p, k_end, l, &map[0], NULL, NULL, full, operand_view(p, k_end, l, slot, group0, s), first_copy);
-      tma_copy(p, k_end, l, &map[1], NULL, NULL, full, operand_view(p, k_end, l, slot, group1, s), second);
+      ir_value *copies[2] = {first_copy, second}, *groups[2] = {group0, group1};
+      for (int g = 0; g < 2; g++) {
+        ir_value *buffer = operand_view(p, k_end, l, slot, groups[g], s);
+        if (!w.multicast) {
+          tma_copy(p, k_end, l, &map[g], NULL, NULL, full, buffer, copies[g]);
+          continue;
+        }
+        ir_value *alone = bin(p, k_end, OP_XORI, w.multicast, on);
+        tma_copy(p, k_end, l, &map[g], NULL, NULL, full, buffer, bin(p, k_end, OP_ANDI, copies[g], alone));
+        ir_value *both = bin(p, k_end, OP_ANDI, copies[g], bin(p, k_end, OP_ANDI, w.multicast, mine[g]));
+        ir_op *copy = tma_copy(p, k_end, l, &map[g], NULL, NULL, full, buffer, both);
+        ir_op_set_attr(ctx, copy, "gemmc.multicast_whole", ir_bool_attr(ctx, true));
+      }
     }
   }
   pair_units_end(p, &w);
@@ -1325,6 +1461,11 @@ static void rewrite(ws_plan *p) {
     p->units = build_before(ctx, first, OP_SELECT, 3, sel, i32);
   }
 
+  if (p->cluster == 2 && p->pairs) {
+    plan_partners(p, at);
+    p->rank = bin(p, at, OP_ANDI, p->start, c32(p, at, 1)); /* the grid's x is even in clusters */
+  }
+
   int nregions = 1 + 1 + (p->groups - 1);
   ir_op *ws = ir_op_create(ctx, OP_WARP_SPECIALIZE, 0, NULL, 0, NULL, nregions, at->loc);
   int64_t part_warps[2] = {PRODUCER_WARPS, p->warps};
@@ -1464,7 +1605,8 @@ bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
     p.groups = consumer_groups(warps);
     p.pairs = p.groups == 2 && gemmc_warp_specialized_pairs(pc->warp_specialize);
     p.b_leaves.ctx = p.b_need.ctx = ctx;
-    p.cluster = pc->cluster_size == 2 && p.groups == 1 ? 2 : 1;
+    p.a_leaves.ctx = p.a_need.ctx = ctx;
+    p.cluster = pc->cluster_size == 2 && (p.groups == 1 || p.pairs) ? 2 : 1;
     if (plan(&p)) {
       p.axis = axis_info_run(ctx, module);
       if (p.axis) plan_stores(&p);
@@ -1481,6 +1623,8 @@ bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
     ptr_list_free(&p.pid_ops);
     ptr_list_free(&p.b_leaves);
     ptr_list_free(&p.b_need);
+    ptr_list_free(&p.a_leaves);
+    ptr_list_free(&p.a_need);
   }
   return true;
 }

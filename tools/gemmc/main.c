@@ -62,7 +62,7 @@ static void print_usage(FILE *f) {
         "                           forces the consumer groups' plan\n"
         "  --cluster=1|2            sm_90a: 2 gives 8-warp kernels the warp-specialized kernel, cluster-ready\n"
         "                           (launch it in clusters of 2 blocks along x; the pair shares B tiles through\n"
-        "                           TMA multicast)\n"
+        "                           TMA multicast), and the 4-warp pairs kernel (the pair shares A tiles)\n"
         "  --fp-fusion=on|off       let a * b + c contract into one fma (default on, as Triton's\n"
         "                           enable_fp_fusion)\n"
         "  --emit=c                 OUTPUT.c and OUTPUT.h: the PTX (and the cubin when ptxas is on PATH)\n"
