@@ -1444,6 +1444,9 @@ static void rewrite(ws_plan *p) {
     ir_value *even = bin(p, first, OP_ANDI, p->workers, c32(p, first, -2));
     ir_value *sel[3] = {p->in_cluster, even, p->workers};
     p->workers = build_before(ctx, first, OP_SELECT, 3, sel, i32);
+    /* Pairs' slots run past the units (to a multiple of 2d) and every slot needs a block: no
+     * more workers than blocks launched (a grid smaller than the SM count; even in clusters). */
+    if (p->pairs) p->workers = bin(p, first, OP_MINSI, p->workers, p->programs);
   }
   ir_value *working = build_cmpi(ctx, first, "slt", linear, p->workers);
   p->start = linear;
