@@ -49,6 +49,12 @@
  * splits K: split 2 / 3 / 4 ran 2056^3 at 238 / 207 / 183 TFLOP/s against 300 unsplit, 4104^3 at
  * 384 / 348 / 315 against 521 (perf-notes 60).
  *
+ * The pairs cluster row (path 3 on the 4-warp pairs kernel, H100, 2026-12-07, perf-notes 69) runs
+ * blocks in 2-block clusters whose units read the same A tiles, each block copying one of the two
+ * into both (TMA multicast): 3-9% slower than the pairs row on aligned rows, 1.25-1.4x it where
+ * both operands' rows start 16 bytes off a 32-byte sector (3000^3 489 against 391, 5000^3 600
+ * against 427 TFLOP/s in bursts). Like the other cluster row it never splits K.
+ *
  * off_sector (H100, 2026-11-25, perf-notes 58): the efficiency's factor when tile rows start 16
  * bytes off a 32-byte sector (leading dimensions of 8 mod 16 f16 elements), for A's rows only,
  * B's only, and both: each row's median of (time with aligned rows) / (time off the sector) over
@@ -77,6 +83,7 @@ const matmul_config matmul_configs[] = {
     {"wgmma_ws_cl2_128x256x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 1, 0.69, 1, NULL, 3, 3.0, {0.96, 0.97, 0.93}},
     {"wgmma_128x256x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 256, 64, 8, 8, 3, 8, 0.72, 1, NULL, 2, 0, {0.92, 0.92, 0.86}},
     {"wgmma_pairs_128x128x64_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 4, 16, 0.66, 1, NULL, 0, 3.0, {0.85, 0.92, 0.73}},
+    {"wgmma_pairs_cl2_128x128x64_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 4, 1, 0.63, 1, NULL, 3, 3.0, {0.98, 0.97, 0.95}},
     {"wgmma_pp_128x128x64_s3", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.64, 1, NULL, 1, 3.0, {0.88, 0.74, 0.69}},
     {"wgmma_128x128x64_s3_cp", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 64, 8, 4, 3, 16, 0.60, 2, NULL, 2, 0, {0.88, 0.94, 0.74}},
     {"wgmma_pairs_128x128x32_s4", "gemm.tir", MM_CLASS_F16, 90, 0, 128, 128, 32, 8, 4, 4, 16, 0.64, 1, NULL, 0, 3.0, {0.67, 0.87, 0.60}},

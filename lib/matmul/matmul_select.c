@@ -143,8 +143,9 @@ static double efficiency_of(const matmul_config *c, const mm_problem *p) {
 }
 
 /* DRAM and L2 time of one launch of row c over p's operands and outputs, K split `split` ways:
- * inputs once from DRAM, each tile's A and B panels from L2 (cluster rows, path 3, read each B
- * tile once per pair of blocks), outputs (C too), or the split's partial sums. */
+ * inputs once from DRAM, each tile's A and B panels from L2 (cluster rows, path 3, read the tile
+ * the two blocks share once per pair: B in the 8-warp kernel, A in the 4-warp pairs kernel),
+ * outputs (C too), or the split's partial sums. */
 static double memory_s(const mm_problem *p, const matmul_config *c, const matmul_machine *m, int split) {
   double in = mm_dtype_bytes(p->at), out = mm_dtype_bytes(p->out), batch = (double)p->batch;
   double tiles = (double)tile_count(p, c) * split;
@@ -152,7 +153,9 @@ static double memory_s(const mm_problem *p, const matmul_config *c, const matmul
   double mn = batch * (double)p->M * p->N;
   double outputs = split > 1 ? mn * split * acc_bytes(p) : mn * out * (p->has_c ? 2 : 1);
   double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in + outputs;
-  double l2 = tiles * (c->block_m + (c->path == 3 ? 0.5 : 1.0) * c->block_n) * k_tile * in;
+  bool cluster_pairs = c->path == 3 && c->num_warps == 4;
+  double a_reads = cluster_pairs ? 0.5 : 1.0, b_reads = c->path == 3 && !cluster_pairs ? 0.5 : 1.0;
+  double l2 = tiles * (a_reads * c->block_m + b_reads * c->block_n) * k_tile * in;
   return fmax(dram / (m->dram_gbytes_per_s * 1e9), l2 / (m->l2_gbytes_per_s * 1e9));
 }
 

@@ -208,11 +208,14 @@ static void test_model(void) {
   /* Rows 16 bytes off a 32-byte sector (leading dimensions of 8 mod 16 f16 elements): measured
    * through gemmc_matmul (H100, 2026-11-25, perf-notes 58), the cluster row ran 3000^3 at 455
    * TFLOP/s against 393 for the row the model took before (pairs) and 7000^3 at 634 against 583
-   * (the cp.async 128x256 row); one element more per row (3008) keeps the aligned choice. */
+   * (the cp.async 128x256 row); one element more per row (3008) keeps the aligned choice. The
+   * pairs cluster row (H100, 2026-12-07, perf-notes 69) ran 3000^3 at 480 and 5000^3 at 594
+   * against the 8-warp cluster row's 455 / 557, and 7000^3 at 605 against its 637. */
   static const struct {
     int64_t mnk, ld;
     const char *want;
-  } sector_cases[] = {{3000, 3000, "wgmma_ws_cl2_128x256x64_s3"},
+  } sector_cases[] = {{3000, 3000, "wgmma_pairs_cl2_128x128x64_s4"},
+                      {5000, 5000, "wgmma_pairs_cl2_128x128x64_s4"},
                       {7000, 7000, "wgmma_ws_cl2_128x256x64_s3"},
                       {3008, 3008, "wgmma_pairs_128x128x64_s4"},
                       {4096, 4096, "wgmma_128x256x64_s3_cp"}};
