@@ -847,11 +847,13 @@ static ir_value *pair_relabel(ws_plan *p, ir_op *at, ir_value *v, ir_value *rows
   return build_before(p->ctx, at, OP_SELECT, 3, pick, v->type);
 }
 
-/* Pairs: the programs of unit %u (v[1] = the program count when the unit has one), whether it
- * has a second, and whether the two read the same B tiles (map[g] gets b_need, or all of what
- * `need` lists, with the program ids of v[g]). `rows`: pair_rows_flag (NULL: no relabeling). */
-static ir_value *unit_programs(ws_plan *p, ir_op *at, ir_value *u, const ptr_list *need, ir_value *rows, ptr_map map[2],
-                               ir_value *v[2], ir_value **second) {
+/* Pairs: the programs of unit %u (v[0], v[1]; v[1] = the program count when the unit has one),
+ * whether it has a second, and whether the two read the same B tiles (map[0], map[1] get b_need,
+ * or all of what `need` lists, with the program ids of v[g]). `rows`: pair_rows_flag (NULL: no
+ * relabeling). map and v point to two each (pointers, not array parameters: GCC's
+ * -Wstringop-overflow misjudged the arrays' sizes in sanitizer builds). */
+static ir_value *unit_programs(ws_plan *p, ir_op *at, ir_value *u, const ptr_list *need, ir_value *rows, ptr_map *map,
+                               ir_value **v, ir_value **second) {
   ir_value *twice = bin(p, at, OP_MULI, u, c32(p, at, 2));
   ir_value *paired = bin(p, at, OP_ORI, p->tail_paired, build_cmpi(p->ctx, at, "slt", u, p->pair_units));
   ir_value *sel0[3] = {paired, twice, bin(p, at, OP_ADDI, u, p->pair_units)};
