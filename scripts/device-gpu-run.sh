@@ -16,7 +16,7 @@
 #   beside Triton, the seed's 8-config sweep compiled in parallel.
 #   sanitize: compute-sanitizer memcheck, racecheck and synccheck over the GEMM suite's ragged cases
 #   (M, N or K not a multiple of 64) for the warp-specialized configs (pairs 128x128x64 w4, ping-pong,
-#   cooperative 128x256x64 w8 asked for with :ws) and cp.async ones (128x256x64 w8 by default), and the examples' ragged cases (issues 10, 13); a
+#   pairs in 2-block clusters, cooperative 128x256x64 w8 asked for with :ws) and cp.async ones (128x256x64 w8 by default), and the examples' ragged cases (issues 10, 13); a
 #   tool's report of any error fails the step. All three tools take longer than one 600 s device
 #   call: sanitize-memcheck, sanitize-racecheck and sanitize-synccheck run one tool each, and
 #   SANITIZE_CONFIGS=LIST (test_gpu_gemm --configs) narrows a run to some configs.
@@ -46,7 +46,7 @@ esac
 if [ ${#tools[@]} -gt 0 ]; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   # SANITIZE_CONFIGS narrows the configs so that one tool's run can be split over device calls.
-  ws_configs=${SANITIZE_CONFIGS:-128x128x64:g8:w4:s3,128x128x64:g8:w4:s3:pp,128x256x64:g8:w8:s3:ws,128x256x64:g8:w8:s3,64x32x32:g8:w2:s5}
+  ws_configs=${SANITIZE_CONFIGS:-128x128x64:g8:w4:s3,128x128x64:g8:w4:s3:pp,128x128x64:g8:w4:s3:cl2,128x256x64:g8:w8:s3:ws,128x256x64:g8:w8:s3,64x32x32:g8:w2:s5}
   for tool in "${tools[@]}"; do
     # --error-exitcode: a finding fails the step even when the program itself exits 0.
     san=("$cs" --tool "$tool" --error-exitcode 99 --print-limit 20)
@@ -122,6 +122,8 @@ if [ "$mode" != bench-only ]; then
   step bandwidth bench-bandwidth
   if [ "$mode" = full ]; then
     step gemm-suite test_gpu_gemm
+    # The kernels made for 2-block clusters (--cluster=2): pairs sharing A, the 8-warp one sharing B.
+    step gemm-suite-clusters test_gpu_gemm --configs 128x128x64:g8:w4:s3:cl2,128x256x64:g8:w8:s3:cl2
   else
     step gemm-suite-quick test_gpu_gemm --quick
   fi

@@ -1,4 +1,4 @@
-/* --warp-specialize: on sm_90a, a kernel whose K loop feeds warpgroup MMAs from TMA loads becomes persistent and warp-specialized: a producer warpgroup streams every tile's operands into a ring guarded by full/empty mbarriers, consumer warpgroups run the MMAs and the epilogue; a kernel of one warpgroup gets two consumer groups, running two programs that share their B tiles at once (pairs, the default) or alternate tiles (ping-pong); with cluster-size=2 the cooperative kernel runs in 2-block clusters that share B tiles through TMA multicast. */
+/* --warp-specialize: on sm_90a, a kernel whose K loop feeds warpgroup MMAs from TMA loads becomes persistent and warp-specialized: a producer warpgroup streams every tile's operands into a ring guarded by full/empty mbarriers, consumer warpgroups run the MMAs and the epilogue; a kernel of one warpgroup gets two consumer groups, running two programs that share their B tiles at once (pairs, the default) or alternate tiles (ping-pong); with cluster-size=2 the cooperative kernel runs in 2-block clusters that share B tiles through TMA multicast, and pairs in clusters that share A tiles. */
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -65,6 +65,18 @@
  * Cluster barriers after the mbarrier inits and before leaving keep either block from using the
  * other's barriers before they exist or after it has gone. Launched without clusters, the cluster
  * size reads 1 and the kernel runs as without the option.
+ *
+ * Pairs in clusters (cluster-size=2, one-warpgroup kernels): the blocks of a cluster run slots s
+ * and s ^ 1 of a loop over slots (the units rounded up to a multiple of 2d), holding units u and
+ * u ^ d, d chosen at run time so that units 0 and d read the same A tiles (the grouped order's
+ * neighbouring columns: GROUP_SIZE_M / 2 in the tutorial). Both take the larger of the two units'
+ * pass counts (a block whose unit is shorter or absent pads with passes whose stages only
+ * arrive), so they hold the same ring positions; where both units run one shared pass and read
+ * the same A tiles, each producer copies the A tile of its own rank's program into both blocks'
+ * rings (gemmc.multicast_whole) and B into its own. Every stage goes back to both blocks (each
+ * consumer group arrives here and there: empty count 4), since the other block's producer may
+ * write into this ring at any position. Measured slower than plain pairs on aligned rows and
+ * much faster where rows start off a 32-byte sector (docs/perf-notes.md, 69), so only on request.
  */
 
 enum { MAX_WS_LOADS = 4, MAX_WS_STORES = 4, PRODUCER_WARPS = 4, PRODUCER_REGISTERS = 40, CONSUMER_REGISTERS = 232 };
