@@ -535,20 +535,6 @@ static bool lower_tma_multicast(lower_state *s, ir_op *op, const layout_tma_box 
   return true;
 }
 
-/* gemmc.multicast_whole (pairs in 2-block clusters): this block copies the whole tile into both
- * blocks' shared memory (the other block copies another tile to both). */
-static bool lower_tma_multicast_whole(lower_state *s, ir_op *op, const layout_tma_box *b, LLVMValueRef map,
-                                      LLVMValueRef bar, LLVMValueRef dst, LLVMValueRef pred) {
-  if (!need(s, op, s->cg->tma_load_multicast != NULL)) return false;
-  LLVMValueRef mask = LLVMConstInt(LLVMInt16TypeInContext(s->llctx), 3, 0);
-  for (int k = 0; k < b->num_boxes; k++) {
-    LLVMValueRef coords[5];
-    if (!box_coords(s, op, b, 1, k, coords)) return false;
-    s->cg->tma_load_multicast(&s->em, box_ptr(s, dst, b, k), map, coords, b->rank, bar, mask, pred);
-  }
-  return true;
-}
-
 static bool lower_tma_load(lower_state *s, ir_op *op) {
   const ir_type *desc = op->operands[0].value->type;
   int n = op->num_operands;
@@ -562,12 +548,16 @@ static bool lower_tma_load(lower_state *s, ir_op *op) {
   if (!map || !bar || !dst || !pred) return false;
   pred = and_pred(s, lower_thread0(s), pred);
   if (ir_op_get_int_attr(op, "gemmc.multicast", 0)) return lower_tma_multicast(s, op, &b, map, bar, dst, pred);
-  if (ir_op_get_int_attr(op, "gemmc.multicast_whole", 0))
-    return lower_tma_multicast_whole(s, op, &b, map, bar, dst, pred);
+  /* gemmc.multicast_whole (pairs in 2-block clusters): this block copies the whole tile into both
+   * blocks' shared memory (the other block copies another tile to both). */
+  bool to_both = ir_op_get_int_attr(op, "gemmc.multicast_whole", 0);
+  if (to_both && !need(s, op, s->cg->tma_load_multicast != NULL)) return false;
+  LLVMValueRef both = LLVMConstInt(LLVMInt16TypeInContext(s->llctx), 3, 0);
   for (int k = 0; k < b.num_boxes; k++) {
     LLVMValueRef coords[5];
     if (!box_coords(s, op, &b, 1, k, coords)) return false;
-    s->cg->tma_load(&s->em, box_ptr(s, dst, &b, k), map, coords, b.rank, bar, pred);
+    if (to_both) s->cg->tma_load_multicast(&s->em, box_ptr(s, dst, &b, k), map, coords, b.rank, bar, both, pred);
+    else s->cg->tma_load(&s->em, box_ptr(s, dst, &b, k), map, coords, b.rank, bar, pred);
   }
   return true;
 }

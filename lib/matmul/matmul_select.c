@@ -1,5 +1,6 @@
 /* gemmc_matmul's analytical model: ranks the config table's rows (and split-K factors) for a problem from tile waves, tensor-core throughput and memory traffic. */
 #include "matmul_internal.h"
+#include "gemmc/passes.h"
 
 #include <math.h>
 #include <string.h>
@@ -153,7 +154,7 @@ static double memory_s(const mm_problem *p, const matmul_config *c, const matmul
   double mn = batch * (double)p->M * p->N;
   double outputs = split > 1 ? mn * split * acc_bytes(p) : mn * out * (p->has_c ? 2 : 1);
   double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in + outputs;
-  bool cluster_pairs = c->path == 3 && c->num_warps == 4;
+  bool cluster_pairs = c->path == 3 && c->num_warps == GEMMC_WS_PING_PONG_WARPS; /* one warpgroup: pairs */
   double a_reads = cluster_pairs ? 0.5 : 1.0, b_reads = c->path == 3 && !cluster_pairs ? 0.5 : 1.0;
   double l2 = tiles * (a_reads * c->block_m + b_reads * c->block_n) * k_tile * in;
   return fmax(dram / (m->dram_gbytes_per_s * 1e9), l2 / (m->l2_gbytes_per_s * 1e9));
