@@ -147,7 +147,8 @@ typedef struct ws_plan {
   /* Pairs in clusters: the blocks of a cluster run units d apart (partner_stride, chosen at run
    * time: the smallest of 1, 2, 4, 8 for which units 0 and d read the same A tiles; the tutorial's
    * grouped order gives GROUP_SIZE_M / 2), over `slots` (the units rounded up to a multiple of
-   * 2d); a_load is A's load, a_leaves / a_need as b_leaves / b_need; rank: the block's place in
+   * 2d); a_load is A's load, a_leaves as b_leaves, a_need the ops of P both operands' leaves come
+   * from (b_need's and A's: what comparing two units' programs needs); rank: the block's place in
    * its cluster. */
   int a_load;
   ptr_list a_leaves, a_need;
@@ -308,6 +309,7 @@ static bool plan(ws_plan *p) {
    * both blocks' rings (two loads: A and B). */
   if (p->cluster == 2 && p->groups == 2) {
     p->a_load = 1 - p->shared_load;
+    ptr_list_append_unique(&p->a_need, &p->b_need);
     if (!p->pairs || p->num_loads != 2 || !plan_operand_leaves(p, p->a_load, &p->a_leaves, &p->a_need)) p->cluster = 1;
     return true;
   }
@@ -909,25 +911,21 @@ static ir_value *slot_unit(ws_plan *p, ir_op *at, ir_value *s) {
  * and d (both existing) read the same A tiles (1 when none does: the units then multicast nothing),
  * and the slots, the units rounded up to a multiple of 2d (launched without clusters: the units). */
 static void plan_partners(ws_plan *p, ir_op *at) {
-  ptr_list need = {p->ctx, NULL, 0, 0};
-  ptr_list_append_unique(&need, &p->b_need);
-  ptr_list_append_unique(&need, &p->a_need);
   ir_value *rows = pair_rows_flag(p, at);
   ptr_map first[2] = {{p->ctx, NULL, 0, 0}, {p->ctx, NULL, 0, 0}};
   ir_value *v[2], *second;
-  unit_programs(p, at, c32(p, at, 0), &need, rows, first, v, &second);
+  unit_programs(p, at, c32(p, at, 0), &p->a_need, rows, first, v, &second);
   ir_value *d = c32(p, at, 1);
   for (int c = 8; c >= 2; c /= 2) { /* the smallest that agrees is chosen last */
     ptr_map other[2] = {{p->ctx, NULL, 0, 0}, {p->ctx, NULL, 0, 0}};
     ir_value *agree = build_cmpi(p->ctx, at, "slt", c32(p, at, c), p->units);
-    unit_programs(p, at, c32(p, at, c), &need, rows, other, v, &second);
+    unit_programs(p, at, c32(p, at, c), &p->a_need, rows, other, v, &second);
     for (int g = 0; g < 2; g++) agree = same_leaves(p, at, agree, &p->a_leaves, &first[g], &other[g]);
     ir_value *sel[3] = {agree, c32(p, at, c), d};
     d = build_before(p->ctx, at, OP_SELECT, 3, sel, d->type);
     for (int g = 0; g < 2; g++) ptr_map_free(&other[g]);
   }
   for (int g = 0; g < 2; g++) ptr_map_free(&first[g]);
-  ptr_list_free(&need);
   p->partner_stride = d;
   ir_value *group = bin(p, at, OP_MULI, d, c32(p, at, 2));
   ir_value *up = bin(p, at, OP_ADDI, p->units, bin(p, at, OP_SUBI, group, c32(p, at, 1)));
@@ -972,19 +970,17 @@ static void pair_units_begin(ws_plan *p, ir_op *at, const ptr_list *need, pair_l
   ir_value *u = slot_unit(p, e, s), *partner = bin(p, e, OP_XORI, u, p->partner_stride);
   ir_value *exists = build_cmpi(p->ctx, e, "slt", u, p->units);
   ir_value *peer = bin(p, e, OP_ANDI, p->in_cluster, build_cmpi(p->ctx, e, "slt", partner, p->units));
-  ir_value *own_unit[3] = {exists, u, c32(p, e, 0)}, *peer_unit[3] = {peer, partner, c32(p, e, 0)};
+  ir_value *none = c32(p, e, 0);
+  ir_value *own_unit[3] = {exists, u, none}, *peer_unit[3] = {peer, partner, none};
   w->u = build_before(p->ctx, e, OP_SELECT, 3, own_unit, u->type);
-  ptr_list own_need = {p->ctx, NULL, 0, 0}, peer_need = {p->ctx, NULL, 0, 0};
+  ptr_list own_need = {p->ctx, NULL, 0, 0};
   ptr_list_append_unique(&own_need, need);
   ptr_list_append_unique(&own_need, &p->a_need);
-  ptr_list_append_unique(&peer_need, &p->b_need);
-  ptr_list_append_unique(&peer_need, &p->a_need);
   w->shared = unit_programs(p, e, w->u, &own_need, rows, w->map, w->v, &w->second);
   ptr_map peer_map[2] = {{p->ctx, NULL, 0, 0}, {p->ctx, NULL, 0, 0}};
   ir_value *peer_v[2], *peer_second;
-  ir_value *peer_shared = unit_programs(p, e, build_before(p->ctx, e, OP_SELECT, 3, peer_unit, u->type), &peer_need,
+  ir_value *peer_shared = unit_programs(p, e, build_before(p->ctx, e, OP_SELECT, 3, peer_unit, u->type), &p->a_need,
                                         rows, peer_map, peer_v, &peer_second);
-  ir_value *none = c32(p, e, 0);
   ir_value *own_sel[3] = {exists, unit_passes(p, e, w->shared, w->second), none};
   w->own_passes = build_before(p->ctx, e, OP_SELECT, 3, own_sel, none->type);
   ir_value *peer_sel[3] = {peer, unit_passes(p, e, peer_shared, peer_second), none};
@@ -994,7 +990,6 @@ static void pair_units_begin(ws_plan *p, ir_op *at, const ptr_list *need, pair_l
   w->multicast = mc;
   for (int g = 0; g < 2; g++) ptr_map_free(&peer_map[g]);
   ptr_list_free(&own_need);
-  ptr_list_free(&peer_need);
 }
 
 /* The pass loop inside the unit loop, and the pass's first ring position. */
@@ -1023,13 +1018,9 @@ static void build_pair_consumer(ws_plan *p, ir_op *at, ir_value *group) {
   ir_value *mine = build_before(ctx, w.unit_end, OP_SELECT, 3, sel, w.u->type);
   pair_passes_begin(p, &w);
   ir_value *active = bin(p, w.pass_end, OP_ORI, w.shared, build_cmpi(ctx, w.pass_end, "eq", w.pass, group));
-  /* Clusters: a pass past the unit's own (the partner unit takes more) carries nothing; every
-   * stage goes back to both blocks (the other block's producer may multicast into this ring at
-   * any position, so it waits for this block's releases too). */
-  if (w.own_passes) {
+  /* Clusters: a pass past the unit's own (the partner unit takes more) carries nothing. */
+  if (w.own_passes)
     active = bin(p, w.pass_end, OP_ANDI, active, build_cmpi(ctx, w.pass_end, "slt", w.pass, w.own_passes));
-    p->peer_active = p->in_cluster;
-  }
   ir_op *then_end, *else_end;
   build_if(p, w.pass_end, active, &then_end, &else_end);
   consumer_tile(p, then_end, mine, NULL, w.pass_base, group, NULL);
@@ -1481,6 +1472,10 @@ static void rewrite(ws_plan *p) {
   if (p->cluster == 2 && p->pairs) {
     plan_partners(p, at);
     p->rank = bin(p, at, OP_ANDI, p->start, c32(p, at, 1)); /* the grid's x is even in clusters */
+    /* Every stage goes back to both blocks whenever launched in clusters: the other block's
+     * producer may multicast into this ring at any position, so it waits for this block's
+     * releases too. */
+    p->peer_active = p->in_cluster;
   }
 
   int nregions = 1 + 1 + (p->groups - 1);
