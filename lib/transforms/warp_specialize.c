@@ -708,9 +708,10 @@ static void consumer_tile(ws_plan *p, ir_op *at, ir_value *v, ir_value *j, ir_va
    * producer would be only one stage ahead (docs/perf-notes.md, 30). One-step pairs on four
    * stages or more release late too: the producer stays two ahead, and a group that runs alone
    * (a unit of one program, a pass of unshared B) issues back to back: 1024^3 +17%, 3072^3 +7%,
-   * larger shapes within 1% (docs/perf-notes.md, 71). Two-step pairs and pairs in clusters keep
-   * eager releases (late ones not measured there). */
-  bool eager = p->pairs && (p->stages < GEMMC_PAIRS_MIN_STAGES || p->steps > 1 || p->cluster == 2);
+   * larger shapes within 1% (docs/perf-notes.md, 71); so do pairs in clusters: 3072^3 +7%,
+   * 4096^3 +5%, 1024^3 +10% (73). Two-step pairs keep eager releases: Triton's configs give them
+   * rings of three positions, and late ones were not measured on four or more. */
+  bool eager = p->pairs && (p->stages < GEMMC_PAIRS_MIN_STAGES || p->steps > 1);
   /* The whole positions, then (two steps per stage, an odd trip count) the last one's one step. */
   ir_value *whole = p->steps == 1 ? positions : bin(p, at, OP_DIVSI, ub, c32(p, at, p->steps));
   ir_value *res = consumer_positions(p, at, c32(p, at, 0), whole, p->steps, base, group, init, &map, eager);
