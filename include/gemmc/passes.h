@@ -47,6 +47,12 @@ typedef struct gemmc_pass_context {
  * (ping-pong) instead. */
 enum { GEMMC_WS_CONSUMER_WARPS = 8, GEMMC_WS_PING_PONG_WARPS = 4 };
 
+/* Which operand the two blocks of a 2-block cluster share (read from L2 once, copied into both
+ * by TMA multicast) in the warp-specialized kernel of `warps` warps: A in the pairs kernel (one
+ * warpgroup per program; its two programs already share B inside a block), else B (the
+ * cooperative kernel). Ping-pong kernels are not clustered. */
+static inline bool gemmc_ws_cluster_shares_a(int warps) { return warps == GEMMC_WS_PING_PONG_WARPS; }
+
 /* warp-specialize=N for kernels of one warpgroup: its two consumer groups take alternate tiles
  * (ping-pong), or run two programs that load the same B tile at once, from one copy of it
  * (pairs). */

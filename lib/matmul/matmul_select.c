@@ -154,8 +154,8 @@ static double memory_s(const mm_problem *p, const matmul_config *c, const matmul
   double mn = batch * (double)p->M * p->N;
   double outputs = split > 1 ? mn * split * acc_bytes(p) : mn * out * (p->has_c ? 2 : 1);
   double dram = batch * ((double)p->M * p->K + (double)p->K * p->N) * in + outputs;
-  bool cluster_pairs = c->path == 3 && c->num_warps == GEMMC_WS_PING_PONG_WARPS; /* one warpgroup: pairs */
-  double a_reads = cluster_pairs ? 0.5 : 1.0, b_reads = c->path == 3 && !cluster_pairs ? 0.5 : 1.0;
+  bool cluster = c->path == 3, shares_a = gemmc_ws_cluster_shares_a(c->num_warps);
+  double a_reads = cluster && shares_a ? 0.5 : 1.0, b_reads = cluster && !shares_a ? 0.5 : 1.0;
   double l2 = tiles * (a_reads * c->block_m + b_reads * c->block_n) * k_tile * in;
   return fmax(dram / (m->dram_gbytes_per_s * 1e9), l2 / (m->l2_gbytes_per_s * 1e9));
 }

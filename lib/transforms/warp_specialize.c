@@ -1474,7 +1474,7 @@ static void rewrite(ws_plan *p) {
     p->units = build_before(ctx, first, OP_SELECT, 3, sel, i32);
   }
 
-  if (p->cluster == 2 && p->pairs) {
+  if (p->cluster == 2 && gemmc_ws_cluster_shares_a(p->warps)) {
     plan_partners(p, at);
     p->rank = bin(p, at, OP_ANDI, p->start, c32(p, at, 1)); /* the grid's x is even in clusters */
     /* Every stage goes back to both blocks whenever launched in clusters: the other block's
