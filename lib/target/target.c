@@ -365,7 +365,7 @@ bool target_create_machine(const gemmc_target *t, int opt_level, LLVMTargetMachi
  * without speculation and three of the seven InstCombine/SimplifyCFG runs, each checked over the
  * examples and tests (scripts/ptx-snapshot.sh: the warp-specialized and default kernels keep
  * their PTX; a few cp.async and FMA configurations lose 1-60 integer instructions), a third of
- * the optimization time. A third (entry 74) dropped the InstCombine between LICM and indvars:
+ * the optimization time. A third trim (entry 74) dropped the InstCombine between LICM and indvars:
  * the tutorial's PTX stays byte-identical, 3 of the 985 snapshot files write one producer loop's
  * counter in another form; 1-3 ms of a 40 ms compile. Loop rotation, LICM, indvars and SCCP
  * stay: they shape the K loop; nvvm-intr-range gives the thread-index ranges that keep index
