@@ -710,8 +710,8 @@ static void consumer_tile(ws_plan *p, ir_op *at, ir_value *v, ir_value *j, ir_va
    * (a unit of one program, a pass of unshared B) issues back to back: 1024^3 +17%, 3072^3 +7%,
    * larger shapes within 1% (docs/perf-notes.md, 71); so do pairs in clusters: 3072^3 +7%,
    * 4096^3 +5%, 1024^3 +10% (73). Two-step pairs keep eager releases: at f16 no more than three
-   * positions fit (the rule above keeps those eager anyway), and rings of four or more (1-byte
-   * types) were not run late. */
+   * positions fit (eager by the first part of the rule anyway), and no two-step ring of four or
+   * more positions has run late. */
   bool eager = p->pairs && (p->stages < GEMMC_PAIRS_MIN_STAGES || p->steps > 1);
   /* The whole positions, then (two steps per stage, an odd trip count) the last one's one step. */
   ir_value *whole = p->steps == 1 ? positions : bin(p, at, OP_DIVSI, ub, c32(p, at, p->steps));
