@@ -366,8 +366,8 @@ bool target_create_machine(const gemmc_target *t, int opt_level, LLVMTargetMachi
  * examples and tests (scripts/ptx-snapshot.sh: the warp-specialized and default kernels keep
  * their PTX; a few cp.async and FMA configurations lose 1-60 integer instructions), a third of
  * the optimization time. A third trim (entry 74) dropped the InstCombine between LICM and indvars:
- * the tutorial's PTX stays byte-identical, 3 of the 985 snapshot files write one producer loop's
- * counter in another form; 1-3 ms of a 40 ms compile. Loop rotation, LICM, indvars and SCCP
+ * the tutorial's PTX stays byte-identical; two-step pairs kernels (128x128x32 w4) count their
+ * producer loop down instead of comparing two registers; 1-3 ms of a 40 ms compile. Loop rotation, LICM, indvars and SCCP
  * stay: they shape the K loop; nvvm-intr-range gives the thread-index ranges that keep index
  * masks out. */
 #define SIMPLIFYCFG                                                                               \
