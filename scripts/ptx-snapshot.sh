@@ -54,6 +54,9 @@ configs=(
   "--num-stages=1"
   "--num-stages=4"
   "-D STRIDE_BK=%c1_i32 -D STRIDE_BN=%stride_bn"
+  "-D BLOCK_K=32 --num-stages=4"
+  "--cluster=2"
+  "-D BLOCK_N=256 --num-warps=8 --cluster=2"
 )
 cd "$root" || exit 1
 for tir in examples/*.tir; do
