@@ -307,7 +307,7 @@ static bool plan(ws_plan *p) {
   if (p->pairs) p->pairs = p->shared_load >= 0 && plan_operand_leaves(p, p->shared_load, &p->b_leaves, &p->b_need);
   /* Pairs in clusters share A with the partner unit: each block copies one program's A tile into
    * both blocks' rings (two loads: A and B). */
-  if (p->cluster == 2 && p->groups == 2) {
+  if (p->cluster == 2 && gemmc_ws_cluster_shares_a(p->warps)) {
     p->a_load = 1 - p->shared_load;
     ptr_list_append_unique(&p->a_need, &p->b_need);
     if (!p->pairs || p->num_loads != 2 || !plan_operand_leaves(p, p->a_load, &p->a_leaves, &p->a_need)) p->cluster = 1;
