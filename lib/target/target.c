@@ -365,11 +365,11 @@ bool target_create_machine(const gemmc_target *t, int opt_level, LLVMTargetMachi
  * without speculation and three of the seven InstCombine/SimplifyCFG runs, each checked over the
  * examples and tests (scripts/ptx-snapshot.sh: the warp-specialized and default kernels keep
  * their PTX; a few cp.async and FMA configurations lose 1-60 integer instructions), a third of
- * the optimization time. A third trim (entry 74) dropped the InstCombine between LICM and indvars:
- * the tutorial's PTX stays byte-identical; two-step pairs kernels (128x128x32 w4) count their
- * producer loop down instead of comparing two registers; 1-3 ms of a 40 ms compile. Loop rotation, LICM, indvars and SCCP
- * stay: they shape the K loop; nvvm-intr-range gives the thread-index ranges that keep index
- * masks out. */
+ * the optimization time. A third trim (entry 74) dropped the InstCombine between LICM and
+ * indvars: the tutorial's PTX stays byte-identical; two-step pairs kernels (128x128x32 w4) count
+ * their producer loop down instead of comparing two registers; 1-4 ms of a 40 ms compile. Loop
+ * rotation, LICM, indvars and SCCP stay: they shape the K loop; nvvm-intr-range gives the
+ * thread-index ranges that keep index masks out. */
 #define SIMPLIFYCFG                                                                               \
   "simplifycfg<bonus-inst-threshold=1;no-forward-switch-cond;switch-range-to-icmp;"              \
   "no-switch-to-lookup;keep-loops;no-hoist-common-insts;no-sink-common-insts;speculate-blocks;"  \
