@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compile times of the Triton tutorial matmul TTIR (bench/inputs/, Triton 3.6's own dump): gemmc to PTX
-# and to a cubin (`gemmc --time`, median of N runs), Triton to a cubin in the same run, and the
+# and to a cubin (`gemmc --time`, median of N runs), Triton to a cubin in the same run (and both gemmc
+# compiles again, interleaved with Triton's rounds: per-round ratios), and the
 # seed's 8-config sweep compiled and JIT-compiled in parallel (gemmc-tune). On the GPU machine.
 # Usage: bench/compile_vs_triton.sh [bin-dir] [runs]   (bin-dir: where gemmc and gemmc-tune are)
 set -uo pipefail
@@ -33,6 +34,10 @@ if ! "$py" -c 'import triton' 2>/dev/null; then
     if [[ -x "$candidate" ]] && "$candidate" -c 'import triton' 2>/dev/null; then py=$candidate; break; fi
   done
 fi
-"$py" "$root/bench/triton_compile_time.py" "$ttir" "$runs"
+# Triton, then the same two gemmc compiles again interleaved with its rounds: the per-round ratios
+# stay fair when the machine changes speed between the runs above and Triton's.
+"$py" "$root/bench/triton_compile_time.py" "$ttir" "$runs" \
+  --gemmc "$bin/gemmc $ttir --emit=ptx -o $out/i.ptx --no-metadata" \
+  --gemmc "$bin/gemmc $ttir --emit=cubin -o $out/i.cubin --no-metadata"
 # The seed's 8 configs: compiled and JIT-compiled in parallel, no cache (gemmc-tune --no-cache).
 "$bin/gemmc-tune" "$root/examples/matmul.tir" --seed-configs --no-cache --samples 3 2>&1 | tail -12

@@ -1,18 +1,55 @@
 #!/usr/bin/env python3
 """Compile-time reference: Triton compiling a TTIR file to a cubin, in this process, N times with a
 fresh cache each time (median, min, max ms). Run beside `gemmc FILE --emit=cubin --time` on the same
-machine (bench/compile_vs_triton.sh does both). Usage: triton_compile_time.py FILE.ttir [runs]
+machine (bench/compile_vs_triton.sh does both). Usage:
+
+    triton_compile_time.py FILE.ttir [runs] [--gemmc 'COMMAND' ...]
+
+With --gemmc (repeatable), each round also runs each COMMAND once as a process right after Triton's
+compile, and the report adds each command's median and the median of the per-round ratios
+(command / Triton): rounds interleaved this way keep the ratio fair on a machine whose speed
+changes between runs (the GPU machine's CPU is bimodal: docs/perf-notes.md, 65 and 75).
 (TRITON_ALWAYS_COMPILE=1: no run is a cache hit.)"""
 import os
+import shlex
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 
 
+def parse_args(argv):
+    path, runs, commands = None, 10, []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--gemmc" and i + 1 < len(argv):
+            commands.append(argv[i + 1])
+            i += 2
+            continue
+        if path is None:
+            path = a
+        else:
+            runs = int(a)
+        i += 1
+    if path is None:
+        sys.exit("usage: triton_compile_time.py FILE.ttir [runs] [--gemmc 'COMMAND' ...]")
+    return path, runs, commands
+
+
+def run_timed(command):
+    """Wall time of one run of `command` (ms); exits with its output when it fails."""
+    t0 = time.perf_counter()
+    done = subprocess.run(shlex.split(command), capture_output=True, text=True)
+    t1 = time.perf_counter()
+    if done.returncode != 0:
+        sys.exit(f"'{command}' failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return (t1 - t0) * 1e3
+
+
 def main():
-    path = sys.argv[1]
-    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    path, runs, commands = parse_args(sys.argv[1:])
     # Triton reads its knobs when it is imported: no cache, ever (every run compiles).
     os.environ["TRITON_ALWAYS_COMPILE"] = "1"
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="triton-cache-")
@@ -24,16 +61,25 @@ def main():
         return 0
     target = GPUTarget("cuda", 90, 32)
     times = []
+    others = [[] for _ in commands]
     for i in range(runs + 1):
         t0 = time.perf_counter()
         kernel = triton.compile(path, target=target)
         t1 = time.perf_counter()
-        if i:  # the first run pays for imports and one-time initialization
-            times.append((t1 - t0) * 1e3)
         asm = getattr(kernel, "asm", {})
         assert "cubin" in asm, "Triton produced no cubin"
+        mine = [run_timed(c) for c in commands]
+        if i:  # the first round pays for imports and one-time initialization
+            times.append((t1 - t0) * 1e3)
+            for k, ms in enumerate(mine):
+                others[k].append(ms)
     print(f"triton {triton.__version__}: {path} -> cubin: median {statistics.median(times):.1f} ms, "
           f"min {min(times):.1f}, max {max(times):.1f} ({runs} runs in one process, no cache)")
+    for command, ms in zip(commands, others):
+        ratios = [m / t for m, t in zip(ms, times)]
+        print(f"  interleaved with it: '{command}': median {statistics.median(ms):.1f} ms per process, "
+              f"min {min(ms):.1f}; per-round ratio to Triton: median {statistics.median(ratios):.3f}, "
+              f"min {min(ratios):.3f}, max {max(ratios):.3f}")
     return 0
 
 
