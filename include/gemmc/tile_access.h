@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gemmc/axis_info.h"
 #include "gemmc/ir.h"
 
 #ifdef __cplusplus
@@ -71,6 +72,15 @@ bool tile_split_program_offset(gemmc_context *ctx, const tile_coef *c, ir_value 
 
 /* Equal as products (same constant, same factors in any order). */
 bool tile_coef_equal(const tile_coef *a, const tile_coef *b);
+
+/* The power of two the value c * f0 * f1.. divides by, from the factors' divisibility in `ai`
+ * (AXIS_INFO_MAX_DIVISOR for 0, and where the product reaches it). */
+int64_t tile_coef_divisibility(const axis_info_analysis *ai, const tile_coef *c);
+
+/* Whether a count of elements of elem_bytes bytes that divides by `divisibility` (a power of two, up
+ * to AXIS_INFO_MAX_DIVISOR) is a multiple of `align` bytes (a power of two): computed modulo
+ * `align`, so no product of the two overflows (a zero stride divides by 2^62). */
+bool tile_bytes_aligned(int64_t divisibility, int64_t elem_bytes, int64_t align);
 
 #ifdef __cplusplus
 }

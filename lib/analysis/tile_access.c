@@ -524,3 +524,21 @@ bool tile_wrap_is_masked_off(gemmc_context *ctx, ir_op *load, int dim, const ir_
   ptr_map_free(&w.seen);
   return ok;
 }
+
+int64_t tile_coef_divisibility(const axis_info_analysis *ai, const tile_coef *c) {
+  /* The lowest set bit of |c|, taken on the unsigned value (|INT64_MIN| has no int64_t). */
+  uint64_t u = c->c < 0 ? -(uint64_t)c->c : (uint64_t)c->c;
+  uint64_t low = u & -u;
+  int64_t d = c->c == 0 || low >= (uint64_t)AXIS_INFO_MAX_DIVISOR ? AXIS_INFO_MAX_DIVISOR : (int64_t)low;
+  for (int i = 0; i < c->n; i++) {
+    int64_t f = axis_info_divisibility(axis_info_of(ai, c->f[i]), 0);
+    if (f < 1) f = 1; /* nothing known */
+    d = d > AXIS_INFO_MAX_DIVISOR / f ? AXIS_INFO_MAX_DIVISOR : d * f;
+  }
+  return d;
+}
+
+bool tile_bytes_aligned(int64_t divisibility, int64_t elem_bytes, int64_t align) {
+  return align > 0 && divisibility > 0 && elem_bytes > 0 &&
+         ((divisibility % align) * (elem_bytes % align)) % align == 0;
+}

@@ -52,16 +52,6 @@ static ir_op *nvmma_alloc_of(const ir_op *load) {
 }
 
 /* Largest power of two known to divide c (elements), from the constant and the factors' axis info. */
-static int64_t coef_divisibility(const axis_info_analysis *ai, const tile_coef *c) {
-  int64_t d = c->c == 0 ? AXIS_INFO_MAX_DIVISOR : (c->c & -c->c);
-  if (d < 0) d = -d;
-  for (int i = 0; i < c->n; i++) {
-    int64_t f = axis_info_divisibility(axis_info_of(ai, c->f[i]), 0);
-    d = d > AXIS_INFO_MAX_DIVISOR / f ? AXIS_INFO_MAX_DIVISOR : d * f;
-  }
-  return d;
-}
-
 static bool coef_outside(const tile_coef *c, const ir_op *op) {
   for (int i = 0; i < c->n; i++)
     if (!value_defined_outside(c->f[i], op)) return false;
@@ -155,15 +145,15 @@ static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *l
     ir_value *index;
     tile_coef stride;
     if (p->batch_offset < 0 && tile_split_program_offset(ctx, &a->offsets[i], &index, &stride) &&
-        (coef_divisibility(ai, &stride) * bytes) % TMA_MIN_ALIGN == 0) {
+        tile_bytes_aligned(tile_coef_divisibility(ai, &stride), bytes, TMA_MIN_ALIGN)) {
       p->batch_offset = i;
       p->batch_index = index;
       p->batch_stride = stride;
       continue;
     }
-    if ((coef_divisibility(ai, &a->offsets[i]) * bytes) % TMA_MIN_ALIGN != 0) return false;
+    if (!tile_bytes_aligned(tile_coef_divisibility(ai, &a->offsets[i]), bytes, TMA_MIN_ALIGN)) return false;
   }
-  if ((coef_divisibility(ai, &a->dim[outer].stride) * bytes) % TMA_MIN_ALIGN != 0) return false;
+  if (!tile_bytes_aligned(tile_coef_divisibility(ai, &a->dim[outer].stride), bytes, TMA_MIN_ALIGN)) return false;
   /* Everything the descriptor is made of exists before the loop. */
   const ir_op *at = a->loop ? a->loop : load;
   if (!value_defined_outside(a->base, at) || !coef_outside(&a->dim[outer].stride, at)) return false;

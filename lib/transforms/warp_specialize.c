@@ -332,15 +332,6 @@ static bool uniform_coef(const ws_plan *p, const tile_coef *c, ptr_list *slice) 
   return true;
 }
 
-static int64_t divisibility_of(const ws_plan *p, const tile_coef *c) {
-  int64_t d = c->c == 0 ? AXIS_INFO_MAX_DIVISOR : (c->c < 0 ? -c->c : c->c) & -(c->c < 0 ? -c->c : c->c);
-  for (int i = 0; i < c->n; i++) {
-    int64_t f = axis_info_divisibility(axis_info_of(p->axis, c->f[i]), 0);
-    d = d > AXIS_INFO_MAX_DIVISOR / f ? AXIS_INFO_MAX_DIVISOR : d * f;
-  }
-  return d;
-}
-
 /* The column halves of a 2-D tile [R, C] as Triton's EPILOGUE_SUBTILE makes them: reshape to
  * [R, 2, C/2], trans to [R, C/2, 2], split. The layouts of the three results (out[0..2]) when
  * every step renames registers; NULL otherwise. */
@@ -376,7 +367,8 @@ static void plan_stores(ws_plan *p) {
     for (int i = 0; ok && i < st.acc.num_offsets; i++) {
       if (st.batch_offset < 0 &&
           tile_split_program_offset(p->ctx, &st.acc.offsets[i], &st.batch_index, &st.batch_stride) &&
-          uniform_coef(p, &st.batch_stride, &slice) && (divisibility_of(p, &st.batch_stride) * bytes) % 16 == 0) {
+          uniform_coef(p, &st.batch_stride, &slice) &&
+          tile_bytes_aligned(tile_coef_divisibility(p->axis, &st.batch_stride), bytes, 16)) {
         st.batch_offset = i;
         continue;
       }
@@ -385,15 +377,17 @@ static void plan_stores(ws_plan *p) {
     for (int d = 0; ok && d < 2; d++) ok = !st.acc.dim[d].bound || uniform_slice(p, st.acc.dim[d].bound, &slice);
     ptr_list_free(&slice);
     if (!ok || axis_info_divisibility(axis_info_of(p->axis, st.acc.base), 0) < 16 ||
-        (divisibility_of(p, &st.acc.dim[0].stride) * bytes) % 16)
+        !tile_bytes_aligned(tile_coef_divisibility(p->axis, &st.acc.dim[0].stride), bytes, 16))
       continue;
     /* The contiguous dim's extent must be whole 16-byte units too: a TMA store clipped at N = 70
      * f16 wrote columns 70 and 71 (measured on an H100; CUTLASS requires the same alignment of
      * the extent). An unmasked dim has no extent to clip. */
     const ir_value *column_bound = st.acc.dim[1].bound;
-    if (column_bound && (axis_info_divisibility(axis_info_of(p->axis, column_bound), 0) * bytes) % 16) continue;
+    if (column_bound &&
+        !tile_bytes_aligned(axis_info_divisibility(axis_info_of(p->axis, column_bound), 0), bytes, 16))
+      continue;
     for (int i = 0; ok && i < st.acc.num_offsets; i++)
-      ok = i == st.batch_offset || (divisibility_of(p, &st.acc.offsets[i]) * bytes) % 16 == 0;
+      ok = i == st.batch_offset || tile_bytes_aligned(tile_coef_divisibility(p->axis, &st.acc.offsets[i]), bytes, 16);
     /* A scalar mask can only be the batch's own bound (index < bound: the batch dim's extent). */
     for (int i = 0; ok && i < st.acc.num_scalar_masks; i++) {
       const ir_op *cmp = st.acc.scalar_masks[i]->def_op;

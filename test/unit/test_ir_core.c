@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gemmc/ir.h"
+#include "gemmc/tile_access.h"
 #include "ir/util.h"
 
 /* Each CHECK that fails prints where and what, and counts one failure in *failures. */
@@ -548,6 +549,24 @@ static void test_helpers(int *failures) {
   gemmc_context_destroy(ctx);
 }
 
+/* Byte alignment of element counts known by their divisibility (tma-loads, warp-specialize): exact
+ * modulo the alignment, with no overflow at axis info's "any power of two" (a zero stride). */
+static void test_tile_alignment(int *failures) {
+  CHECK(tile_bytes_aligned(AXIS_INFO_MAX_DIVISOR, 2, 16) && tile_bytes_aligned(AXIS_INFO_MAX_DIVISOR, 8, 16));
+  CHECK(tile_bytes_aligned(8, 2, 16) && tile_bytes_aligned(4, 4, 16) && tile_bytes_aligned(1, 16, 16));
+  CHECK(!tile_bytes_aligned(4, 2, 16) && !tile_bytes_aligned(1, 8, 16) && !tile_bytes_aligned(2, 1, 16));
+  CHECK(!tile_bytes_aligned(0, 2, 16) && !tile_bytes_aligned(16, 0, 16) && !tile_bytes_aligned(16, 2, 0));
+  /* Constant coefficients (no factors, so no analysis is read): the lowest set bit of |c|. */
+  tile_coef c = {.c = 48, .n = 0};
+  CHECK(tile_coef_divisibility(NULL, &c) == 16);
+  c.c = -24;
+  CHECK(tile_coef_divisibility(NULL, &c) == 8);
+  c.c = 0;
+  CHECK(tile_coef_divisibility(NULL, &c) == AXIS_INFO_MAX_DIVISOR);
+  c.c = INT64_MIN;
+  CHECK(tile_coef_divisibility(NULL, &c) == AXIS_INFO_MAX_DIVISOR);
+}
+
 int main(void) {
   int failures = 0;
   test_arena(&failures);
@@ -558,6 +577,7 @@ int main(void) {
   test_ptr_map(&failures);
   test_ptr_list(&failures);
   test_helpers(&failures);
+  test_tile_alignment(&failures);
   if (failures) {
     fprintf(stderr, "test_ir_core: %d failures\n", failures);
     return 1;
