@@ -38,13 +38,18 @@ def parse_args(argv):
     return path, runs, commands
 
 
-def run_timed(command):
-    """Wall time of one run of `command` (ms); exits with its output when it fails."""
+def run_timed(command, failed):
+    """Wall time of one run of `command` (ms), or None when it fails (its first failure is
+    printed and kept in `failed`, and the command is not run again)."""
+    if command in failed:
+        return None
     t0 = time.perf_counter()
     done = subprocess.run(shlex.split(command), capture_output=True, text=True)
     t1 = time.perf_counter()
     if done.returncode != 0:
-        sys.exit(f"'{command}' failed ({done.returncode}):\n{done.stderr[-2000:]}")
+        failed.add(command)
+        print(f"'{command}' failed ({done.returncode}): {done.stderr.strip()[-500:]}", file=sys.stderr)
+        return None
     return (t1 - t0) * 1e3
 
 
@@ -62,13 +67,14 @@ def main():
     target = GPUTarget("cuda", 90, 32)
     times = []
     others = [[] for _ in commands]
+    failed = set()
     for i in range(runs + 1):
         t0 = time.perf_counter()
         kernel = triton.compile(path, target=target)
         t1 = time.perf_counter()
         asm = getattr(kernel, "asm", {})
         assert "cubin" in asm, "Triton produced no cubin"
-        mine = [run_timed(c) for c in commands]
+        mine = [run_timed(c, failed) for c in commands]
         if i:  # the first round pays for imports and one-time initialization
             times.append((t1 - t0) * 1e3)
             for k, ms in enumerate(mine):
@@ -76,6 +82,9 @@ def main():
     print(f"triton {triton.__version__}: {path} -> cubin: median {statistics.median(times):.1f} ms, "
           f"min {min(times):.1f}, max {max(times):.1f} ({runs} runs in one process, no cache)")
     for command, ms in zip(commands, others):
+        if command in failed:
+            print(f"  interleaved with it: '{command}': failed (above)")
+            continue
         ratios = [m / t for m, t in zip(ms, times)]
         print(f"  interleaved with it: '{command}': median {statistics.median(ms):.1f} ms per process, "
               f"min {min(ms):.1f}; per-round ratio to Triton: median {statistics.median(ratios):.3f}, "
