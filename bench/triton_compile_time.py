@@ -10,6 +10,7 @@ compile, and the report adds each command's median and the median of the per-rou
 (command / Triton): rounds interleaved this way keep the ratio fair on a machine whose speed
 changes between runs (the GPU machine's CPU is bimodal: docs/perf-notes.md, 65 and 75).
 (TRITON_ALWAYS_COMPILE=1: no run is a cache hit.)"""
+import argparse
 import os
 import shlex
 import statistics
@@ -20,22 +21,13 @@ import time
 
 
 def parse_args(argv):
-    path, runs, commands = None, 10, []
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--gemmc" and i + 1 < len(argv):
-            commands.append(argv[i + 1])
-            i += 2
-            continue
-        if path is None:
-            path = a
-        else:
-            runs = int(a)
-        i += 1
-    if path is None:
-        sys.exit("usage: triton_compile_time.py FILE.ttir [runs] [--gemmc 'COMMAND' ...]")
-    return path, runs, commands
+    ap = argparse.ArgumentParser(description="Triton's compile time of a TTIR file, beside gemmc's.")
+    ap.add_argument("path", help="the TTIR file")
+    ap.add_argument("runs", nargs="?", type=int, default=10, help="timed rounds (default 10)")
+    ap.add_argument("--gemmc", action="append", default=[], metavar="COMMAND",
+                    help="a command run once per round right after Triton's compile (repeatable)")
+    args = ap.parse_args(argv)
+    return args.path, args.runs, args.gemmc
 
 
 def run_timed(command, failed):

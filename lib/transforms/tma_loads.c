@@ -51,7 +51,7 @@ static ir_op *nvmma_alloc_of(const ir_op *load) {
   return alloc;
 }
 
-/* Largest power of two known to divide c (elements), from the constant and the factors' axis info. */
+/* Whether every factor of c is defined outside `op` (the descriptor is made before it). */
 static bool coef_outside(const tile_coef *c, const ir_op *op) {
   for (int i = 0; i < c->n; i++)
     if (!value_defined_outside(c->f[i], op)) return false;
