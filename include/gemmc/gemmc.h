@@ -194,6 +194,10 @@ typedef struct gemmc_kernel_metadata {
    * (kernarg layout, LDS, scratch, registers); NULL otherwise. */
   const gemmc_amdgpu_kernel_info *amdgpu;
   const char *source_name; /* the tt.func name as written in the .tir (without '@') */
+  /* The kernel may be launched behind another grid with programmatic stream serialization
+   * (cuLaunchKernelEx's CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION; see
+   * GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL in gemmc/runtime.h); a plain launch is always correct too. */
+  bool programmatic_launch;
 } gemmc_kernel_metadata;
 
 /* The value of constant `name` of a compiled kernel, or NULL (also when kernel or name is NULL).

@@ -83,6 +83,17 @@ gemmc_status gemmc_runtime_synchronize(gemmc_runtime *rt);
  * may do the same with cuModuleGetGlobal; left 0, the kernel uses %nsmid). */
 #define GEMMC_SM_COUNT_GLOBAL "gemmc_sm_count"
 
+/* The i32 global (value 1) that a module defines when its kernels may be launched behind another
+ * grid with programmatic stream serialization (CUDA's programmatic dependent launch): they wait
+ * for the grid before them (griddepcontrol.wait) before they touch global memory and let the grid
+ * after them launch at once (griddepcontrol.launch_dependents), so their blocks build tensor maps
+ * and barriers while the previous grid finishes. Warp-specialized persistent kernels define it
+ * (kernel.json: "programmatic_launch"). Launched without the attribute, such kernels run as any
+ * other (both instructions do nothing). gemmc_runtime_launch sets the attribute for them when the
+ * environment variable GEMMC_PROGRAMMATIC_LAUNCH is 1 when the runtime is created; off by default
+ * until measured on a GPU (docs/perf-notes.md, 76). */
+#define GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL "gemmc_programmatic_launch"
+
 /* Loads PTX text (size with or without the NUL; a NUL-terminated copy is what the driver gets),
  * a cubin or fatbin (CUDA), or a code object (HIP). */
 gemmc_status gemmc_runtime_module_load(gemmc_runtime *rt, const void *image, size_t size,

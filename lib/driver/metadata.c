@@ -60,6 +60,13 @@ typedef struct axis_walk {
   bool axes[3];
 } axis_walk;
 
+/* Stops the walk at a warp_specialize op that lets the kernel take a programmatic launch
+ * (lib/transforms/warp_specialize.c, allow_programmatic_launch). */
+static bool no_programmatic_launch(ir_op *op, void *user) {
+  (void)user;
+  return !(op->kind == OP_WARP_SPECIALIZE && ir_op_get_attr(op, "gemmc.programmatic_launch"));
+}
+
 static bool note_program_id(ir_op *op, void *user) {
   axis_walk *w = user;
   if (op->kind == OP_GET_PROGRAM_ID || op->kind == OP_GET_NUM_PROGRAMS) {
@@ -133,6 +140,7 @@ bool metadata_from_module(gemmc_context *ctx, ir_op *module, gemmc_kernel_metada
   md->threads_per_warp = (int)threads_per_warp;
   md->threads_per_block = (int)threads;
   md->cluster_size = (int)ir_module_int_attr(module, "gemmc.cluster-size", 1);
+  md->programmatic_launch = !ir_walk(kernel, no_programmatic_launch, NULL);
   axis_walk w = {{false, false, false}};
   ir_walk(kernel, note_program_id, &w);
   char axes[4] = "";
@@ -236,6 +244,7 @@ char *metadata_to_json(gemmc_context *ctx, const gemmc_kernel_metadata *md, size
             md->num_warps, md->threads_per_warp, md->threads_per_block);
   sb_printf(&b, ",\n  \"block\": [%d, 1, 1]", md->threads_per_block);
   sb_printf(&b, ",\n  \"cluster\": [%d, 1, 1]", md->cluster_size);
+  sb_printf(&b, ",\n  \"programmatic_launch\": %s", md->programmatic_launch ? "true" : "false");
   sb_puts(&b, ",\n  \"grid_axes\": ");
   json_string(&b, md->grid_axes);
   sb_printf(&b, ",\n  \"static_shared_bytes\": %" PRId64 ",\n  \"dynamic_shared_bytes\": %" PRId64,

@@ -36,6 +36,28 @@ int lower_warp_specialize_total_warps(const ir_op *op, int default_warps) {
   return total;
 }
 
+bool lower_programmatic_launch(const lower_state *s, const ir_op *ws) {
+  return ir_op_get_attr(ws, "gemmc.programmatic_launch") && s->cg->grid_dependency_wait && s->cg->grid_dependents_launch;
+}
+
+static bool find_programmatic(ir_op *op, void *user) {
+  const lower_state *s = user;
+  return !(op->kind == OP_WARP_SPECIALIZE && lower_programmatic_launch(s, op));
+}
+
+/* A kernel whose roles wait for the grid before it lets the grid after it launch at once (that
+ * grid's blocks take multiprocessors this one leaves free, or those its blocks give back, and build
+ * their slots, maps and barriers up to their own wait), and says so to the runtime through the
+ * module global GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL (gemmc/runtime.h). */
+void lower_programmatic_launch_begin(lower_state *s, ir_op *func) {
+  if (ir_walk(func, find_programmatic, s)) return; /* the walk ran to the end: none */
+  s->cg->grid_dependents_launch(&s->em);
+  if (LLVMGetNamedGlobal(s->mod, GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL)) return;
+  LLVMValueRef g = LLVMAddGlobalInAddressSpace(s->mod, s->i32, GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL, s->cg->global_addr_space);
+  LLVMSetInitializer(g, lower_i32(s, 1));
+  LLVMSetAlignment(g, 4);
+}
+
 bool lower_warp_specialize(lower_state *s, ir_op *op) {
   if (s->threads != &s->kernel_threads) {
     ir_op_error(s->ctx, op, "lowering of a ttg.warp_specialize inside another one is not implemented");
@@ -56,6 +78,9 @@ bool lower_warp_specialize(lower_state *s, ir_op *op) {
     ir_op_error(s->ctx, op, "target %s has no named barriers for warp specialization", s->target->name);
     return false;
   }
+  /* The roles are where the kernel first touches global memory (lib/transforms/warp_specialize.c,
+   * allow_programmatic_launch): a launch behind another grid waits here for it. */
+  if (lower_programmatic_launch(s, op)) s->cg->grid_dependency_wait(&s->em);
   int warps[MAX_REGIONS], first[MAX_REGIONS], regs[MAX_REGIONS];
   warps[0] = s->num_warps;
   first[0] = 0;

@@ -123,9 +123,9 @@ static const cuda_symbol cuda_symbols[] = {
 #undef SYMBOL_ENTRY
 };
 
-/* cuLaunchKernelEx's configuration (CUDA 12.0+), as cuda.h lays it out: only the cluster
- * dimension attribute (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) is used. */
-enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
+/* cuLaunchKernelEx's configuration (CUDA 12.0+), as cuda.h lays it out: the cluster dimension
+ * and programmatic stream serialization (an int) attributes are used. */
+enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6 };
 typedef struct cu_launch_attribute {
   int id;
   char pad[4];
@@ -134,6 +134,7 @@ typedef struct cu_launch_attribute {
     struct {
       unsigned x, y, z;
     } cluster_dim;
+    int programmatic_stream_serialization_allowed;
   } value;
 } cu_launch_attribute;
 typedef struct cu_launch_config {
@@ -159,11 +160,24 @@ typedef struct cuda_runtime {
   module_get_global_fn module_get_global;
   tensor_map_encode_tiled_fn tensor_map_encode_tiled;
   launch_kernel_ex_fn launch_kernel_ex; /* NULL: clusters cannot be launched */
+  bool programmatic_launch;             /* GEMMC_PROGRAMMATIC_LAUNCH=1 (gemmc/runtime.h) */
   CUdevice device;
   CUcontext context; /* the device's primary context, retained */
 } cuda_runtime;
 
 static cuda_runtime *as_cuda(gemmc_runtime *rt) { return (cuda_runtime *)rt; }
+
+/* Modules whose kernels may be launched behind another grid (GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL),
+ * and their kernels, carry that in the handle's lowest bit: the driver's module and function
+ * handles are pointers to aligned objects, and the handles are opaque to callers. */
+enum { PROGRAMMATIC_TAG = 1 };
+static CUmodule module_of(const gemmc_runtime_module *m) {
+  return (CUmodule)((uintptr_t)m & ~(uintptr_t)PROGRAMMATIC_TAG);
+}
+static CUfunction function_of(const gemmc_runtime_kernel *k) {
+  return (CUfunction)((uintptr_t)k & ~(uintptr_t)PROGRAMMATIC_TAG);
+}
+static bool tagged_programmatic(const void *handle) { return ((uintptr_t)handle & PROGRAMMATIC_TAG) != 0; }
 
 /* "what: CUDA_ERROR_NAME (code): description" for a failed driver call. */
 static gemmc_status cuda_failure(const cuda_runtime *cu, CUresult result, const char *what) {
@@ -259,6 +273,8 @@ gemmc_status runtime_cuda_create(int device, gemmc_runtime **out) {
     return runtime_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, 0, "out of memory");
   cu->base.ops = &cuda_ops;
   cu->library = library;
+  const char *programmatic = getenv("GEMMC_PROGRAMMATIC_LAUNCH");
+  cu->programmatic_launch = programmatic && strcmp(programmatic, "1") == 0;
 
   gemmc_status status = load_driver_symbols(cu);
   if (status.code != GEMMC_OK)
@@ -397,7 +413,13 @@ static gemmc_status cuda_module_load(gemmc_runtime *rt, const void *image, size_
     int count = rt->info.multiprocessor_count;
     CUDA_CALL(cu, cu->api.memcpy_htod(count_ptr, &count, sizeof count), "cuMemcpyHtoD (SM count)");
   }
-  *out = (gemmc_runtime_module *)module;
+  CUdeviceptr marker = 0;
+  size_t marker_bytes = 0;
+  bool programmatic = cu->module_get_global && cu->launch_kernel_ex && ((uintptr_t)module & PROGRAMMATIC_TAG) == 0 &&
+                      image_mentions(image, size, GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL) &&
+                      cu->module_get_global(&marker, &marker_bytes, module, GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL) ==
+                          CUDA_SUCCESS;
+  *out = (gemmc_runtime_module *)((uintptr_t)module | (programmatic ? PROGRAMMATIC_TAG : 0));
   return runtime_ok();
 }
 
@@ -450,7 +472,7 @@ static gemmc_status cuda_compile_ptx(gemmc_runtime *rt, const char *ptx, size_t 
 
 static gemmc_status cuda_module_unload(gemmc_runtime *rt, gemmc_runtime_module *module) {
   cuda_runtime *cu = as_cuda(rt);
-  CUDA_CALL(cu, cu->api.module_unload((CUmodule)module), "cuModuleUnload");
+  CUDA_CALL(cu, cu->api.module_unload(module_of(module)), "cuModuleUnload");
   return runtime_ok();
 }
 
@@ -458,20 +480,21 @@ static gemmc_status cuda_module_get_kernel(gemmc_runtime *rt, gemmc_runtime_modu
                                            const char *name, gemmc_runtime_kernel **out) {
   cuda_runtime *cu = as_cuda(rt);
   CUfunction function = NULL;
-  CUresult result = cu->api.module_get_function(&function, (CUmodule)module, name);
+  CUresult result = cu->api.module_get_function(&function, module_of(module), name);
   if (result != CUDA_SUCCESS) {
     char what[320];
     snprintf(what, sizeof what, "cuModuleGetFunction(\"%.256s\")", name);
     return cuda_failure(cu, result, what);
   }
-  *out = (gemmc_runtime_kernel *)function;
+  bool programmatic = tagged_programmatic(module) && ((uintptr_t)function & PROGRAMMATIC_TAG) == 0;
+  *out = (gemmc_runtime_kernel *)((uintptr_t)function | (programmatic ? PROGRAMMATIC_TAG : 0));
   return runtime_ok();
 }
 
 static gemmc_status cuda_kernel_get_info(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,
                                          gemmc_kernel_info *out) {
   cuda_runtime *cu = as_cuda(rt);
-  CUfunction f = (CUfunction)kernel;
+  CUfunction f = function_of(kernel);
   CUDA_CALL(cu, cu->api.func_get_attribute(&out->num_registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f),
             "cuFuncGetAttribute(NUM_REGS)");
   CUDA_CALL(cu,
@@ -491,7 +514,7 @@ static gemmc_status cuda_kernel_get_info(gemmc_runtime *rt, gemmc_runtime_kernel
 static gemmc_status cuda_kernel_set_max_dynamic_shared(gemmc_runtime *rt,
                                                        gemmc_runtime_kernel *kernel, int bytes) {
   cuda_runtime *cu = as_cuda(rt);
-  CUresult result = cu->api.func_set_attribute((CUfunction)kernel,
+  CUresult result = cu->api.func_set_attribute(function_of(kernel),
                                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
   if (result != CUDA_SUCCESS) {
     char what[160];
@@ -507,25 +530,35 @@ static gemmc_status cuda_launch(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,
                                 const gemmc_launch_config *c, void **args) {
   cuda_runtime *cu = as_cuda(rt);
   CUresult result;
-  if (c->cluster_x > 1) {
-    if (!cu->launch_kernel_ex)
-      return runtime_error(GEMMC_ERROR_UNSUPPORTED, 0,
-                           "launching in clusters needs cuLaunchKernelEx (a CUDA 12+ driver)");
-    if (c->grid[0] % c->cluster_x)
-      return runtime_error(GEMMC_ERROR_INVALID_ARGUMENT, 0, "grid x (%u) is not a multiple of the cluster size (%u)",
-                           c->grid[0], c->cluster_x);
-    cu_launch_attribute cluster;
-    memset(&cluster, 0, sizeof cluster);
-    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    cluster.value.cluster_dim.x = c->cluster_x;
-    cluster.value.cluster_dim.y = cluster.value.cluster_dim.z = 1;
+  bool clusters = c->cluster_x > 1;
+  bool programmatic = tagged_programmatic(kernel) && cu->programmatic_launch;
+  if (clusters && !cu->launch_kernel_ex)
+    return runtime_error(GEMMC_ERROR_UNSUPPORTED, 0, "launching in clusters needs cuLaunchKernelEx (a CUDA 12+ driver)");
+  if (clusters && c->grid[0] % c->cluster_x)
+    return runtime_error(GEMMC_ERROR_INVALID_ARGUMENT, 0, "grid x (%u) is not a multiple of the cluster size (%u)",
+                         c->grid[0], c->cluster_x);
+  if (clusters || programmatic) {
+    cu_launch_attribute attrs[2];
+    unsigned n = 0;
+    memset(attrs, 0, sizeof attrs);
+    if (clusters) {
+      attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attrs[n].value.cluster_dim.x = c->cluster_x;
+      attrs[n].value.cluster_dim.y = attrs[n].value.cluster_dim.z = 1;
+      n++;
+    }
+    if (programmatic) {
+      attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attrs[n].value.programmatic_stream_serialization_allowed = 1;
+      n++;
+    }
     cu_launch_config config = {.grid_x = c->grid[0], .grid_y = c->grid[1], .grid_z = c->grid[2],
                                .block_x = c->block[0], .block_y = c->block[1], .block_z = c->block[2],
                                .shared_bytes = c->dynamic_shared_bytes, .stream = (CUstream)c->stream,
-                               .attrs = &cluster, .num_attrs = 1};
-    result = cu->launch_kernel_ex(&config, (CUfunction)kernel, args, NULL);
+                               .attrs = attrs, .num_attrs = n};
+    result = cu->launch_kernel_ex(&config, function_of(kernel), args, NULL);
   } else {
-    result = cu->api.launch_kernel((CUfunction)kernel, c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1],
+    result = cu->api.launch_kernel(function_of(kernel), c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1],
                                    c->block[2], c->dynamic_shared_bytes, (CUstream)c->stream, args, NULL);
   }
   if (result != CUDA_SUCCESS) {

@@ -285,6 +285,12 @@ typedef struct target_codegen {
   void (*cluster_arrive)(const target_emitter *e, bool relaxed);
   void (*cluster_wait)(const target_emitter *e);
   void (*fence_mbarrier_init)(const target_emitter *e);
+  /* Programmatic dependent launch (NULL when the target has none): the executing thread waits
+   * until the grids this launch depends on have completed and their memory is visible; this
+   * block lets the grid launched after it start (its blocks then run up to their own wait). Both
+   * are no-ops in a launch made without the programmatic-serialization attribute. */
+  void (*grid_dependency_wait)(const target_emitter *e);
+  void (*grid_dependents_launch)(const target_emitter *e);
   /* The threads of the warp (all 32 lanes) wait for each other; shared memory they wrote is
    * visible to the warp after it. */
   void (*warp_sync)(const target_emitter *e);

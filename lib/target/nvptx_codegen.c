@@ -724,6 +724,15 @@ static void nvptx_tensormap_prefetch(const target_emitter *e, LLVMValueRef map, 
   target_inline_asm(e, "@$1 prefetch.tensormap [$0];", "l,b", void_type(e), args, 2, true);
 }
 
+/* griddepcontrol (PTX 7.8, sm_90): memory clobbers keep loads and stores on their side of the wait. */
+static void nvptx_grid_dependency_wait(const target_emitter *e) {
+  target_inline_asm(e, "griddepcontrol.wait;", "~{memory}", void_type(e), NULL, 0, true);
+}
+
+static void nvptx_grid_dependents_launch(const target_emitter *e) {
+  target_inline_asm(e, "griddepcontrol.launch_dependents;", "~{memory}", void_type(e), NULL, 0, true);
+}
+
 static void nvptx_warp_sync(const target_emitter *e) {
   LLVMValueRef all = target_i32(e, -1);
   target_call(e, "llvm.nvvm.bar.warp.sync", void_type(e), &all, 1);
@@ -848,6 +857,8 @@ const target_codegen target_nvptx_codegen = {
     .tensormap_acquire = nvptx_tensormap_acquire,
     .tensormap_prefetch = nvptx_tensormap_prefetch,
     .warp_sync = nvptx_warp_sync,
+    .grid_dependency_wait = nvptx_grid_dependency_wait,
+    .grid_dependents_launch = nvptx_grid_dependents_launch,
     .barrier_named = nvptx_barrier_named,
     .set_max_registers = nvptx_set_max_registers,
     .num_multiprocessors = nvptx_num_multiprocessors,

@@ -1338,6 +1338,45 @@ static void skip_idle_blocks(ws_plan *p, ir_value *working) {
   }
 }
 
+/* Programmatic dependent launch: whether `op`, outside the warp_specialize op, may touch global
+ * memory: a memory op that takes a pointer or a tensor descriptor (shared-memory ops take memdescs
+ * and barriers), printing and assertions (the printf buffer), inline assembly (anything). */
+static bool reaches_global(const ir_type *t) {
+  return t->kind == TY_PTR || t->kind == TY_TENSORDESC || (t->kind == TY_TENSOR && t->elem->kind == TY_PTR);
+}
+
+static bool touches_global_memory(const ir_op *op) {
+  if (op->kind == OP_ELEMENTWISE_INLINE_ASM || op->kind == OP_PRINT || op->kind == OP_ASSERT) return true;
+  if (!(ir_op_info_of(op->kind)->traits & (TRAIT_READS_MEMORY | TRAIT_WRITES_MEMORY))) return false;
+  for (int i = 0; i < op->num_operands; i++)
+    if (reaches_global(op->operands[i].value->type)) return true;
+  return false;
+}
+
+typedef struct global_outside {
+  const ir_op *ws;
+  bool found;
+} global_outside;
+
+static bool find_global_outside(ir_op *op, void *user) {
+  global_outside *g = user;
+  /* The roles run after the wait. */
+  if (op != g->ws && ir_op_ancestor_of_kind(op, OP_WARP_SPECIALIZE) != g->ws && touches_global_memory(op))
+    g->found = true;
+  return !g->found;
+}
+
+/* The kernel may let its successor start early and wait for its predecessor just before the
+ * roles (gemmc.programmatic_launch, lowered to griddepcontrol): what comes before them (slot
+ * claim, tensor maps, rings, barriers) reads only arguments and writes only this block's shared
+ * memory and the kernel's own slots, so a launch behind another grid builds them while that grid
+ * is still running. Every global access of the kernel must be inside the roles. */
+static void allow_programmatic_launch(ws_plan *p, ir_op *ws) {
+  global_outside g = {ws, false};
+  ir_walk(p->func, find_global_outside, &g);
+  if (!g.found) ir_op_set_attr(p->ctx, ws, "gemmc.programmatic_launch", ir_bool_attr(p->ctx, true));
+}
+
 static void rewrite(ws_plan *p) {
   gemmc_context *ctx = p->ctx;
   ir_op *term = ir_block_terminator(p->entry);
@@ -1508,6 +1547,7 @@ static void rewrite(ws_plan *p) {
   skip_idle_blocks(p, working);
   /* The copies of P and E keep what only the replaced stores used (conversions, pointers). */
   erase_dead_pure_ops(ctx, p->func);
+  allow_programmatic_launch(p, ws);
 }
 
 /* Consumer groups: ping-pong kernels have two (one warpgroup each), cooperative ones one. */

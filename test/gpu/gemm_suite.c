@@ -244,6 +244,56 @@ static bool run_concurrent(suite *s, gemmc_runtime *rt, const mh_config *c, mh_r
   return ok && pass;
 }
 
+enum { CHAIN = 40 };
+
+/* Back-to-back launches where each reads what the one before wrote and writes what the one before
+ * read (X_{i+1} = X_i * P into two buffers in turn, P shifting columns by one; small integers, so
+ * every product is exact): warp-specialized kernels are launched with programmatic dependent launch
+ * (gemmc/runtime.h), and a kernel that touched its operands before its griddepcontrol.wait would
+ * read a stale X or overwrite one still being read. 1024^3 leaves SMs free, so each launch's
+ * blocks do start while the previous grid runs. */
+static bool run_chain(suite *s, gemmc_runtime *rt, const mh_config *c, mh_rng *rng, char *verdict, size_t n) {
+  const int size = 1024;
+  mh_gemm g;
+  make_case(&g, MH_KERNEL_MATMUL, (shape){1, size, size, size}, seed_dtypes[1], false, 0);
+  cached_kernel *k = get_kernel(s, rt, &g, c);
+  if (!k || !k->ok) {
+    snprintf(verdict, n, "%s", !k ? "too many distinct kernels" : "compile failed");
+    return false;
+  }
+  size_t elems = g.a_elems > g.c_elems ? g.a_elems : g.c_elems, bytes = elems * 2;
+  uint16_t *x0 = calloc(elems, 2), *p = calloc(g.b_elems, 2), *out = calloc(elems, 2);
+  gemmc_devptr buf[2] = {0, 0}, pd = 0;
+  mh_error e = {""};
+  bool ok = x0 && p && out;
+  if (!ok) snprintf(e.message, sizeof e.message, "out of memory");
+  for (int64_t r = 0; ok && r < size; r++)
+    for (int64_t q = 0; q < size; q++) x0[r * g.stride_am + q] = mh_f32_to_f16_bits((float)((int)(mh_rng_next(rng) % 17) - 8));
+  for (int64_t q = 0; ok && q < size; q++) p[q * g.stride_bk + (q + 1) % size] = mh_f32_to_f16_bits(1.0f);
+  ok = ok && mh_ok(gemmc_runtime_mem_alloc(rt, bytes, &buf[0]), "allocating X", &e) &&
+       mh_ok(gemmc_runtime_mem_alloc(rt, bytes, &buf[1]), "allocating X", &e) &&
+       mh_ok(gemmc_runtime_mem_alloc(rt, g.b_elems * 2, &pd), "allocating P", &e) &&
+       mh_ok(gemmc_runtime_copy_htod(rt, buf[0], x0, bytes), "uploading X", &e) &&
+       mh_ok(gemmc_runtime_memset_d8(rt, buf[1], 0xff, bytes), "poisoning X", &e) &&
+       mh_ok(gemmc_runtime_copy_htod(rt, pd, p, g.b_elems * 2), "uploading P", &e) &&
+       mh_ok(gemmc_runtime_synchronize(rt), "uploading", &e);
+  for (int i = 0; ok && i < CHAIN; i++) ok = mh_launch_on(rt, &k->kernel, &g, c, buf[i % 2], pd, buf[(i + 1) % 2], NULL, &e);
+  ok = ok && mh_ok(gemmc_runtime_synchronize(rt), "running the kernels", &e) &&
+       mh_ok(gemmc_runtime_copy_dtoh(rt, out, buf[CHAIN % 2], bytes), "downloading X", &e);
+  long wrong = 0;
+  for (int64_t r = 0; ok && r < size; r++)
+    for (int64_t q = 0; q < size; q++)
+      wrong += out[r * g.stride_cm + q] != x0[r * g.stride_am + ((q - CHAIN) % size + size) % size];
+  if (ok) snprintf(verdict, n, "%d launches of %dx%dx%d, %ld of %ld elements wrong", CHAIN, size, size, size, wrong,
+                   (long)size * size);
+  else snprintf(verdict, n, "%s", e.message);
+  for (int i = 0; i < 2; i++)
+    if (buf[i]) gemmc_runtime_mem_free(rt, buf[i]);
+  if (pd) gemmc_runtime_mem_free(rt, pd);
+  free(x0), free(p), free(out);
+  return ok && wrong == 0;
+}
+
 /* Owns the suite's memory, so every way out of run_suite frees it (LeakSanitizer runs in CI). */
 int main(int argc, char **argv) {
   suite *s = calloc(1, sizeof *s);
@@ -384,6 +434,14 @@ static int run_suite(suite *s, int argc, char **argv) {
     snprintf(line, sizeof line, "%-10s %-34s %-24s cfg=%s", "matmul", "3 streams at once", "f16*f16+f32->f16", cfg);
     if (!s->filter || strstr(line, s->filter)) {
       bool pass = run_concurrent(s, rt, &mh_default_config, &rng, verdict, sizeof verdict);
+      printf("%s  %s  %s\n", pass ? "PASS" : "FAIL", line, verdict);
+      if (pass) passed++;
+      else failed++;
+    }
+    snprintf(line, sizeof line, "%-10s %-34s %-24s cfg=%s", "matmul", "each launch reads the last one's C",
+             "f16*f16+f32->f16", cfg);
+    if (!s->filter || strstr(line, s->filter)) {
+      bool pass = run_chain(s, rt, &mh_default_config, &rng, verdict, sizeof verdict);
       printf("%s  %s  %s\n", pass ? "PASS" : "FAIL", line, verdict);
       if (pass) passed++;
       else failed++;

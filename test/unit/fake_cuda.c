@@ -12,6 +12,9 @@ typedef struct fake_function {
 } fake_function;
 typedef struct fake_module {
   size_t image_bytes;
+  char *image;              /* a copy, for cuModuleGetGlobal's lookups */
+  int globals[8];           /* the storage of the i32 globals the image names, in lookup order */
+  char global_names[8][64];
   fake_function *functions; /* freed with the module, as a driver's are */
 } fake_module;
 typedef struct fake_event {
@@ -28,6 +31,9 @@ typedef struct fake_stats {
   int modules_loaded, modules_unloaded, launches, links;
   char last_kernel[128];
   unsigned last_grid[3], last_block[3], last_shared;
+  /* cuLaunchKernelEx: launches through it, and the last one's attributes */
+  int launches_ex, last_programmatic;
+  unsigned last_cluster_x;
 } fake_stats;
 
 static fake_stats stats;
@@ -69,6 +75,8 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *o
   fake_module *m = calloc(1, sizeof *m);
   if (!m || !image) return 2;
   m->image_bytes = strlen(image);
+  m->image = strdup(image);
+  if (!m->image) return free(m), 2;
   *module = m;
   stats.modules_loaded++;
   return 0;
@@ -79,6 +87,7 @@ CUresult cuModuleUnload(void *module) {
     next = f->next;
     free(f);
   }
+  if (m) free(m->image);
   free(module);
   stats.modules_unloaded++;
   return 0;
@@ -104,12 +113,63 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
   (void)stream, (void)extra;
   if (!f || !params || !gx || !gy || !gz || !bx) return 1;
   stats.launches++;
+  stats.last_programmatic = 0;
+  stats.last_cluster_x = 0;
   snprintf(stats.last_kernel, sizeof stats.last_kernel, "%s", ((fake_function *)f)->name);
   stats.last_grid[0] = gx, stats.last_grid[1] = gy, stats.last_grid[2] = gz;
   stats.last_block[0] = bx, stats.last_block[1] = by, stats.last_block[2] = bz;
   stats.last_shared = shared;
   /* Fake time: a fixed cost per block and per launch, so that fewer, larger tiles "win". */
   clock_ms += 0.002 + 1e-6 * (double)gx * gy * gz * (double)bx;
+  return 0;
+}
+
+/* A global the image names (a driver would find it in the module's symbols): 4 bytes of the
+ * module's own storage; CUDA_ERROR_NOT_FOUND (500) otherwise. */
+CUresult cuModuleGetGlobal_v2(uint64_t *ptr, size_t *bytes, void *module, const char *name) {
+  fake_module *m = module;
+  if (!m || !name || !strstr(m->image, name)) return 500;
+  int slot = 0;
+  while (slot < 8 && m->global_names[slot][0] && strcmp(m->global_names[slot], name)) slot++;
+  if (slot == 8) return 2;
+  snprintf(m->global_names[slot], sizeof m->global_names[slot], "%s", name);
+  if (ptr) *ptr = (uint64_t)(uintptr_t)&m->globals[slot];
+  if (bytes) *bytes = sizeof m->globals[slot];
+  return 0;
+}
+
+/* cuLaunchKernelEx's configuration and attributes as cuda.h lays them out. */
+typedef struct fake_launch_attribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    unsigned cluster_dim[3];
+    int programmatic_stream_serialization_allowed;
+  } value;
+} fake_launch_attribute;
+typedef struct fake_launch_config {
+  unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes;
+  void *stream;
+  fake_launch_attribute *attrs;
+  unsigned num_attrs;
+} fake_launch_config;
+
+CUresult cuLaunchKernelEx(const fake_launch_config *c, void *f, void **params, void **extra) {
+  if (!c) return 1;
+  int programmatic = 0;
+  unsigned cluster_x = 0;
+  for (unsigned i = 0; i < c->num_attrs; i++) {
+    if (c->attrs[i].id == 4) cluster_x = c->attrs[i].value.cluster_dim[0];
+    else if (c->attrs[i].id == 6) programmatic = c->attrs[i].value.programmatic_stream_serialization_allowed;
+    else return 1; /* an attribute the runtime does not set */
+  }
+  CUresult r = cuLaunchKernel(f, c->grid_x, c->grid_y, c->grid_z, c->block_x, c->block_y, c->block_z, c->shared_bytes,
+                              c->stream, params, extra);
+  if (r) return r;
+  stats.launches_ex++;
+  stats.last_programmatic = programmatic;
+  stats.last_cluster_x = cluster_x;
   return 0;
 }
 

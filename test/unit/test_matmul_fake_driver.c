@@ -15,6 +15,8 @@ typedef struct fake_stats {
   int modules_loaded, modules_unloaded, launches, links;
   char last_kernel[128];
   unsigned last_grid[3], last_block[3], last_shared;
+  int launches_ex, last_programmatic;
+  unsigned last_cluster_x;
 } fake_stats;
 
 static fake_stats *fake;
@@ -64,6 +66,48 @@ static bool count_launch(void *user, int index, char *err, size_t errlen) {
   (void)index, (void)err, (void)errlen;
   ++*(int *)user;
   return true;
+}
+
+/* Loads `image`, launches its kernel `k` once through gemmc_runtime_launch (cluster_x as given)
+ * and unloads it; false when any step fails. */
+static bool launch_image(gemmc_runtime *rt, const char *image, unsigned cluster_x) {
+  gemmc_runtime_module *m = NULL;
+  gemmc_runtime_kernel *k = NULL;
+  gemmc_kernel_info ki;
+  int arg = 0;
+  void *args[1] = {&arg};
+  gemmc_launch_config lc = {{2, 1, 1}, {128, 1, 1}, 0, NULL, cluster_x};
+  bool ok = gemmc_runtime_module_load(rt, image, strlen(image), &m).code == GEMMC_OK &&
+            gemmc_runtime_module_get_kernel(rt, m, "k", &k).code == GEMMC_OK &&
+            gemmc_runtime_kernel_get_info(rt, k, &ki).code == GEMMC_OK &&
+            gemmc_runtime_kernel_set_max_dynamic_shared(rt, k, 100000).code == GEMMC_OK &&
+            gemmc_runtime_launch(rt, k, &lc, args).code == GEMMC_OK && !strcmp(fake->last_kernel, "k");
+  if (m) ok = gemmc_runtime_module_unload(rt, m).code == GEMMC_OK && ok;
+  return ok;
+}
+
+/* Modules that define GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL (warp-specialized kernels) are launched
+ * with programmatic stream serialization when GEMMC_PROGRAMMATIC_LAUNCH=1, others never; the
+ * handles that carry it still work everywhere else (info, attributes, unload). */
+static void check_programmatic_launch(void) {
+  const char *marked = ".visible .global .align 4 .u32 " GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL " = 1;\n.visible .entry k()\n";
+  const char *plain = ".visible .entry k()\n";
+  for (int on = 0; on < 2; on++) {
+    if (on) setenv("GEMMC_PROGRAMMATIC_LAUNCH", "1", 1);
+    else unsetenv("GEMMC_PROGRAMMATIC_LAUNCH");
+    gemmc_runtime *rt = NULL;
+    CHECK(gemmc_runtime_create(GEMMC_BACKEND_CUDA, 0, &rt).code == GEMMC_OK, "runtime");
+    int ex = fake->launches_ex, unloaded = fake->modules_unloaded;
+    CHECK(launch_image(rt, marked, 0) && fake->last_programmatic == on && fake->launches_ex == ex + on &&
+              fake->modules_unloaded == unloaded + 1,
+          "a marked module, GEMMC_PROGRAMMATIC_LAUNCH %s: programmatic %d", on ? "1" : "unset", fake->last_programmatic);
+    CHECK(launch_image(rt, plain, 0) && fake->last_programmatic == 0 && fake->launches_ex == ex + on,
+          "an unmarked module is launched plainly");
+    CHECK(launch_image(rt, marked, 2) && fake->last_programmatic == on && fake->last_cluster_x == 2,
+          "clusters and the programmatic attribute together (%d, %u)", fake->last_programmatic, fake->last_cluster_x);
+    gemmc_runtime_destroy(rt);
+  }
+  unsetenv("GEMMC_PROGRAMMATIC_LAUNCH");
 }
 
 static int tuning_lines(const char *dir) {
@@ -274,6 +318,8 @@ int main(void) {
   o.config = "no_such_config";
   gemmc_handle *none = NULL;
   CHECK(gemmc_handle_create(&o, &none).code == GEMMC_ERROR_INVALID_ARGUMENT && !none, "an unknown config name");
+
+  check_programmatic_launch();
 
   free(A), free(B), free(C), free(D), free(bias);
   char cmd[600];
