@@ -73,6 +73,11 @@ const gemmc_target *gemmc_target_list(int *count);
  * and that it is new enough for the target's CPU, then rewrites t->ptx_version and t->features. */
 bool gemmc_target_set_ptx_version(gemmc_target *t, const char *version, char *err, size_t errlen);
 
+/* Bytes that a TMA copy's global base address and its strides must be whole multiples of (the
+ * tensor map's rule, also applied to the contiguous extent of a clipped store); 0 for a target
+ * without TMA (GEMMC_CAP_TMA). */
+int gemmc_target_tma_alignment(const gemmc_target *t);
+
 /* Checks a (possibly hand-made) target record: known arch, CPU and every +/-feature. */
 bool gemmc_target_validate(const gemmc_target *t, char *err, size_t errlen);
 

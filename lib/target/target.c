@@ -199,6 +199,8 @@ static bool validate_features(const gemmc_target *t, char *err, size_t errlen) {
   return true;
 }
 
+int gemmc_target_tma_alignment(const gemmc_target *t) { return t && (t->caps & GEMMC_CAP_TMA) ? 16 : 0; }
+
 bool gemmc_target_validate(const gemmc_target *t, char *err, size_t errlen) {
   if (!t || !t->name || !t->triple || !t->cpu)
     return target_fail(err, errlen, "incomplete target record");

@@ -37,7 +37,7 @@
  * the last part element by element).
  */
 
-enum { TMA_MIN_ALIGN = 16, TMA_MAX_BOX = 256 };
+enum { TMA_MAX_BOX = 256 };
 
 /* The wgmma operand buffer the load's only use fills: local_alloc into a swizzled nvmma_shared
  * layout (transposed: the tile's dim 0 is the contiguous one). */
@@ -108,7 +108,8 @@ static bool uniform_descriptor(gemmc_context *ctx, const tma_plan *p) {
   return true;
 }
 
-static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *load, tma_plan *p) {
+/* align: gemmc_target_tma_alignment of the target. */
+static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, int align, ir_op *load, tma_plan *p) {
   memset(p, 0, sizeof *p);
   p->batch_offset = -1;
   p->load = load;
@@ -140,20 +141,20 @@ static bool plan_load(gemmc_context *ctx, const axis_info_analysis *ai, ir_op *l
     if (!layout_infer_trans_result(ctx, t->encoding, perm, 2)) return false;
   }
   /* 16-byte aligned base (tt.divisibility of a pointer counts bytes) and strides. */
-  if (axis_info_divisibility(axis_info_of(ai, a->base), 0) < TMA_MIN_ALIGN) return false;
+  if (axis_info_divisibility(axis_info_of(ai, a->base), 0) < align) return false;
   for (int i = 0; i < a->num_offsets; i++) {
     ir_value *index;
     tile_coef stride;
     if (p->batch_offset < 0 && tile_split_program_offset(ctx, &a->offsets[i], &index, &stride) &&
-        tile_bytes_aligned(tile_coef_divisibility(ai, &stride), bytes, TMA_MIN_ALIGN)) {
+        tile_bytes_aligned(tile_coef_divisibility(ai, &stride), bytes, align)) {
       p->batch_offset = i;
       p->batch_index = index;
       p->batch_stride = stride;
       continue;
     }
-    if (!tile_bytes_aligned(tile_coef_divisibility(ai, &a->offsets[i]), bytes, TMA_MIN_ALIGN)) return false;
+    if (!tile_bytes_aligned(tile_coef_divisibility(ai, &a->offsets[i]), bytes, align)) return false;
   }
-  if (!tile_bytes_aligned(tile_coef_divisibility(ai, &a->dim[outer].stride), bytes, TMA_MIN_ALIGN)) return false;
+  if (!tile_bytes_aligned(tile_coef_divisibility(ai, &a->dim[outer].stride), bytes, align)) return false;
   /* Everything the descriptor is made of exists before the loop. */
   const ir_op *at = a->loop ? a->loop : load;
   if (!value_defined_outside(a->base, at) || !coef_outside(&a->dim[outer].stride, at)) return false;
@@ -279,9 +280,9 @@ bool gemmc_pass_tma_loads(const gemmc_pass_context *pc, ir_op *module) {
   ir_walk(module, collect_load, &w);
   /* Plan every load first (the analysis reads the IR the rewrites change), then rewrite. */
   tma_plan *plans = ir_alloc(ctx, sizeof *plans * (size_t)(w.loads.count + 1));
-  int n = 0;
+  int n = 0, align = gemmc_target_tma_alignment(pc->target);
   for (int i = 0; i < w.loads.count; i++)
-    if (plan_load(ctx, ai, w.loads.items[i], &plans[n]) && (!auto_mode || uniform_descriptor(ctx, &plans[n]))) n++;
+    if (plan_load(ctx, ai, align, w.loads.items[i], &plans[n]) && (!auto_mode || uniform_descriptor(ctx, &plans[n]))) n++;
   /* Auto: only where warp-specialize will take the loop (TMA without it measured slower than
    * cp.async rings): its ring and epilogue must fit, and ping-pong stages must carry enough. */
   if (auto_mode && n > 0) {

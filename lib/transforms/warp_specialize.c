@@ -118,6 +118,7 @@ typedef struct ws_plan {
   ws_store stores[MAX_WS_STORES];
   int num_stores;
   axis_info_analysis *axis;
+  int tma_align; /* gemmc_target_tma_alignment of the target */
   int stages, groups, warps;
   /* K steps (iterations of L) per ring stage: 1, or 2 where one step's operands are too few
    * bytes for a stage's barrier round trip (ring_stages): position q then holds steps 2q and
@@ -368,7 +369,7 @@ static void plan_stores(ws_plan *p) {
       if (st.batch_offset < 0 &&
           tile_split_program_offset(p->ctx, &st.acc.offsets[i], &st.batch_index, &st.batch_stride) &&
           uniform_coef(p, &st.batch_stride, &slice) &&
-          tile_bytes_aligned(tile_coef_divisibility(p->axis, &st.batch_stride), bytes, 16)) {
+          tile_bytes_aligned(tile_coef_divisibility(p->axis, &st.batch_stride), bytes, p->tma_align)) {
         st.batch_offset = i;
         continue;
       }
@@ -376,18 +377,18 @@ static void plan_stores(ws_plan *p) {
     }
     for (int d = 0; ok && d < 2; d++) ok = !st.acc.dim[d].bound || uniform_slice(p, st.acc.dim[d].bound, &slice);
     ptr_list_free(&slice);
-    if (!ok || axis_info_divisibility(axis_info_of(p->axis, st.acc.base), 0) < 16 ||
-        !tile_bytes_aligned(tile_coef_divisibility(p->axis, &st.acc.dim[0].stride), bytes, 16))
+    if (!ok || axis_info_divisibility(axis_info_of(p->axis, st.acc.base), 0) < p->tma_align ||
+        !tile_bytes_aligned(tile_coef_divisibility(p->axis, &st.acc.dim[0].stride), bytes, p->tma_align))
       continue;
     /* The contiguous dim's extent must be whole 16-byte units too: a TMA store clipped at N = 70
      * f16 wrote columns 70 and 71 (measured on an H100; CUTLASS requires the same alignment of
      * the extent). An unmasked dim has no extent to clip. */
     const ir_value *column_bound = st.acc.dim[1].bound;
     if (column_bound &&
-        !tile_bytes_aligned(axis_info_divisibility(axis_info_of(p->axis, column_bound), 0), bytes, 16))
+        !tile_bytes_aligned(axis_info_divisibility(axis_info_of(p->axis, column_bound), 0), bytes, p->tma_align))
       continue;
     for (int i = 0; ok && i < st.acc.num_offsets; i++)
-      ok = i == st.batch_offset || tile_bytes_aligned(tile_coef_divisibility(p->axis, &st.acc.offsets[i]), bytes, 16);
+      ok = i == st.batch_offset || tile_bytes_aligned(tile_coef_divisibility(p->axis, &st.acc.offsets[i]), bytes, p->tma_align);
     /* A scalar mask can only be the batch's own bound (index < bound: the batch dim's extent). */
     for (int i = 0; ok && i < st.acc.num_scalar_masks; i++) {
       const ir_op *cmp = st.acc.scalar_masks[i]->def_op;
@@ -1655,6 +1656,7 @@ bool gemmc_pass_warp_specialize(const gemmc_pass_context *pc, ir_op *module) {
     p.entry = ir_region_entry(&func->regions[0]);
     p.hoist.ctx = p.old_ops.ctx = p.pid_ops.ctx = ctx;
     p.warps = warps;
+    p.tma_align = gemmc_target_tma_alignment(pc->target);
     p.groups = consumer_groups(warps);
     p.pairs = p.groups == 2 && gemmc_warp_specialized_pairs(pc->warp_specialize);
     p.b_leaves.ctx = p.b_need.ctx = ctx;

@@ -66,6 +66,10 @@ static void test_lookup(void) {
   CHECK(h100->mma_kinds & GEMMC_MMA_WGMMA);
   CHECK(!(gemmc_target_lookup("sm_90", err, sizeof err)->mma_kinds & GEMMC_MMA_WGMMA));
   CHECK(gemmc_target_lookup("gfx942", err, sizeof err)->warp_size == 64);
+  /* TMA's 16-byte rule where there is TMA, none elsewhere. */
+  CHECK(gemmc_target_tma_alignment(h100) == 16 && gemmc_target_tma_alignment(gemmc_target_lookup("sm_90", err, sizeof err)) == 16);
+  CHECK(gemmc_target_tma_alignment(gemmc_target_lookup("sm_80", err, sizeof err)) == 0 &&
+        gemmc_target_tma_alignment(gemmc_target_lookup("gfx942", err, sizeof err)) == 0 && gemmc_target_tma_alignment(NULL) == 0);
 
   int count = 0;
   const gemmc_target *all = gemmc_target_list(&count);
