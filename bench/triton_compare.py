@@ -81,8 +81,11 @@ class Gemmc:
     """libgemmc's compile API and CUDA runtime through ctypes."""
     STAGE_PTX = 2
 
-    def __init__(self, path, ptxas=None, warp_specialize=0, cluster_size=0):
+    def __init__(self, path, ptxas=None, warp_specialize=0, cluster_size=0, programmatic=False):
         self.path = path
+        # a gemmc_pdl column: each gemmc kernel also launched through a second runtime whose
+        # programmatic dependent launch is on (gemmc_runtime_set_programmatic_launch)
+        self.programmatic = programmatic
         self.warp_specialize = warp_specialize  # gemmc_compile_options.warp_specialize for every compile
         self.cluster_size = cluster_size  # gemmc_compile_options.cluster_size for every compile
         self.lib = ctypes.CDLL(path)
@@ -164,6 +167,14 @@ class Gemmc:
         rt = vp()
         self._check(L.gemmc_runtime_create(0, 0, ctypes.byref(rt)), "opening the CUDA driver")
         self.rt = rt
+        self.rt_programmatic = None
+        if programmatic:
+            L.gemmc_runtime_set_programmatic_launch.argtypes = [vp, ctypes.c_bool]
+            L.gemmc_runtime_set_programmatic_launch.restype = _Status
+            rt2 = vp()
+            self._check(L.gemmc_runtime_create(0, 0, ctypes.byref(rt2)), "opening the CUDA driver")
+            self._check(L.gemmc_runtime_set_programmatic_launch(rt2, True), "programmatic launch")
+            self.rt_programmatic = rt2
 
     def load(self, ptx, meta):
         """A launchable kernel: (function handle, kernel.json, registers, local bytes)."""
@@ -197,7 +208,7 @@ class Gemmc:
             with open(out, "rb") as f:
                 return f.read()
 
-    def launcher(self, fn, meta, values, grid):
+    def launcher(self, fn, meta, values, grid, programmatic=False):
         """A closure that launches fn on PyTorch's current stream with args taken by name from `values`.
         A tensor_map argument takes a torch tensor, encoded with gemmc_runtime_encode_tensor_map from
         kernel.json's description; the arguments after it that `values` lacks get the tensor's shape
@@ -247,7 +258,7 @@ class Gemmc:
         cfg.dynamic_shared_bytes = meta["dynamic_shared_bytes"]
         cluster = meta.get("cluster", [1])[0]  # as gemmc_launch_cluster_x: only where it divides grid x
         cfg.cluster_x = cluster if cluster > 1 and cfg.grid[0] % cluster == 0 else 0
-        L, rt = self.lib, self.rt
+        L, rt = self.lib, (self.rt_programmatic if programmatic else self.rt)
 
         def run():
             cfg.stream = torch.cuda.current_stream().cuda_stream  # the capture stream inside a CUDA graph
@@ -526,6 +537,10 @@ def run_row(case, shape, gemmc, examples, quick, f16_batched, log):
             run = gemmc.launcher(fn, meta, values, grid)
             p.c.fill_(float("nan"))
             measure("gemmc", run, lambda: p.c)
+            if gemmc.programmatic and meta.get("programmatic_launch"):
+                run_pdl = gemmc.launcher(fn, meta, values, grid, programmatic=True)
+                p.c.fill_(float("nan"))
+                measure("gemmc_pdl", run_pdl, lambda: p.c)
         except Exception as e:  # noqa: BLE001
             row["gemmc_check"] = "error: " + first_line(e)
             log("  gemmc: " + first_line(e))
@@ -552,7 +567,8 @@ def run_row(case, shape, gemmc, examples, quick, f16_batched, log):
 # ------------------------------------------------------------------------------------------------ table
 
 COLUMNS = ["kernel", "shape", "dtype", "acc", "config", "gemmc_tflops", "triton_tflops", "cublas_tflops",
-           "gemmc_vs_triton", "gemmc_vs_cublas", "gemmc_ttir_tflops", "gemmc_ttgir_tflops", "triton_vs_cublas",
+           "gemmc_vs_triton", "gemmc_vs_cublas", "gemmc_pdl_tflops", "gemmc_pdl_vs_cublas", "gemmc_pdl_ms",
+           "gemmc_pdl_check", "gemmc_ttir_tflops", "gemmc_ttgir_tflops", "triton_vs_cublas",
            "gemmc_ms", "triton_ms", "cublas_ms", "gemmc_ttir_ms", "gemmc_ttgir_ms",
            "gemmc_check", "triton_check", "cublas_check", "gemmc_ttir_check", "gemmc_ttgir_check",
            "gemmc_regs", "gemmc_local_bytes", "gemmc_ttir_regs", "gemmc_ttgir_regs", "triton_regs", "triton_spills",
@@ -567,6 +583,7 @@ def finish_row(r):
     r["gemmc_vs_triton"] = ratio(r.get("gemmc_tflops"), r.get("triton_tflops"))
     r["gemmc_vs_cublas"] = ratio(r.get("gemmc_tflops"), r.get("cublas_tflops"))
     r["triton_vs_cublas"] = ratio(r.get("triton_tflops"), r.get("cublas_tflops"))
+    r["gemmc_pdl_vs_cublas"] = ratio(r.get("gemmc_pdl_tflops"), r.get("cublas_tflops"))
 
 
 def fmt(v, digits=1):
@@ -580,6 +597,9 @@ def fmt(v, digits=1):
 def print_table(rows, out=sys.stdout):
     head = ["kernel", "shape", "dtype", "acc", "config", "gemmc", "Triton", "cuBLAS", "g/T", "g/cuBLAS",
             "g(T ttir)", "g(T ttgir)"]
+    pdl = any(r.get("gemmc_pdl_check") for r in rows)
+    if pdl:
+        head += ["g+pdl", "g+pdl/cuBLAS"]
     lines = [head]
     for r in rows:
         def t(key):
@@ -591,6 +611,8 @@ def print_table(rows, out=sys.stdout):
         lines.append([r["kernel"], r["shape"], r["dtype"], r["acc"], r["config"], t("gemmc"), t("triton"),
                       t("cublas"), fmt(r.get("gemmc_vs_triton"), 2), fmt(r.get("gemmc_vs_cublas"), 2),
                       t("gemmc_ttir"), t("gemmc_ttgir")])
+        if pdl:
+            lines[-1] += [t("gemmc_pdl"), fmt(r.get("gemmc_pdl_vs_cublas"), 2)]
     widths = [max(len(str(line[i])) for line in lines) for i in range(len(head))]
     for i, line in enumerate(lines):
         out.write("  ".join(str(c).rjust(w) if j >= 5 else str(c).ljust(w) for j, (c, w) in
@@ -599,6 +621,7 @@ def print_table(rows, out=sys.stdout):
             out.write("  ".join("-" * w for w in widths) + "\n")
     out.write("TFLOP/s (median, CUDA events); g/T = gemmc / Triton, g/cuBLAS = gemmc / cuBLAS; "
               "g(T ttir|ttgir) = gemmc compiling Triton's own TTIR|TTGIR of the kernel; "
+              "g+pdl = gemmc's kernel launched with programmatic dependent launch (--programmatic-launch); "
               "err/WRONG: see the *_check columns of the CSV.\n")
     best = {}
     for r in rows:
@@ -738,6 +761,9 @@ def main():
     ap.add_argument("--cluster", type=int, default=0, choices=range(0, 3),
                     help="gemmc_compile_options.cluster_size for gemmc's compiles (2: kernels made for 2-block "
                          "clusters, launched so where the grid's x is even; 0: default)")
+    ap.add_argument("--programmatic-launch", action="store_true",
+                    help="a g+pdl column: gemmc's warp-specialized kernels also launched with programmatic "
+                         "dependent launch (gemmc_runtime_set_programmatic_launch), timed in the same rounds")
     ap.add_argument("--budget-s", type=float, default=0,
                     help="start no new row after this many seconds (0: no limit); rows run most important first")
     args = ap.parse_args()
@@ -764,7 +790,7 @@ def main():
             ptxas = args.ptxas
             if ptxas == "triton":
                 ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
-            gemmc = Gemmc(lib, ptxas, args.warp_specialize, args.cluster) if lib else None
+            gemmc = Gemmc(lib, ptxas, args.warp_specialize, args.cluster, args.programmatic_launch) if lib else None
             if args.warp_specialize:
                 log(f"gemmc compiles with warp_specialize={args.warp_specialize}")
             if args.cluster:

@@ -89,10 +89,15 @@ gemmc_status gemmc_runtime_synchronize(gemmc_runtime *rt);
  * after them launch at once (griddepcontrol.launch_dependents), so their blocks build tensor maps
  * and barriers while the previous grid finishes. Warp-specialized persistent kernels define it
  * (kernel.json: "programmatic_launch"). Launched without the attribute, such kernels run as any
- * other (both instructions do nothing). gemmc_runtime_launch sets the attribute for them when the
- * environment variable GEMMC_PROGRAMMATIC_LAUNCH is 1 when the runtime is created; off by default
- * until measured on a GPU (docs/perf-notes.md, 76). */
+ * other (both instructions do nothing). gemmc_runtime_launch sets the attribute for them when
+ * the runtime's programmatic launch is on: off by default until measured on a GPU
+ * (docs/perf-notes.md, 76); on when the environment variable GEMMC_PROGRAMMATIC_LAUNCH is 1 when
+ * the runtime is created, or through gemmc_runtime_set_programmatic_launch. */
 #define GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL "gemmc_programmatic_launch"
+
+/* Turns programmatic launch (above) on or off for this runtime's later launches. CUDA only:
+ * GEMMC_ERROR_UNSUPPORTED for `on` with HIP. */
+gemmc_status gemmc_runtime_set_programmatic_launch(gemmc_runtime *rt, bool on);
 
 /* Loads PTX text (size with or without the NUL; a NUL-terminated copy is what the driver gets),
  * a cubin or fatbin (CUDA), or a code object (HIP). */

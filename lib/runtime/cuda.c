@@ -160,7 +160,6 @@ typedef struct cuda_runtime {
   module_get_global_fn module_get_global;
   tensor_map_encode_tiled_fn tensor_map_encode_tiled;
   launch_kernel_ex_fn launch_kernel_ex; /* NULL: clusters cannot be launched */
-  bool programmatic_launch;             /* GEMMC_PROGRAMMATIC_LAUNCH=1 (gemmc/runtime.h) */
   CUdevice device;
   CUcontext context; /* the device's primary context, retained */
 } cuda_runtime;
@@ -273,8 +272,6 @@ gemmc_status runtime_cuda_create(int device, gemmc_runtime **out) {
     return runtime_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, 0, "out of memory");
   cu->base.ops = &cuda_ops;
   cu->library = library;
-  const char *programmatic = getenv("GEMMC_PROGRAMMATIC_LAUNCH");
-  cu->programmatic_launch = programmatic && strcmp(programmatic, "1") == 0;
 
   gemmc_status status = load_driver_symbols(cu);
   if (status.code != GEMMC_OK)
@@ -531,7 +528,7 @@ static gemmc_status cuda_launch(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,
   cuda_runtime *cu = as_cuda(rt);
   CUresult result;
   bool clusters = c->cluster_x > 1;
-  bool programmatic = tagged_programmatic(kernel) && cu->programmatic_launch;
+  bool programmatic = tagged_programmatic(kernel) && rt->programmatic_launch;
   if (clusters && !cu->launch_kernel_ex)
     return runtime_error(GEMMC_ERROR_UNSUPPORTED, 0, "launching in clusters needs cuLaunchKernelEx (a CUDA 12+ driver)");
   if (clusters && c->grid[0] % c->cluster_x)

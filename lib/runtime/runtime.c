@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 gemmc_status runtime_ok(void) {
@@ -37,11 +38,25 @@ gemmc_status gemmc_runtime_create(gemmc_backend backend, int device, gemmc_runti
   *out = NULL;
   if (device < 0)
     return INVALID("gemmc_runtime_create: device ordinal %d is negative", device);
+  gemmc_status st;
   switch (backend) {
-  case GEMMC_BACKEND_CUDA: return runtime_cuda_create(device, out);
+  case GEMMC_BACKEND_CUDA: st = runtime_cuda_create(device, out); break;
   case GEMMC_BACKEND_HIP: return runtime_hip_create(device, out);
+  default: return INVALID("gemmc_runtime_create: unknown backend %d", (int)backend);
   }
-  return INVALID("gemmc_runtime_create: unknown backend %d", (int)backend);
+  if (st.code == GEMMC_OK) {
+    const char *programmatic = getenv("GEMMC_PROGRAMMATIC_LAUNCH");
+    (*out)->programmatic_launch = programmatic && strcmp(programmatic, "1") == 0;
+  }
+  return st;
+}
+
+gemmc_status gemmc_runtime_set_programmatic_launch(gemmc_runtime *rt, bool on) {
+  REQUIRE_RUNTIME(rt, "gemmc_runtime_set_programmatic_launch");
+  if (on && rt->info.backend != GEMMC_BACKEND_CUDA)
+    return runtime_error(GEMMC_ERROR_UNSUPPORTED, 0, "gemmc_runtime_set_programmatic_launch: CUDA only");
+  rt->programmatic_launch = on;
+  return runtime_ok();
 }
 
 void gemmc_runtime_destroy(gemmc_runtime *rt) {

@@ -56,6 +56,7 @@ typedef struct gemmc_runtime_ops {
 struct gemmc_runtime {
   const gemmc_runtime_ops *ops;
   gemmc_device_info info;
+  bool programmatic_launch; /* gemmc_runtime_set_programmatic_launch (CUDA only) */
 };
 
 gemmc_status runtime_cuda_create(int device, gemmc_runtime **out);

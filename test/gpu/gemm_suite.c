@@ -248,11 +248,12 @@ enum { CHAIN = 40 };
 
 /* Back-to-back launches where each reads what the one before wrote and writes what the one before
  * read (X_{i+1} = X_i * P into two buffers in turn, P shifting columns by one; small integers, so
- * every product is exact): warp-specialized kernels are launched with programmatic dependent launch
- * (gemmc/runtime.h), and a kernel that touched its operands before its griddepcontrol.wait would
- * read a stale X or overwrite one still being read. 1024^3 leaves SMs free, so each launch's
- * blocks do start while the previous grid runs. */
-static bool run_chain(suite *s, gemmc_runtime *rt, const mh_config *c, mh_rng *rng, char *verdict, size_t n) {
+ * every product is exact), launched plainly and then with programmatic dependent launch
+ * (gemmc/runtime.h): a warp-specialized kernel that touched its operands before its
+ * griddepcontrol.wait would read a stale X or overwrite one still being read. 1024^3 leaves SMs
+ * free, so each launch's blocks do start while the previous grid runs. */
+static bool run_chain(suite *s, gemmc_runtime *rt, const mh_config *c, bool programmatic, mh_rng *rng, char *verdict,
+                      size_t n) {
   const int size = 1024;
   mh_gemm g;
   make_case(&g, MH_KERNEL_MATMUL, (shape){1, size, size, size}, seed_dtypes[1], false, 0);
@@ -277,7 +278,9 @@ static bool run_chain(suite *s, gemmc_runtime *rt, const mh_config *c, mh_rng *r
        mh_ok(gemmc_runtime_memset_d8(rt, buf[1], 0xff, bytes), "poisoning X", &e) &&
        mh_ok(gemmc_runtime_copy_htod(rt, pd, p, g.b_elems * 2), "uploading P", &e) &&
        mh_ok(gemmc_runtime_synchronize(rt), "uploading", &e);
+  ok = ok && mh_ok(gemmc_runtime_set_programmatic_launch(rt, programmatic), "programmatic launch", &e);
   for (int i = 0; ok && i < CHAIN; i++) ok = mh_launch_on(rt, &k->kernel, &g, c, buf[i % 2], pd, buf[(i + 1) % 2], NULL, &e);
+  gemmc_runtime_set_programmatic_launch(rt, false);
   ok = ok && mh_ok(gemmc_runtime_synchronize(rt), "running the kernels", &e) &&
        mh_ok(gemmc_runtime_copy_dtoh(rt, out, buf[CHAIN % 2], bytes), "downloading X", &e);
   long wrong = 0;
@@ -438,10 +441,11 @@ static int run_suite(suite *s, int argc, char **argv) {
       if (pass) passed++;
       else failed++;
     }
-    snprintf(line, sizeof line, "%-10s %-34s %-24s cfg=%s", "matmul", "each launch reads the last one's C",
-             "f16*f16+f32->f16", cfg);
-    if (!s->filter || strstr(line, s->filter)) {
-      bool pass = run_chain(s, rt, &mh_default_config, &rng, verdict, sizeof verdict);
+    for (int programmatic = 0; programmatic < 2; programmatic++) {
+      snprintf(line, sizeof line, "%-10s %-34s %-24s cfg=%s%s", "matmul", "each launch reads the last one's C",
+               "f16*f16+f32->f16", cfg, programmatic ? " programmatic" : "");
+      if (s->filter && !strstr(line, s->filter)) continue;
+      bool pass = run_chain(s, rt, &mh_default_config, programmatic, &rng, verdict, sizeof verdict);
       printf("%s  %s  %s\n", pass ? "PASS" : "FAIL", line, verdict);
       if (pass) passed++;
       else failed++;

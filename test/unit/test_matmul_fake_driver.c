@@ -105,9 +105,14 @@ static void check_programmatic_launch(void) {
           "an unmarked module is launched plainly");
     CHECK(launch_image(rt, marked, 2) && fake->last_programmatic == on && fake->last_cluster_x == 2,
           "clusters and the programmatic attribute together (%d, %u)", fake->last_programmatic, fake->last_cluster_x);
+    /* The API overrides what the environment said. */
+    CHECK(gemmc_runtime_set_programmatic_launch(rt, !on).code == GEMMC_OK && launch_image(rt, marked, 0) &&
+              fake->last_programmatic == !on,
+          "gemmc_runtime_set_programmatic_launch(%d)", !on);
     gemmc_runtime_destroy(rt);
   }
   unsetenv("GEMMC_PROGRAMMATIC_LAUNCH");
+  CHECK(gemmc_runtime_set_programmatic_launch(NULL, true).code == GEMMC_ERROR_INVALID_ARGUMENT, "no runtime");
 }
 
 static int tuning_lines(const char *dir) {
