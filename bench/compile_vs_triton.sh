@@ -35,9 +35,10 @@ if ! "$py" -c 'import triton' 2>/dev/null; then
   done
 fi
 # Triton, then the same two gemmc compiles again interleaved with its rounds: the per-round ratios
-# stay fair when the machine changes speed between the runs above and Triton's.
+# stay fair when the machine changes speed between the runs above and Triton's. Each command is one
+# string that the script splits as a shell would (shlex): printf %q quotes paths with spaces.
 "$py" "$root/bench/triton_compile_time.py" "$ttir" "$runs" \
-  --gemmc "$bin/gemmc $ttir --emit=ptx -o $out/i.ptx --no-metadata" \
-  --gemmc "$bin/gemmc $ttir --emit=cubin -o $out/i.cubin --no-metadata"
+  --gemmc "$(printf '%q ' "$bin/gemmc" "$ttir" --emit=ptx -o "$out/i.ptx" --no-metadata)" \
+  --gemmc "$(printf '%q ' "$bin/gemmc" "$ttir" --emit=cubin -o "$out/i.cubin" --no-metadata)"
 # The seed's 8 configs: compiled and JIT-compiled in parallel, no cache (gemmc-tune --no-cache).
 "$bin/gemmc-tune" "$root/examples/matmul.tir" --seed-configs --no-cache --samples 3 2>&1 | tail -12
