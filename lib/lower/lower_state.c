@@ -201,15 +201,31 @@ LLVMValueRef lower_call(lower_state *s, const char *name, LLVMTypeRef ret, LLVMV
   return target_call(&s->em, name, ret, args, n);
 }
 
+/* Whether a and b are calls of one function with the same arguments. */
+static bool same_call(LLVMValueRef a, LLVMValueRef b) {
+  if (!a || !b || !LLVMIsACallInst(a) || !LLVMIsACallInst(b)) return false;
+  if (LLVMGetCalledValue(a) != LLVMGetCalledValue(b) || LLVMGetNumArgOperands(a) != LLVMGetNumArgOperands(b)) return false;
+  for (unsigned i = 0; i < LLVMGetNumArgOperands(a); i++)
+    if (LLVMGetOperand(a, i) != LLVMGetOperand(b, i)) return false;
+  return true;
+}
+
 void lower_barrier(lower_state *s) {
   s->barrier_deferred = false;
   s->owed_store = NULL;
   s->smem_read_pending = false;
+  LLVMBasicBlockRef block = LLVMGetInsertBlock(s->b);
+  LLVMValueRef before = LLVMGetLastInstruction(block);
   if (s->threads && s->threads->barrier_id > 0)
     s->cg->barrier_named(&s->em, s->threads->barrier_value ? s->threads->barrier_value : lower_i32(s, s->threads->barrier_id),
                          s->threads->num_warps * s->threads_per_warp);
   else
     s->cg->barrier(&s->em);
+  /* The same barrier right after itself orders nothing more (an op's closing barrier followed by
+   * the next op's opening one): the second goes. */
+  LLVMValueRef after = LLVMGetLastInstruction(block);
+  if (after != before && LLVMGetPreviousInstruction(after) == before && same_call(before, after))
+    LLVMInstructionEraseFromParent(after);
 }
 
 void lower_barrier_defer(lower_state *s) {
