@@ -126,6 +126,10 @@ static void test_fake_runtime(void) {
             strstr(info->name, "MI300X"),
         "device info: %s %s warp %d, %d CUs, %d LDS", info->name, info->target_name, info->warp_size,
         info->multiprocessor_count, info->max_shared_mem_per_block_optin);
+  /* Programmatic dependent launch is CUDA's: off is accepted, on is not. */
+  CHECK(gemmc_runtime_set_programmatic_launch(rt, false).code == GEMMC_OK &&
+            gemmc_runtime_set_programmatic_launch(rt, true).code == GEMMC_ERROR_UNSUPPORTED,
+        "programmatic launch on HIP");
   gemmc_runtime *other = NULL;
   s = gemmc_runtime_create(GEMMC_BACKEND_HIP, 3, &other);
   CHECK(s.code == GEMMC_ERROR_INVALID_ARGUMENT && strstr(s.message, "HIP device 3 does not exist (1 device)"), "%s",
