@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repo root: runs the GPU checks and benchmarks from the carried
 # bundle (scripts/build-device.sh) and writes one log per step into ${OUT:-/tmp/gemmc-out}.
-# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only|triton|triton-quick|triton-sweep|product|sanitize[-TOOL]]
+# Usage: bash scripts/device-gpu-run.sh [quick|full|bench-only|triton|triton-quick|triton-sweep|product|pdl|sanitize[-TOOL]]
+#   pdl: programmatic dependent launch (docs/perf-notes.md, 76): the GEMM suite's chain cases plain
+#           and programmatic, the same programmatic chain under compute-sanitizer memcheck and
+#           synccheck, then Triton's harness with the g+pdl column on the tutorial's f16 and bf16
+#           128x128x64 rows and the seed's batched rows.
 #   triton-sweep: test/gpu/triton_ttir_sweep.py (Triton's TTIR and TTGIR at every tutorial autotune
 #           config, the seed's batched kernel, tutorial 09's kernels and the tutorial's kernel with
 #           other layouts, dtypes and epilogues, through libgemmc on ragged shapes, against torch;
@@ -67,6 +71,15 @@ if [ "$mode" = triton ] || [ "$mode" = triton-quick ]; then
   # Rows run most important first; none starts after 360 s, so dump + compare fit one 10-minute call.
   step triton-compare python3 bench/triton_compare.py --out "$out" --libgemmc "$(ls "$GEMMC_BIN"/libgemmc.so* | head -1)" \
     --budget-s 360 "${quick[@]}"
+  exit $status
+fi
+if [ "$mode" = pdl ]; then
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  step pdl-chain test_gpu_gemm --quick --filter "launch"
+  step pdl-chain-memcheck "$cs" --tool memcheck --error-exitcode 99 --print-limit 20 test_gpu_gemm --quick --filter "programmatic"
+  step pdl-chain-synccheck "$cs" --tool synccheck --error-exitcode 99 --print-limit 20 test_gpu_gemm --quick --filter "programmatic"
+  step pdl-compare python3 bench/triton_compare.py --out "$out" --libgemmc "$(ls "$GEMMC_BIN"/libgemmc.so* | head -1)" \
+    --programmatic-launch --cases '^(tutorial_(f16|bf16)_128x128x64_s3_w4|batched_f16_acc(f32|f16)_128x128x(64|32)_s4_w4)$' --budget-s 360
   exit $status
 fi
 if [ "$mode" = triton-sweep ]; then
