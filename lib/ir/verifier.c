@@ -1,5 +1,6 @@
 /* The IR verifier: op structure, dominance, per-op type rules and layout encodings. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "context_internal.h"
@@ -1715,7 +1716,19 @@ static void verify_program_axis(verifier *v, const ir_op *op) {
   if (!ir_type_is_int(result_type(op, 0), 32)) verr(v, op, "result must be i32, got %s", ts(v, result_type(op, 0)));
 }
 
+/* A count of outstanding groups (ttng.warp_group_dot_wait's pendings, ttg.async_wait's num):
+ * when present, an integer the wait instruction can take, 0 .. 2^31 - 1 (a negative count is not
+ * a count; ptxas rejects it). */
+static void verify_group_count(verifier *v, const ir_op *op, const char *name) {
+  const ir_attr *a = ir_op_get_attr(op, name);
+  if (!a) return;
+  if (a->kind != AT_INT) verr(v, op, "'%s' must be an integer", name);
+  else if (a->int_value < 0 || a->int_value > INT32_MAX)
+    verr(v, op, "'%s' must be in [0, %d], got %lld", name, INT32_MAX, (long long)a->int_value);
+}
+
 static void verify_dot_wait(verifier *v, const ir_op *op) {
+  verify_group_count(v, op, "pendings");
   if (op->num_results != op->num_operands) {
     verr(v, op, "has %d operands but %d results", op->num_operands, op->num_results);
     return;
@@ -1803,7 +1816,10 @@ static void verify_op_semantics(verifier *v, const ir_op *op) {
   case OP_MEMDESC_INDEX: verify_memdesc_index(v, op); break;
   case OP_ASYNC_COPY: verify_async_copy(v, op); break;
   case OP_ASYNC_COMMIT_GROUP:
-  case OP_ASYNC_WAIT: verify_tokens(v, op); break;
+  case OP_ASYNC_WAIT:
+    verify_tokens(v, op);
+    verify_group_count(v, op, "num");
+    break;
   case OP_WARP_GROUP_DOT_WAIT: verify_dot_wait(v, op); break;
   default:
     if (verify_nvgpu_op(v, op)) break;
