@@ -2,6 +2,7 @@
 #include "runtime_internal.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -160,23 +161,54 @@ typedef struct cuda_runtime {
   module_get_global_fn module_get_global;
   tensor_map_encode_tiled_fn tensor_map_encode_tiled;
   launch_kernel_ex_fn launch_kernel_ex; /* NULL: clusters cannot be launched */
+  /* The modules that define GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL and the kernels taken from them
+   * (function NULL: the module's own entry), so that the handles stay the driver's own. */
+  pthread_mutex_t programmatic_lock;
+  struct programmatic_entry {
+    CUmodule module;
+    CUfunction function;
+  } *programmatic;
+  int num_programmatic, cap_programmatic;
   CUdevice device;
   CUcontext context; /* the device's primary context, retained */
 } cuda_runtime;
 
 static cuda_runtime *as_cuda(gemmc_runtime *rt) { return (cuda_runtime *)rt; }
 
-/* Modules whose kernels may be launched behind another grid (GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL),
- * and their kernels, carry that in the handle's lowest bit: the driver's module and function
- * handles are pointers to aligned objects, and the handles are opaque to callers. */
-enum { PROGRAMMATIC_TAG = 1 };
-static CUmodule module_of(const gemmc_runtime_module *m) {
-  return (CUmodule)((uintptr_t)m & ~(uintptr_t)PROGRAMMATIC_TAG);
+/* The programmatic-launch registry (cuda_runtime.programmatic). Recording can only fail for want
+ * of memory, and then the kernel is launched plainly, which is always correct. */
+static void programmatic_record(cuda_runtime *cu, CUmodule module, CUfunction function) {
+  pthread_mutex_lock(&cu->programmatic_lock);
+  if (cu->num_programmatic == cu->cap_programmatic) {
+    int cap = cu->cap_programmatic ? 2 * cu->cap_programmatic : 8;
+    struct programmatic_entry *grown = realloc(cu->programmatic, (size_t)cap * sizeof *grown);
+    if (grown) cu->programmatic = grown, cu->cap_programmatic = cap;
+  }
+  if (cu->num_programmatic < cu->cap_programmatic)
+    cu->programmatic[cu->num_programmatic++] = (struct programmatic_entry){module, function};
+  pthread_mutex_unlock(&cu->programmatic_lock);
 }
-static CUfunction function_of(const gemmc_runtime_kernel *k) {
-  return (CUfunction)((uintptr_t)k & ~(uintptr_t)PROGRAMMATIC_TAG);
+
+/* Whether `module` (function NULL) or `function` (module NULL) is recorded. */
+static bool programmatic_find(cuda_runtime *cu, CUmodule module, CUfunction function) {
+  bool found = false;
+  pthread_mutex_lock(&cu->programmatic_lock);
+  for (int i = 0; i < cu->num_programmatic && !found; i++)
+    found = function ? cu->programmatic[i].function == function
+                     : cu->programmatic[i].module == module && !cu->programmatic[i].function;
+  pthread_mutex_unlock(&cu->programmatic_lock);
+  return found;
 }
-static bool tagged_programmatic(const void *handle) { return ((uintptr_t)handle & PROGRAMMATIC_TAG) != 0; }
+
+/* An unloaded module's entries go (the driver may hand its addresses out again). */
+static void programmatic_forget(cuda_runtime *cu, CUmodule module) {
+  pthread_mutex_lock(&cu->programmatic_lock);
+  int kept = 0;
+  for (int i = 0; i < cu->num_programmatic; i++)
+    if (cu->programmatic[i].module != module) cu->programmatic[kept++] = cu->programmatic[i];
+  cu->num_programmatic = kept;
+  pthread_mutex_unlock(&cu->programmatic_lock);
+}
 
 /* "what: CUDA_ERROR_NAME (code): description" for a failed driver call. */
 static gemmc_status cuda_failure(const cuda_runtime *cu, CUresult result, const char *what) {
@@ -204,6 +236,8 @@ static void cuda_destroy(gemmc_runtime *rt) {
     cu->api.primary_ctx_release(cu->device);
   /* libcuda.so.1 stays loaded: unloading the driver under its own helper threads can crash the
    * process, and a later gemmc_runtime_create would only load it again. */
+  pthread_mutex_destroy(&cu->programmatic_lock);
+  free(cu->programmatic);
   free(cu);
 }
 
@@ -272,6 +306,7 @@ gemmc_status runtime_cuda_create(int device, gemmc_runtime **out) {
     return runtime_error(GEMMC_ERROR_OUT_OF_HOST_MEMORY, 0, "out of memory");
   cu->base.ops = &cuda_ops;
   cu->library = library;
+  pthread_mutex_init(&cu->programmatic_lock, NULL);
 
   gemmc_status status = load_driver_symbols(cu);
   if (status.code != GEMMC_OK)
@@ -412,11 +447,10 @@ static gemmc_status cuda_module_load(gemmc_runtime *rt, const void *image, size_
   }
   CUdeviceptr marker = 0;
   size_t marker_bytes = 0;
-  bool programmatic = cu->module_get_global && cu->launch_kernel_ex && ((uintptr_t)module & PROGRAMMATIC_TAG) == 0 &&
-                      image_mentions(image, size, GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL) &&
-                      cu->module_get_global(&marker, &marker_bytes, module, GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL) ==
-                          CUDA_SUCCESS;
-  *out = (gemmc_runtime_module *)((uintptr_t)module | (programmatic ? PROGRAMMATIC_TAG : 0));
+  if (cu->module_get_global && cu->launch_kernel_ex && image_mentions(image, size, GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL) &&
+      cu->module_get_global(&marker, &marker_bytes, module, GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL) == CUDA_SUCCESS)
+    programmatic_record(cu, module, NULL);
+  *out = (gemmc_runtime_module *)module;
   return runtime_ok();
 }
 
@@ -469,7 +503,8 @@ static gemmc_status cuda_compile_ptx(gemmc_runtime *rt, const char *ptx, size_t 
 
 static gemmc_status cuda_module_unload(gemmc_runtime *rt, gemmc_runtime_module *module) {
   cuda_runtime *cu = as_cuda(rt);
-  CUDA_CALL(cu, cu->api.module_unload(module_of(module)), "cuModuleUnload");
+  programmatic_forget(cu, (CUmodule)module);
+  CUDA_CALL(cu, cu->api.module_unload((CUmodule)module), "cuModuleUnload");
   return runtime_ok();
 }
 
@@ -477,21 +512,22 @@ static gemmc_status cuda_module_get_kernel(gemmc_runtime *rt, gemmc_runtime_modu
                                            const char *name, gemmc_runtime_kernel **out) {
   cuda_runtime *cu = as_cuda(rt);
   CUfunction function = NULL;
-  CUresult result = cu->api.module_get_function(&function, module_of(module), name);
+  CUresult result = cu->api.module_get_function(&function, (CUmodule)module, name);
   if (result != CUDA_SUCCESS) {
     char what[320];
     snprintf(what, sizeof what, "cuModuleGetFunction(\"%.256s\")", name);
     return cuda_failure(cu, result, what);
   }
-  bool programmatic = tagged_programmatic(module) && ((uintptr_t)function & PROGRAMMATIC_TAG) == 0;
-  *out = (gemmc_runtime_kernel *)((uintptr_t)function | (programmatic ? PROGRAMMATIC_TAG : 0));
+  if (programmatic_find(cu, (CUmodule)module, NULL) && !programmatic_find(cu, NULL, function))
+    programmatic_record(cu, (CUmodule)module, function);
+  *out = (gemmc_runtime_kernel *)function;
   return runtime_ok();
 }
 
 static gemmc_status cuda_kernel_get_info(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,
                                          gemmc_kernel_info *out) {
   cuda_runtime *cu = as_cuda(rt);
-  CUfunction f = function_of(kernel);
+  CUfunction f = (CUfunction)kernel;
   CUDA_CALL(cu, cu->api.func_get_attribute(&out->num_registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f),
             "cuFuncGetAttribute(NUM_REGS)");
   CUDA_CALL(cu,
@@ -511,7 +547,7 @@ static gemmc_status cuda_kernel_get_info(gemmc_runtime *rt, gemmc_runtime_kernel
 static gemmc_status cuda_kernel_set_max_dynamic_shared(gemmc_runtime *rt,
                                                        gemmc_runtime_kernel *kernel, int bytes) {
   cuda_runtime *cu = as_cuda(rt);
-  CUresult result = cu->api.func_set_attribute(function_of(kernel),
+  CUresult result = cu->api.func_set_attribute((CUfunction)kernel,
                                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
   if (result != CUDA_SUCCESS) {
     char what[160];
@@ -528,7 +564,8 @@ static gemmc_status cuda_launch(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,
   cuda_runtime *cu = as_cuda(rt);
   CUresult result;
   bool clusters = c->cluster_x > 1;
-  bool programmatic = tagged_programmatic(kernel) && rt->programmatic_launch;
+  /* The registry is asked only when the runtime's programmatic launch is on (off by default). */
+  bool programmatic = rt->programmatic_launch && programmatic_find(cu, NULL, (CUfunction)kernel);
   if (clusters && !cu->launch_kernel_ex)
     return runtime_error(GEMMC_ERROR_UNSUPPORTED, 0, "launching in clusters needs cuLaunchKernelEx (a CUDA 12+ driver)");
   if (clusters && c->grid[0] % c->cluster_x)
@@ -553,9 +590,9 @@ static gemmc_status cuda_launch(gemmc_runtime *rt, gemmc_runtime_kernel *kernel,
                                .block_x = c->block[0], .block_y = c->block[1], .block_z = c->block[2],
                                .shared_bytes = c->dynamic_shared_bytes, .stream = (CUstream)c->stream,
                                .attrs = attrs, .num_attrs = n};
-    result = cu->launch_kernel_ex(&config, function_of(kernel), args, NULL);
+    result = cu->launch_kernel_ex(&config, (CUfunction)kernel, args, NULL);
   } else {
-    result = cu->api.launch_kernel(function_of(kernel), c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1],
+    result = cu->api.launch_kernel((CUfunction)kernel, c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1],
                                    c->block[2], c->dynamic_shared_bytes, (CUstream)c->stream, args, NULL);
   }
   if (result != CUDA_SUCCESS) {

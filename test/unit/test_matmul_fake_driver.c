@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,8 +88,9 @@ static bool launch_image(gemmc_runtime *rt, const char *image, unsigned cluster_
 }
 
 /* Modules that define GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL (warp-specialized kernels) are launched
- * with programmatic stream serialization when GEMMC_PROGRAMMATIC_LAUNCH=1, others never; the
- * handles that carry it still work everywhere else (info, attributes, unload). */
+ * with programmatic stream serialization when the runtime's programmatic launch is on
+ * (GEMMC_PROGRAMMATIC_LAUNCH=1 or the API), others never, also a module loaded where an unloaded
+ * marked one was (the stand-in reuses freed memory); the handles are the driver's own. */
 static void check_programmatic_launch(void) {
   const char *marked = ".visible .global .align 4 .u32 " GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL " = 1;\n.visible .entry k()\n";
   const char *plain = ".visible .entry k()\n";
@@ -97,6 +99,12 @@ static void check_programmatic_launch(void) {
     else unsetenv("GEMMC_PROGRAMMATIC_LAUNCH");
     gemmc_runtime *rt = NULL;
     CHECK(gemmc_runtime_create(GEMMC_BACKEND_CUDA, 0, &rt).code == GEMMC_OK, "runtime");
+    gemmc_runtime_module *m = NULL;
+    gemmc_runtime_kernel *k = NULL;
+    CHECK(gemmc_runtime_module_load(rt, marked, strlen(marked), &m).code == GEMMC_OK &&
+              gemmc_runtime_module_get_kernel(rt, m, "k", &k).code == GEMMC_OK && ((uintptr_t)m & 7) == 0 &&
+              ((uintptr_t)k & 7) == 0 && gemmc_runtime_module_unload(rt, m).code == GEMMC_OK,
+          "a marked module's handles are the driver's (aligned pointers)");
     int ex = fake->launches_ex, unloaded = fake->modules_unloaded;
     CHECK(launch_image(rt, marked, 0) && fake->last_programmatic == on && fake->launches_ex == ex + on &&
               fake->modules_unloaded == unloaded + 1,
