@@ -93,6 +93,13 @@ bool gemmc_warp_specialized_accumulator(const ir_op *loop);
  * option `mode`). */
 bool gemmc_warp_specialized_pairs(int mode);
 
+/* Programmatic dependent launch (docs/perf-notes.md, 76): whether warp_specialize op `ws` is
+ * marked gemmc.programmatic_launch (nothing before its roles touches global memory; the roles
+ * wait for the previous grid), and whether kernel `func` has such an op. kernel.json's
+ * "programmatic_launch" and the lowering's griddepcontrol both ask these. */
+bool gemmc_ws_programmatic_launch(const ir_op *ws);
+bool gemmc_kernel_programmatic_launch(ir_op *func);
+
 /* Whether a cooperative (8-warp) kernel's K loop `loop` is to become warp-specialized: asked for
  * (warp-specialize other than the default, cluster-size=2, or the loop's tt.warp_specialize, as
  * Triton's tl.range(..., warp_specialize=True) prints it). By default 8-warp pointer kernels keep

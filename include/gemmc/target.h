@@ -39,6 +39,7 @@ enum {
   GEMMC_CAP_LDMATRIX = 1u << 4,    /* ldmatrix (sm_75+) */
   GEMMC_CAP_STMATRIX = 1u << 5,    /* stmatrix (sm_90+) */
   GEMMC_CAP_CVT_F16X2 = 1u << 6,   /* f32 pairs to packed f16 / bf16 in one cvt (sm_80+) */
+  GEMMC_CAP_GRID_DEPENDENCY = 1u << 7, /* griddepcontrol: programmatic dependent launch (sm_90+) */
 };
 
 /* One target. The lookup table holds immutable records; copy one to change the PTX version.

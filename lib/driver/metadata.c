@@ -5,6 +5,7 @@
 #include "driver_internal.h"
 #include "gemmc/layout.h"
 #include "gemmc/limits.h"
+#include "gemmc/passes.h"
 #include "gemmc/target.h"
 
 #define PTX_MAX_PARAM_BYTES 32764
@@ -59,13 +60,6 @@ static void describe_arg(gemmc_context *ctx, const ir_value *v, const ir_attr *a
 typedef struct axis_walk {
   bool axes[3];
 } axis_walk;
-
-/* Stops the walk at a warp_specialize op that lets the kernel take a programmatic launch
- * (lib/transforms/warp_specialize.c, allow_programmatic_launch). */
-static bool no_programmatic_launch(ir_op *op, void *user) {
-  (void)user;
-  return !(op->kind == OP_WARP_SPECIALIZE && ir_op_get_attr(op, "gemmc.programmatic_launch"));
-}
 
 static bool note_program_id(ir_op *op, void *user) {
   axis_walk *w = user;
@@ -140,7 +134,7 @@ bool metadata_from_module(gemmc_context *ctx, ir_op *module, gemmc_kernel_metada
   md->threads_per_warp = (int)threads_per_warp;
   md->threads_per_block = (int)threads;
   md->cluster_size = (int)ir_module_int_attr(module, "gemmc.cluster-size", 1);
-  md->programmatic_launch = !ir_walk(kernel, no_programmatic_launch, NULL);
+  md->programmatic_launch = gemmc_kernel_programmatic_launch(kernel);
   axis_walk w = {{false, false, false}};
   ir_walk(kernel, note_program_id, &w);
   char axes[4] = "";

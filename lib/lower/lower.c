@@ -146,7 +146,7 @@ static bool lower_function(lower_state *s, ir_op *func, gemmc_lowered_kernel *in
   t->warp = LLVMBuildUDiv(s->b, t->tid, tpw, "warp");
   s->threads = t;
   LLVMPositionBuilderAtEnd(s->b, body_bb);
-  lower_programmatic_launch_begin(s, func);
+  if (!lower_programmatic_launch_begin(s, func)) return false;
   if (!lower_tma_kernel_begin(s, func)) return false;
 
   bool ok;

@@ -67,10 +67,10 @@ bool lower_tma(lower_state *s, ir_op *op);
 bool lower_warp_specialize(lower_state *s, ir_op *op);
 bool lower_num_workers(lower_state *s, ir_op *op);
 int lower_warp_specialize_total_warps(const ir_op *op, int default_warps);
-/* Programmatic dependent launch: whether warp_specialize op `ws` waits for the grid before it;
- * at a kernel's start, the launch of the next grid and the module's marker when one does. */
-bool lower_programmatic_launch(const lower_state *s, const ir_op *ws);
-void lower_programmatic_launch_begin(lower_state *s, ir_op *func);
+/* Programmatic dependent launch, at a kernel's start: the launch of the next grid and the module's
+ * marker when a warp_specialize op of the kernel waits for the previous one; false with an error
+ * when the target cannot. */
+bool lower_programmatic_launch_begin(lower_state *s, ir_op *func);
 bool lower_tma_kernel_begin(lower_state *s, ir_op *func);
 void lower_tma_kernel_end(lower_state *s);
 /* lower_packed_phis.c: after a function is lowered, phis of f16 pairs that are packed into i32

@@ -1,6 +1,7 @@
 /* ttg.warp_specialize: each region runs on its own warps of the block (the default region on the first num-warps warps, partition i on the next partitionNumWarps[i]), with its own thread coordinates, hardware barrier and register budget (setmaxnreg); gemmc.num_workers. */
 #include <string.h>
 
+#include "gemmc/passes.h"
 #include "gemmc/runtime.h"
 
 #include "lower_dispatch.h"
@@ -36,26 +37,25 @@ int lower_warp_specialize_total_warps(const ir_op *op, int default_warps) {
   return total;
 }
 
-bool lower_programmatic_launch(const lower_state *s, const ir_op *ws) {
-  return ir_op_get_attr(ws, "gemmc.programmatic_launch") && s->cg->grid_dependency_wait && s->cg->grid_dependents_launch;
-}
-
-static bool find_programmatic(ir_op *op, void *user) {
-  const lower_state *s = user;
-  return !(op->kind == OP_WARP_SPECIALIZE && lower_programmatic_launch(s, op));
-}
-
 /* A kernel whose roles wait for the grid before it lets the grid after it launch at once (that
  * grid's blocks take multiprocessors this one leaves free, or those its blocks give back, and build
  * their slots, maps and barriers up to their own wait), and says so to the runtime through the
- * module global GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL (gemmc/runtime.h). */
-void lower_programmatic_launch_begin(lower_state *s, ir_op *func) {
-  if (ir_walk(func, find_programmatic, s)) return; /* the walk ran to the end: none */
+ * module global GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL (gemmc/runtime.h). kernel.json says so too
+ * (gemmc_kernel_programmatic_launch), so a target without griddepcontrol is an error: the runtime
+ * would launch a kernel that does not wait. */
+bool lower_programmatic_launch_begin(lower_state *s, ir_op *func) {
+  if (!gemmc_kernel_programmatic_launch(func)) return true;
+  if (!(s->target->caps & GEMMC_CAP_GRID_DEPENDENCY) || !s->cg->grid_dependency_wait || !s->cg->grid_dependents_launch) {
+    ir_op_error(s->ctx, func, "gemmc.programmatic_launch needs grid dependency control (NVIDIA sm_90+), not target %s",
+                s->target->name);
+    return false;
+  }
   s->cg->grid_dependents_launch(&s->em);
-  if (LLVMGetNamedGlobal(s->mod, GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL)) return;
+  if (LLVMGetNamedGlobal(s->mod, GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL)) return true;
   LLVMValueRef g = LLVMAddGlobalInAddressSpace(s->mod, s->i32, GEMMC_PROGRAMMATIC_LAUNCH_GLOBAL, s->cg->global_addr_space);
   LLVMSetInitializer(g, lower_i32(s, 1));
   LLVMSetAlignment(g, 4);
+  return true;
 }
 
 bool lower_warp_specialize(lower_state *s, ir_op *op) {
@@ -80,7 +80,7 @@ bool lower_warp_specialize(lower_state *s, ir_op *op) {
   }
   /* The roles are where the kernel first touches global memory (lib/transforms/warp_specialize.c,
    * allow_programmatic_launch): a launch behind another grid waits here for it. */
-  if (lower_programmatic_launch(s, op)) s->cg->grid_dependency_wait(&s->em);
+  if (gemmc_ws_programmatic_launch(op)) s->cg->grid_dependency_wait(&s->em);
   int warps[MAX_REGIONS], first[MAX_REGIONS], regs[MAX_REGIONS];
   warps[0] = s->num_warps;
   first[0] = 0;

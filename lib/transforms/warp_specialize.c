@@ -1563,6 +1563,17 @@ bool gemmc_warp_specialized_pairs(int mode) {
   return mode == GEMMC_WS_MODE_PAIRS || mode == GEMMC_WS_MODE_DEFAULT || mode == GEMMC_WS_MODE_ON;
 }
 
+bool gemmc_ws_programmatic_launch(const ir_op *ws) {
+  return ws->kind == OP_WARP_SPECIALIZE && ir_op_get_attr(ws, "gemmc.programmatic_launch") != NULL;
+}
+
+static bool not_programmatic(ir_op *op, void *user) {
+  (void)user;
+  return !gemmc_ws_programmatic_launch(op);
+}
+
+bool gemmc_kernel_programmatic_launch(ir_op *func) { return !ir_walk(func, not_programmatic, NULL); }
+
 bool gemmc_ws_cooperative_wanted(const gemmc_pass_context *pc, const ir_op *loop) {
   return pc->warp_specialize != GEMMC_WS_MODE_DEFAULT || pc->cluster_size == 2 ||
          (loop && ir_op_get_attr(loop, "tt.warp_specialize"));
